@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: BSD-3-Clause
+include config.mk
+
+PKGS := hwloc libnl-3.0 libnl-route-3.0 libibverbs libcjson
+# pkg-config name -> the Debian package that provides it
+deb_hwloc          := libhwloc-dev
+deb_libnl-3.0      := libnl-3-dev
+deb_libnl-route-3.0 := libnl-route-3-dev
+deb_libibverbs     := libibverbs-dev
+deb_libcjson       := libcjson-dev
+deb_check          := check
+
+GOALS_NO_DEPS := clean uninstall
+ifneq ($(filter-out $(GOALS_NO_DEPS),$(or $(MAKECMDGOALS),all)),)
+  $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,\
+    $(error pkg-config cannot find '$(p)': install the Debian package $(deb_$(p)) (or run scripts/bootstrap.sh))))
+  ifeq ($(wildcard $(CUDA_HOME)/include/cuda.h),)
+    $(error CUDA Toolkit header '$(CUDA_HOME)/include/cuda.h' not found: install the CUDA Toolkit or set CUDA_HOME=/path/to/cuda)
+  endif
+  ifeq ($(wildcard $(CUDA_HOME)/include/nccl.h),)
+    $(error NCCL header '$(CUDA_HOME)/include/nccl.h' not found: install NCCL's development files (libnccl-dev) or set CUDA_HOME)
+  endif
+endif
+
+ifeq ($(MPI),1)
+  CD_CC := $(MPICC)
+  CD_MPI_CPPFLAGS := -DCD_HAVE_MPI=1
+else
+  CD_CC := $(CC)
+  CD_MPI_CPPFLAGS :=
+endif
+ifeq ($(SANITIZE),1)
+  CD_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+CD_CPPFLAGS := -D_GNU_SOURCE -DCD_VERSION=\"$(VERSION)\" -Isrc -Iprobes \
+	-DCD_LIBIBVERBS_VERSION=\"$(shell $(PKG_CONFIG) --modversion libibverbs 2>/dev/null)\" \
+	$(CD_MPI_CPPFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -isystem $(CUDA_HOME)/include
+CD_CFLAGS := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-format-nonliteral -MMD -MP $(CD_SAN)
+CD_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lm
+
+SRC := $(sort $(wildcard src/*.c probes/*.c))
+OBJ := $(SRC:.c=.o)
+TEST_SRC := $(sort $(wildcard tests/check_*.c))
+TEST_OBJ := $(TEST_SRC:.c=.o)
+
+# Objects depend on the flags they were built with: switching SANITIZE=1/0 or MPI rebuilds them.
+FLAGS_LINE := $(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) $(CD_SAN) $(LDFLAGS)
+ifneq ($(filter-out $(GOALS_NO_DEPS),$(or $(MAKECMDGOALS),all)),)
+  $(shell echo '$(FLAGS_LINE)' | cmp -s - .build-flags || echo '$(FLAGS_LINE)' > .build-flags)
+endif
+
+all: commdiag
+
+commdiag: $(OBJ)
+	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $(OBJ) $(CD_LIBS)
+
+%.o: %.c .build-flags
+	$(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+tests/%.o: tests/%.c .build-flags
+	$(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags check) -c -o $@ $<
+
+tests/check_commdiag: $(TEST_OBJ) $(filter-out src/main.o,$(OBJ))
+	@$(PKG_CONFIG) --exists check || { echo "pkg-config cannot find 'check': install the Debian package check (or run scripts/bootstrap.sh)" >&2; exit 1; }
+	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs check) $(CD_LIBS)
+
+# Unit suites (CK_RUN_SUITE=name runs one), then end-to-end tests of the binary.
+check: commdiag tests/check_commdiag
+	./tests/check_commdiag
+	./tests/run_e2e.sh ./commdiag
+
+install: commdiag
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 commdiag $(DESTDIR)$(BINDIR)/commdiag
+	$(INSTALL) -m 644 man/commdiag.1 $(DESTDIR)$(MANDIR)/man1/commdiag.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/commdiag $(DESTDIR)$(MANDIR)/man1/commdiag.1
+
+clean:
+	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d probes/*.o probes/*.d tests/*.o tests/*.d
+
+.PHONY: all check install uninstall clean
+-include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,21 @@
+# commdiag build knobs: override on the command line (make PREFIX=/opt/commdiag MPI=0)
+VERSION    ?= 0.1.0
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share/commdiag
+DESTDIR    ?=
+
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+INSTALL    ?= install
+CFLAGS     ?= -O2 -g
+LDFLAGS    ?=
+
+# CUDA Toolkit: only its headers (cuda.h, nccl.h) are used; nothing GPU is linked
+CUDA_HOME  ?= /usr/local/cuda
+# MPI: auto-detected from mpicc on PATH; MPI=0 builds a one-rank tool
+MPICC      ?= mpicc
+MPI        ?= $(if $(shell command -v $(MPICC) 2>/dev/null),1,0)
+# SANITIZE=1: AddressSanitizer + UndefinedBehaviorSanitizer
+SANITIZE   ?= 0

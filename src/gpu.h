@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef CD_GPU_H
+#define CD_GPU_H
+
+/* "2.28.9" from ncclGetVersion()'s integer (both of NCCL's encodings). */
+char *cd_gpu_nccl_version_str(int v);
+/* Load NCCL (lib, or libnccl.so.2 when NULL) and ask its version; NULL with *err on failure. */
+char *cd_gpu_nccl_version(const char *lib, char **err);
+
+#endif

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One renderer per section, each using only out.h: the same calls write the text
+ * report and the JSON document, and results_json.c reads that JSON back.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "out.h"
+#include "report.h"
+
+static void str_list(struct cd_out *o, const char *key, const struct cd_strv *sv)
+{
+	out_arr_open(o, key);
+	for (size_t i = 0; i < sv->n; i++)
+		out_str(o, OUT_JSON, NULL, NULL, sv->v[i]);
+	out_arr_close(o);
+}
+
+/* Text: "a, b, c" or "-" for an empty list. */
+static void text_list(struct cd_out *o, const char *fmt, const struct cd_strv *sv)
+{
+	char buf[512];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sv->n && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s", i ? "," : "", sv->v[i]);
+	out_str(o, OUT_TEXT, NULL, fmt, sv->n ? buf : "-");
+}
+
+static void text_bytes(struct cd_out *o, const char *fmt, int64_t v)
+{
+	char buf[32];
+
+	out_str(o, OUT_TEXT, NULL, fmt, v == CD_NULL_I64 ? NULL : cd_fmt_bytes(buf, sizeof(buf), v));
+}
+
+static void hex_id(struct cd_out *o, const char *key, int64_t v, int digits)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "0x%0*" PRIx64, digits, (uint64_t)v);
+	out_str(o, OUT_JSON, key, NULL, v == CD_NULL_I64 ? NULL : buf);
+}
+
+static void render_tool_run(struct cd_out *o, const struct cd_results *r)
+{
+	out_i64(o, OUT_JSON, "schema", NULL, r->schema);
+	out_obj_open(o, "tool");
+	out_str(o, OUT_JSON, "name", NULL, "commdiag");
+	out_str(o, OUT_JSON, "version", NULL, r->tool_version);
+	out_obj_close(o);
+	out_obj_open(o, "run");
+	out_str(o, OUT_JSON, "started", NULL, r->run.started);
+	out_str(o, OUT_JSON, "mode", NULL, r->run.mode);
+	out_i64(o, OUT_JSON, "ranks", NULL, r->run.ranks);
+	out_dbl(o, OUT_JSON, "duration_s", NULL, r->run.duration_s);
+	out_dbl(o, OUT_JSON, "timeout_s", NULL, r->run.timeout_s);
+	out_obj_close(o);
+
+	out_color(o, OUT_COLOR_BOLD);
+	out_str(o, OUT_TEXT, NULL, "commdiag %s", r->tool_version);
+	out_str(o, OUT_TEXT, NULL, " %s", r->run.mode);
+	out_color(o, OUT_COLOR_NONE);
+	if (r->run.started)
+		out_str(o, OUT_TEXT, NULL, " · %s", r->run.started);
+	if (isfinite(r->run.duration_s))
+		out_dbl(o, OUT_TEXT, NULL, " · %.2f s", r->run.duration_s);
+	out_i64(o, OUT_TEXT, NULL, " · %" PRId64 " rank", r->run.ranks);
+	out_str(o, OUT_TEXT, NULL, "%s", r->run.ranks == 1 ? "" : "s");
+	out_i64(o, OUT_TEXT, NULL, " · %" PRId64 " host", (int64_t)r->n_hosts);
+	out_str(o, OUT_TEXT, NULL, "%s\n", r->n_hosts == 1 ? "" : "s");
+}
+
+static void render_status(struct cd_out *o, const struct cd_host *h)
+{
+	out_obj_open(o, "status");
+	for (int i = 0; i < CD_PART_COUNT; i++)
+		out_str(o, OUT_JSON, cd_part_str(i), NULL, cd_status_str(h->part[i].status));
+	out_obj_close(o);
+	out_obj_open(o, "reason");
+	for (int i = 0; i < CD_PART_COUNT; i++)
+		out_str(o, OUT_JSON, cd_part_str(i), NULL, h->part[i].reason);
+	out_obj_close(o);
+
+	out_text(o, "  %-12s", "sections");
+	for (int i = 0; i < CD_PART_COUNT; i++) {
+		const struct cd_section *s = &h->part[i];
+
+		out_text(o, "%s%s ", i ? " · " : "", cd_part_str(i));
+		if (s->status != CD_ST_OK)
+			out_color(o, s->status == CD_ST_SKIPPED ? OUT_COLOR_DIM : OUT_COLOR_RED);
+		out_text(o, "%s", cd_status_str(s->status));
+		out_color(o, OUT_COLOR_NONE);
+	}
+	out_nl(o);
+	for (int i = 0; i < CD_PART_COUNT; i++)
+		if (h->part[i].reason)
+			out_text(o, "  %-12s%s: %s\n", "", cd_part_str(i), h->part[i].reason);
+}
+
+static void render_system(struct cd_out *o, const struct cd_host *h)
+{
+	const struct cd_system *s = &h->system;
+
+	out_obj_open(o, "system");
+	out_str(o, OUT_JSON, "kernel", NULL, s->kernel);
+	out_str(o, OUT_JSON, "os", NULL, s->os);
+	out_str(o, OUT_JSON, "arch", NULL, s->arch);
+	out_i64(o, OUT_JSON, "cpus_online", NULL, s->cpus_online);
+	out_i64(o, OUT_JSON, "mem_total_bytes", NULL, s->mem_total_bytes);
+	out_str(o, OUT_JSON, "container", NULL, s->container);
+	out_str(o, OUT_JSON, "container_evidence", NULL, s->container_evidence);
+	out_i64(o, OUT_JSON, "shm_bytes", NULL, s->shm_bytes);
+	out_bool(o, OUT_JSON, "memlock_unlimited", NULL, s->memlock_unlimited);
+	out_i64(o, OUT_JSON, "memlock_bytes", NULL, s->memlock_bytes);
+	out_i64(o, OUT_JSON, "nofile_soft", NULL, s->nofile_soft);
+	out_i64(o, OUT_JSON, "nofile_hard", NULL, s->nofile_hard);
+	out_str(o, OUT_JSON, "iommu", NULL, s->iommu);
+	out_str(o, OUT_JSON, "iommu_evidence", NULL, s->iommu_evidence);
+	out_bool(o, OUT_JSON, "peermem", NULL, s->peermem);
+	out_bool(o, OUT_JSON, "dev_infiniband", NULL, s->dev_infiniband);
+	out_str(o, OUT_JSON, "fabric_manager", NULL, s->fabric_manager);
+	out_obj_close(o);
+
+	out_str(o, OUT_TEXT, NULL, "  %-12s", "os");
+	out_str(o, OUT_TEXT, NULL, "%s", s->os);
+	out_str(o, OUT_TEXT, NULL, " · kernel %s", s->kernel);
+	out_str(o, OUT_TEXT, NULL, " %s", s->arch);
+	out_i64(o, OUT_TEXT, NULL, " · %" PRId64 " cpus", s->cpus_online);
+	text_bytes(o, " · %s\n", s->mem_total_bytes);
+	out_str(o, OUT_TEXT, NULL, "  %-12s", "container");
+	out_str(o, OUT_TEXT, NULL, "%s", s->container);
+	if (s->container_evidence)
+		out_str(o, OUT_TEXT, NULL, " (%s)", s->container_evidence);
+	out_nl(o);
+	out_str(o, OUT_TEXT, NULL, "  %-12s", "limits");
+	text_bytes(o, "/dev/shm %s", s->shm_bytes);
+	if (s->memlock_unlimited == CD_TRI_TRUE)
+		out_text(o, " · memlock unlimited");
+	else
+		text_bytes(o, " · memlock %s", s->memlock_bytes);
+	out_i64(o, OUT_TEXT, NULL, " · nofile %" PRId64, s->nofile_soft);
+	out_i64(o, OUT_TEXT, NULL, "/%" PRId64 "\n", s->nofile_hard);
+	out_str(o, OUT_TEXT, NULL, "  %-12s", "iommu");
+	out_str(o, OUT_TEXT, NULL, "%s", s->iommu);
+	if (s->iommu_evidence)
+		out_str(o, OUT_TEXT, NULL, " (%s)", s->iommu_evidence);
+	out_nl(o);
+	out_str(o, OUT_TEXT, NULL, "  %-12s", "rdma");
+	out_bool(o, OUT_TEXT, NULL, "/dev/infiniband %s", s->dev_infiniband);
+	out_bool(o, OUT_TEXT, NULL, " · gpudirect peermem %s", s->peermem);
+	out_str(o, OUT_TEXT, NULL, " · fabric manager %s\n", s->fabric_manager);
+}
+
+static void render_versions(struct cd_out *o, const struct cd_host *h)
+{
+	const struct cd_versions *v = &h->versions;
+
+	out_obj_open(o, "versions");
+	out_str(o, OUT_ANY, "driver", "  versions    driver %s", v->driver);
+	out_i64(o, OUT_ANY, "cuda_driver", " · cuda driver %" PRId64, v->cuda_driver);
+	out_str(o, OUT_ANY, "nccl", " · nccl %s", v->nccl);
+	out_str(o, OUT_ANY, "hwloc", " · hwloc %s", v->hwloc);
+	out_str(o, OUT_ANY, "libnl", " · libnl %s", v->libnl);
+	out_str(o, OUT_ANY, "libibverbs", " · libibverbs %s", v->libibverbs);
+	out_str(o, OUT_ANY, "cjson", " · cJSON %s\n", v->cjson);
+	out_obj_close(o);
+}
+
+static void render_numa(struct cd_out *o, const struct cd_host *h)
+{
+	out_text(o, "\n## numa nodes (%zu, topology %s)\n", h->n_numa, h->topology_source ? h->topology_source : "n/a");
+	if (h->n_numa)
+		out_text(o, "  %4s  %-24s %10s\n", "node", "cpus", "memory");
+	out_arr_open(o, "numa_nodes");
+	for (size_t i = 0; i < h->n_numa; i++) {
+		const struct cd_numa_node *n = &h->numa_nodes[i];
+
+		out_obj_open(o, NULL);
+		out_i64(o, OUT_ANY, "index", "  %4" PRId64, n->index);
+		out_str(o, OUT_ANY, "cpus", "  %-24s", n->cpus);
+		out_i64(o, OUT_JSON, "memory_bytes", NULL, n->memory_bytes);
+		text_bytes(o, " %10s\n", n->memory_bytes);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+static void render_pci(struct cd_out *o, const struct cd_host *h)
+{
+	size_t shown = 0;
+
+	out_arr_open(o, "pci_devices");
+	for (size_t i = 0; i < h->n_pci; i++) {
+		const struct cd_pci_device *d = &h->pci[i];
+
+		/* text lists what communication cares about; JSON has every device */
+		if (out_format(o) == OUT_FMT_TEXT && d->kind != CD_PCI_NIC && d->kind != CD_PCI_HCA && d->kind != CD_PCI_GPU &&
+		    cd_verbosity < 1)
+			continue;
+		if (!shown++) {
+			out_text(o, "\n## pci devices%s\n", cd_verbosity < 1 ? " (gpu, nic, hca; -v for all)" : "");
+			out_text(o, "  %-13s %-7s %4s %9s %-9s %-18s %s\n", "bus id", "kind", "numa", "link GB/s", "gen/width",
+				 "os devices", "device");
+		}
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "bus_id", "  %-13s", d->bus_id);
+		out_str(o, OUT_ANY, "kind", " %-7s", cd_pci_kind_str(d->kind));
+		hex_id(o, "vendor_id", d->vendor_id, 4);
+		hex_id(o, "device_id", d->device_id, 4);
+		hex_id(o, "class_id", d->class_id, 4);
+		out_str(o, OUT_JSON, "vendor", NULL, d->vendor);
+		out_str(o, OUT_JSON, "device", NULL, d->device);
+		out_i64(o, OUT_ANY, "numa", " %4" PRId64, d->numa);
+		out_dbl(o, OUT_ANY, "link_gbyte_s", " %9.2f", d->link_gbyte_s);
+		out_obj_open(o, "pcie");
+		out_i64(o, OUT_JSON, "gen", NULL, d->gen);
+		out_i64(o, OUT_JSON, "width", NULL, d->width);
+		out_i64(o, OUT_JSON, "max_gen", NULL, d->max_gen);
+		out_i64(o, OUT_JSON, "max_width", NULL, d->max_width);
+		out_obj_close(o);
+		if (d->gen != CD_NULL_I64 && d->width != CD_NULL_I64) {
+			char gw[48];
+
+			snprintf(gw, sizeof(gw), "Gen%" PRId64 " x%" PRId64, d->gen, d->width);
+			out_str(o, OUT_TEXT, NULL, " %-9s", gw);
+		} else {
+			out_str(o, OUT_TEXT, NULL, " %-9s", "-");
+		}
+		text_list(o, " %-18s", &d->os_devices);
+		str_list(o, "os_devices", &d->os_devices);
+		out_str(o, OUT_TEXT, NULL, " %s", d->vendor ? d->vendor : "-");
+		out_str(o, OUT_TEXT, NULL, " %s\n", d->device ? d->device : "");
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+static void render_nics(struct cd_out *o, const struct cd_host *h)
+{
+	out_text(o, "\n## interfaces (%zu)\n", h->n_nics);
+	if (h->n_nics)
+		out_text(o, "  %-12s %-9s %-8s %6s %9s %-4s %4s %-20s %s\n", "name", "kind", "state", "mtu", "speed", "dflt",
+			 "numa", "ipv4", "ipv6");
+	out_arr_open(o, "nics");
+	for (size_t i = 0; i < h->n_nics; i++) {
+		const struct cd_nic *n = &h->nics[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "name", "  %-12s", n->name);
+		out_i64(o, OUT_JSON, "ifindex", NULL, n->ifindex);
+		out_str(o, OUT_ANY, "kind", " %-9s", cd_nic_kind_str(n->kind));
+		out_str(o, OUT_JSON, "link_type", NULL, n->link_type);
+		out_str(o, OUT_ANY, "state", " %-8s", n->state);
+		out_bool(o, OUT_JSON, "admin_up", NULL, n->admin_up);
+		out_i64(o, OUT_ANY, "mtu", " %6" PRId64, n->mtu);
+		out_i64(o, OUT_JSON, "speed_mbit_s", NULL, n->speed_mbit_s);
+		if (n->speed_mbit_s != CD_NULL_I64)
+			out_dbl(o, OUT_TEXT, NULL, " %4.0f Gb/s", (double)n->speed_mbit_s / 1000.0);
+		else
+			out_text(o, " %9s", "n/a");
+		out_str(o, OUT_JSON, "mac", NULL, n->mac);
+		out_str(o, OUT_JSON, "master", NULL, n->master);
+		str_list(o, "ipv4", &n->ipv4);
+		str_list(o, "ipv6", &n->ipv6);
+		out_bool(o, OUT_ANY, "default_route", " %-4s", n->default_route);
+		out_str(o, OUT_JSON, "driver", NULL, n->driver);
+		out_str(o, OUT_JSON, "bus_id", NULL, n->bus_id);
+		out_i64(o, OUT_ANY, "numa", " %4" PRId64, n->numa);
+		text_list(o, " %-20s", &n->ipv4);
+		text_list(o, " %s", &n->ipv6);
+		if (n->master)
+			out_str(o, OUT_TEXT, NULL, " (port of %s)", n->master);
+		out_nl(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+static void render_port(struct cd_out *o, const struct cd_hca *c, const struct cd_ib_port *p)
+{
+	out_obj_open(o, NULL);
+	out_str(o, OUT_TEXT, NULL, "  %-10s", c->name);
+	out_i64(o, OUT_ANY, "port", " %4" PRId64, p->port);
+	out_str(o, OUT_ANY, "state", " %-7s", p->state);
+	out_str(o, OUT_ANY, "phys_state", " %-9s", p->phys_state);
+	out_str(o, OUT_ANY, "link_layer", " %-10s", p->link_layer);
+	out_i64(o, OUT_JSON, "active_width", NULL, p->active_width);
+	out_dbl(o, OUT_JSON, "lane_gbit_s", NULL, p->lane_gbit_s);
+	out_dbl(o, OUT_ANY, "rate_gbit_s", " %6.0f Gb/s", p->rate_gbit_s);
+	out_i64(o, OUT_JSON, "lid", NULL, p->lid);
+	out_i64(o, OUT_ANY, "mtu_bytes", " %5" PRId64, p->mtu_bytes);
+	out_str(o, OUT_ANY, "netdev", " %-8s", p->netdev);
+	out_i64(o, OUT_ANY, "roce_v2_gid_index", " %5" PRId64 "\n", p->roce_v2_gid_index);
+	out_arr_open(o, "gids");
+	for (size_t k = 0; k < p->n_gids; k++) {
+		const struct cd_gid *g = &p->gids[k];
+
+		out_obj_open(o, NULL);
+		out_i64(o, OUT_JSON, "index", NULL, g->index);
+		out_str(o, OUT_JSON, "gid", NULL, g->gid);
+		out_str(o, OUT_JSON, "type", NULL, g->type);
+		out_str(o, OUT_JSON, "netdev", NULL, g->netdev);
+		out_bool(o, OUT_JSON, "ipv4", NULL, g->ipv4);
+		if (cd_verbosity >= 1) {
+			out_i64(o, OUT_TEXT, NULL, "  %15s gid %3" PRId64, g->index);
+			out_str(o, OUT_TEXT, NULL, " %-40s", g->gid);
+			out_str(o, OUT_TEXT, NULL, " %-10s", g->type);
+			out_str(o, OUT_TEXT, NULL, " %s\n", g->netdev);
+		}
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+	out_obj_close(o);
+}
+
+static void render_hcas(struct cd_out *o, const struct cd_host *h)
+{
+	out_text(o, "\n## rdma devices (%zu)\n", h->n_hcas);
+	if (!h->n_hcas && h->part[CD_PART_IB].status == CD_ST_OK)
+		out_text(o, "  none\n");
+	else if (h->n_hcas)
+		out_text(o, "  %-10s %4s %-7s %-9s %-10s %11s %5s %-8s %5s\n", "device", "port", "state", "phys", "link",
+			 "rate", "mtu", "netdev", "v2gid");
+	out_arr_open(o, "hcas");
+	for (size_t i = 0; i < h->n_hcas; i++) {
+		const struct cd_hca *c = &h->hcas[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_JSON, "name", NULL, c->name);
+		out_str(o, OUT_JSON, "node_guid", NULL, c->node_guid);
+		out_str(o, OUT_JSON, "fw_ver", NULL, c->fw_ver);
+		out_str(o, OUT_JSON, "board_id", NULL, c->board_id);
+		out_str(o, OUT_JSON, "bus_id", NULL, c->bus_id);
+		out_i64(o, OUT_JSON, "numa", NULL, c->numa);
+		out_str(o, OUT_JSON, "netdev", NULL, c->netdev);
+		out_arr_open(o, "ports");
+		for (size_t j = 0; j < c->n_ports; j++)
+			render_port(o, c, &c->ports[j]);
+		out_arr_close(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+static void render_gpus(struct cd_out *o, const struct cd_host *h)
+{
+	out_text(o, "\n## gpus (%zu)\n", h->n_gpus);
+	if (!h->n_gpus)
+		out_text(o, "  %s\n", h->part[CD_PART_GPU].reason ? h->part[CD_PART_GPU].reason : "none");
+	else
+		out_text(o, "  %5s %-28s %-13s %4s %10s  %s\n", "index", "name", "bus id", "numa", "memory", "uuid");
+	out_arr_open(o, "gpus");
+	for (size_t i = 0; i < h->n_gpus; i++) {
+		const struct cd_gpu *g = &h->gpus[i];
+
+		out_obj_open(o, NULL);
+		out_i64(o, OUT_ANY, "index", "  %5" PRId64, g->index);
+		out_str(o, OUT_ANY, "name", " %-28s", g->name);
+		out_str(o, OUT_ANY, "bus_id", " %-13s", g->bus_id);
+		out_i64(o, OUT_ANY, "numa", " %4" PRId64, g->numa);
+		out_i64(o, OUT_JSON, "memory_bytes", NULL, g->memory_bytes);
+		text_bytes(o, " %10s", g->memory_bytes);
+		out_str(o, OUT_ANY, "uuid", "  %s\n", g->uuid);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+static void render_env(struct cd_out *o, const struct cd_host *h)
+{
+	out_text(o, "\n## communication environment (%zu)\n", h->n_env);
+	if (!h->n_env)
+		out_text(o, "  none of NCCL_*, TORCH_NCCL_*, GLOO_*, OMPI_MCA_*, UCX_*, CUDA_VISIBLE_DEVICES set\n");
+	out_obj_open(o, "env");
+	for (size_t i = 0; i < h->n_env; i++) {
+		out_text(o, "  %s=", h->env[i].key);
+		out_str(o, OUT_ANY, h->env[i].key, "%s\n", h->env[i].value);
+	}
+	out_obj_close(o);
+}
+
+static void render_host(struct cd_out *o, const struct cd_host *h)
+{
+	out_obj_open(o, NULL);
+	out_color(o, OUT_COLOR_BOLD);
+	out_str(o, OUT_ANY, "hostname", "\n# host %s\n", h->hostname);
+	out_color(o, OUT_COLOR_NONE);
+	out_text(o, "  %-12s", "host id");
+	out_str(o, OUT_ANY, "host_id", "%s", h->host_id);
+	out_str(o, OUT_ANY, "host_id_source", " (%s)\n", h->host_id_source);
+	render_status(o, h);
+	render_system(o, h);
+	render_versions(o, h);
+	out_str(o, OUT_JSON, "topology_source", NULL, h->topology_source);
+	render_numa(o, h);
+	render_pci(o, h);
+	render_gpus(o, h);
+	render_nics(o, h);
+	render_hcas(o, h);
+	render_env(o, h);
+	out_obj_close(o);
+}
+
+static enum out_color sev_color(enum cd_severity s)
+{
+	return s == CD_SEV_FAIL ? OUT_COLOR_RED : s == CD_SEV_WARN ? OUT_COLOR_YELLOW : OUT_COLOR_DIM;
+}
+
+static void render_findings(struct cd_out *o, const struct cd_results *r)
+{
+	size_t count[3] = { 0 };
+
+	out_text(o, "\n# findings (%zu)\n", r->n_findings);
+	out_arr_open(o, "findings");
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct cd_finding *f = &r->findings[i];
+		char sev[8];
+
+		count[f->severity]++;
+		snprintf(sev, sizeof(sev), "%s", cd_severity_str(f->severity));
+		for (char *p = sev; *p; p++)
+			*p = (char)(*p - 32 * (*p >= 'a' && *p <= 'z'));
+		out_obj_open(o, NULL);
+		out_str(o, OUT_JSON, "id", NULL, f->id);
+		out_str(o, OUT_JSON, "severity", NULL, cd_severity_str(f->severity));
+		out_color(o, sev_color(f->severity));
+		out_str(o, OUT_TEXT, NULL, "  %-5s", sev);
+		out_color(o, OUT_COLOR_NONE);
+		out_str(o, OUT_TEXT, NULL, " %-7s", f->id);
+		out_str(o, OUT_ANY, "host", " %s", f->host);
+		out_str(o, OUT_ANY, "subject", " %s: ", f->subject);
+		out_str(o, OUT_ANY, "title", "%s\n", f->title);
+		out_dbl(o, OUT_JSON, "measured", NULL, f->measured);
+		out_dbl(o, OUT_JSON, "expected", NULL, f->expected);
+		out_str(o, OUT_JSON, "unit", NULL, f->unit);
+		out_arr_open(o, "evidence");
+		for (size_t k = 0; k < f->evidence.n; k++)
+			out_str(o, OUT_ANY, NULL, "        - %s\n", f->evidence.v[k]);
+		out_arr_close(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+	if (!r->n_findings)
+		out_text(o, "  none\n");
+	out_text(o, "\nsummary: %zu fail, %zu warn, %zu info\n", count[CD_SEV_FAIL], count[CD_SEV_WARN],
+		 count[CD_SEV_INFO]);
+}
+
+static void render_advice(struct cd_out *o, const struct cd_results *r)
+{
+	out_arr_open(o, "advice");
+	if (r->n_advice)
+		out_text(o, "\n# advice (%zu)\n", r->n_advice);
+	for (size_t i = 0; i < r->n_advice; i++) {
+		const struct cd_advice *a = &r->advice[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "env", "  export %s", a->env);
+		out_str(o, OUT_ANY, "value", "=%s\n", a->value);
+		str_list(o, "findings", &a->findings);
+		str_list(o, "path", &a->path);
+		out_str(o, OUT_ANY, "why", "      # %s\n", a->why);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+void cd_report(struct cd_out *o, const struct cd_results *r)
+{
+	render_tool_run(o, r);
+	out_arr_open(o, "hosts");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		render_host(o, &r->hosts[i]);
+	out_arr_close(o);
+	/* probe results arrive with the probe harness; the key is present so consumers can rely on it */
+	out_arr_open(o, "probes");
+	out_arr_close(o);
+	render_findings(o, r);
+	render_advice(o, r);
+	out_null(o, "score");
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "results.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+	[CD_ST_OK] = "ok", [CD_ST_SKIPPED] = "skipped", [CD_ST_ERROR] = "error", [CD_ST_TIMEOUT] = "timeout",
+};
+static const char *const part_names[] = {
+	[CD_PART_SYSTEM] = "system", [CD_PART_TOPO] = "topo", [CD_PART_NET] = "net",
+	[CD_PART_IB] = "ib", [CD_PART_GPU] = "gpu",
+};
+static const char *const severity_names[] = {
+	[CD_SEV_INFO] = "info", [CD_SEV_WARN] = "warn", [CD_SEV_FAIL] = "fail",
+};
+static const char *const pci_kind_names[] = {
+	[CD_PCI_OTHER] = "other", [CD_PCI_NIC] = "nic", [CD_PCI_HCA] = "hca",
+	[CD_PCI_GPU] = "gpu", [CD_PCI_STORAGE] = "storage", [CD_PCI_BRIDGE] = "bridge",
+};
+static const char *const nic_kind_names[] = {
+	[CD_NIC_PHYSICAL] = "physical", [CD_NIC_LOOPBACK] = "loopback", [CD_NIC_BRIDGE] = "bridge",
+	[CD_NIC_VETH] = "veth",		[CD_NIC_BOND] = "bond",		[CD_NIC_VLAN] = "vlan",
+	[CD_NIC_TUNNEL] = "tunnel",	[CD_NIC_IPOIB] = "ipoib",	[CD_NIC_VIRTUAL] = "virtual",
+	[CD_NIC_OTHER] = "other",
+};
+
+static const char *name_of(const char *const *names, size_t n, int v)
+{
+	return v >= 0 && (size_t)v < n && names[v] ? names[v] : "unknown";
+}
+
+static int parse_of(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (names[i] && !strcmp(names[i], s))
+			return (int)i;
+	return -1;
+}
+
+const char *cd_status_str(enum cd_status s) { return name_of(status_names, ARRAY_SIZE(status_names), s); }
+int cd_status_parse(const char *s) { return parse_of(status_names, ARRAY_SIZE(status_names), s); }
+const char *cd_part_str(enum cd_part p) { return name_of(part_names, ARRAY_SIZE(part_names), p); }
+const char *cd_severity_str(enum cd_severity s) { return name_of(severity_names, ARRAY_SIZE(severity_names), s); }
+int cd_severity_parse(const char *s) { return parse_of(severity_names, ARRAY_SIZE(severity_names), s); }
+const char *cd_pci_kind_str(enum cd_pci_kind k) { return name_of(pci_kind_names, ARRAY_SIZE(pci_kind_names), k); }
+int cd_pci_kind_parse(const char *s) { return parse_of(pci_kind_names, ARRAY_SIZE(pci_kind_names), s); }
+const char *cd_nic_kind_str(enum cd_nic_kind k) { return name_of(nic_kind_names, ARRAY_SIZE(nic_kind_names), k); }
+int cd_nic_kind_parse(const char *s) { return parse_of(nic_kind_names, ARRAY_SIZE(nic_kind_names), s); }
+
+void cd_strv_push(struct cd_strv *sv, const char *s)
+{
+	char **slot = CD_PUSH(sv->v, sv->n, sv->cap);
+
+	*slot = xstrdup(s);
+}
+
+void cd_strv_free(struct cd_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	memset(sv, 0, sizeof(*sv));
+}
+
+void cd_section_set(struct cd_section *s, enum cd_status st, const char *reason_fmt, ...)
+{
+	va_list ap;
+
+	free(s->reason);
+	s->reason = NULL;
+	s->status = st;
+	if (reason_fmt) {
+		va_start(ap, reason_fmt);
+		if (vasprintf(&s->reason, reason_fmt, ap) < 0)
+			s->reason = NULL;
+		va_end(ap);
+	}
+}
+
+void cd_results_init(struct cd_results *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->schema = CD_SCHEMA_VERSION;
+	r->run.ranks = 1;
+	r->run.duration_s = NAN;
+	r->run.timeout_s = NAN;
+}
+
+void cd_host_init(struct cd_host *h)
+{
+	memset(h, 0, sizeof(*h));
+	for (int i = 0; i < CD_PART_COUNT; i++)
+		h->part[i].status = CD_ST_SKIPPED;
+	h->system.cpus_online = CD_NULL_I64;
+	h->system.mem_total_bytes = CD_NULL_I64;
+	h->system.shm_bytes = CD_NULL_I64;
+	h->system.memlock_unlimited = CD_TRI_NULL;
+	h->system.memlock_bytes = CD_NULL_I64;
+	h->system.nofile_soft = CD_NULL_I64;
+	h->system.nofile_hard = CD_NULL_I64;
+	h->system.peermem = CD_TRI_NULL;
+	h->system.dev_infiniband = CD_TRI_NULL;
+	h->versions.cuda_driver = CD_NULL_I64;
+}
+
+struct cd_host *cd_results_add_host(struct cd_results *r)
+{
+	struct cd_host *h = CD_PUSH(r->hosts, r->n_hosts, r->cap_hosts);
+
+	cd_host_init(h);
+	return h;
+}
+
+struct cd_numa_node *cd_host_add_numa(struct cd_host *h)
+{
+	struct cd_numa_node *n = CD_PUSH(h->numa_nodes, h->n_numa, h->cap_numa);
+
+	n->index = CD_NULL_I64;
+	n->memory_bytes = CD_NULL_I64;
+	return n;
+}
+
+struct cd_pci_device *cd_host_add_pci(struct cd_host *h)
+{
+	struct cd_pci_device *d = CD_PUSH(h->pci, h->n_pci, h->cap_pci);
+
+	d->vendor_id = d->device_id = d->class_id = CD_NULL_I64;
+	d->numa = CD_NULL_I64;
+	d->link_gbyte_s = NAN;
+	d->gen = d->width = d->max_gen = d->max_width = CD_NULL_I64;
+	return d;
+}
+
+struct cd_nic *cd_host_add_nic(struct cd_host *h)
+{
+	struct cd_nic *n = CD_PUSH(h->nics, h->n_nics, h->cap_nics);
+
+	n->ifindex = CD_NULL_I64;
+	n->kind = CD_NIC_OTHER;
+	n->admin_up = CD_TRI_NULL;
+	n->mtu = CD_NULL_I64;
+	n->speed_mbit_s = CD_NULL_I64;
+	n->default_route = CD_TRI_NULL;
+	n->numa = CD_NULL_I64;
+	return n;
+}
+
+struct cd_hca *cd_host_add_hca(struct cd_host *h)
+{
+	struct cd_hca *c = CD_PUSH(h->hcas, h->n_hcas, h->cap_hcas);
+
+	c->numa = CD_NULL_I64;
+	return c;
+}
+
+struct cd_ib_port *cd_hca_add_port(struct cd_hca *hca)
+{
+	struct cd_ib_port *p = CD_PUSH(hca->ports, hca->n_ports, hca->cap_ports);
+
+	p->port = CD_NULL_I64;
+	p->active_width = CD_NULL_I64;
+	p->lane_gbit_s = NAN;
+	p->rate_gbit_s = NAN;
+	p->lid = CD_NULL_I64;
+	p->mtu_bytes = CD_NULL_I64;
+	p->roce_v2_gid_index = CD_NULL_I64;
+	return p;
+}
+
+struct cd_gid *cd_port_add_gid(struct cd_ib_port *p)
+{
+	struct cd_gid *g = CD_PUSH(p->gids, p->n_gids, p->cap_gids);
+
+	g->index = CD_NULL_I64;
+	g->ipv4 = CD_TRI_NULL;
+	return g;
+}
+
+struct cd_gpu *cd_host_add_gpu(struct cd_host *h)
+{
+	struct cd_gpu *g = CD_PUSH(h->gpus, h->n_gpus, h->cap_gpus);
+
+	g->index = CD_NULL_I64;
+	g->numa = CD_NULL_I64;
+	g->memory_bytes = CD_NULL_I64;
+	return g;
+}
+
+void cd_host_set_env(struct cd_host *h, const char *key, const char *value)
+{
+	struct cd_kv *kv;
+
+	for (size_t i = 0; i < h->n_env; i++) {
+		if (!strcmp(h->env[i].key, key)) {
+			free(h->env[i].value);
+			h->env[i].value = xstrdup(value);
+			return;
+		}
+	}
+	kv = CD_PUSH(h->env, h->n_env, h->cap_env);
+	kv->key = xstrdup(key);
+	kv->value = xstrdup(value);
+}
+
+struct cd_finding *cd_results_add_finding(struct cd_results *r, const char *id, enum cd_severity sev,
+					  const char *host, const char *subject, const char *title)
+{
+	struct cd_finding *f = CD_PUSH(r->findings, r->n_findings, r->cap_findings);
+
+	f->id = xstrdup(id);
+	f->severity = sev;
+	f->host = xstrdup(host);
+	f->subject = xstrdup(subject);
+	f->title = xstrdup(title);
+	f->measured = NAN;
+	f->expected = NAN;
+	return f;
+}
+
+void cd_finding_evidence(struct cd_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *e;
+
+	va_start(ap, fmt);
+	if (vasprintf(&e, fmt, ap) < 0)
+		e = NULL;
+	va_end(ap);
+	if (!e) {
+		fputs("commdiag: out of memory\n", stderr);
+		exit(3);
+	}
+	*CD_PUSH(f->evidence.v, f->evidence.n, f->evidence.cap) = e;
+}
+
+struct cd_advice *cd_results_add_advice(struct cd_results *r)
+{
+	return CD_PUSH(r->advice, r->n_advice, r->cap_advice);
+}
+
+int cd_results_worst(const struct cd_results *r)
+{
+	int worst = -1;
+
+	for (size_t i = 0; i < r->n_findings; i++)
+		if ((int)r->findings[i].severity > worst)
+			worst = (int)r->findings[i].severity;
+	return worst;
+}
+
+static void port_free(struct cd_ib_port *p)
+{
+	free(p->state);
+	free(p->phys_state);
+	free(p->link_layer);
+	free(p->netdev);
+	for (size_t i = 0; i < p->n_gids; i++) {
+		free(p->gids[i].gid);
+		free(p->gids[i].type);
+		free(p->gids[i].netdev);
+	}
+	free(p->gids);
+}
+
+static void host_free(struct cd_host *h)
+{
+	struct cd_system *s = &h->system;
+	struct cd_versions *v = &h->versions;
+
+	free(h->hostname);
+	free(h->host_id);
+	free(h->host_id_source);
+	free(h->topology_source);
+	for (int i = 0; i < CD_PART_COUNT; i++)
+		free(h->part[i].reason);
+	free(s->kernel);
+	free(s->os);
+	free(s->arch);
+	free(s->container);
+	free(s->container_evidence);
+	free(s->iommu);
+	free(s->iommu_evidence);
+	free(s->fabric_manager);
+	free(v->driver);
+	free(v->nccl);
+	free(v->hwloc);
+	free(v->libnl);
+	free(v->libibverbs);
+	free(v->cjson);
+	for (size_t i = 0; i < h->n_numa; i++)
+		free(h->numa_nodes[i].cpus);
+	free(h->numa_nodes);
+	for (size_t i = 0; i < h->n_pci; i++) {
+		struct cd_pci_device *d = &h->pci[i];
+
+		free(d->bus_id);
+		free(d->vendor);
+		free(d->device);
+		cd_strv_free(&d->os_devices);
+	}
+	free(h->pci);
+	for (size_t i = 0; i < h->n_gpus; i++) {
+		free(h->gpus[i].name);
+		free(h->gpus[i].uuid);
+		free(h->gpus[i].bus_id);
+	}
+	free(h->gpus);
+	for (size_t i = 0; i < h->n_nics; i++) {
+		struct cd_nic *n = &h->nics[i];
+
+		free(n->name);
+		free(n->link_type);
+		free(n->state);
+		free(n->mac);
+		free(n->master);
+		free(n->driver);
+		free(n->bus_id);
+		cd_strv_free(&n->ipv4);
+		cd_strv_free(&n->ipv6);
+	}
+	free(h->nics);
+	for (size_t i = 0; i < h->n_hcas; i++) {
+		struct cd_hca *c = &h->hcas[i];
+
+		free(c->name);
+		free(c->node_guid);
+		free(c->fw_ver);
+		free(c->board_id);
+		free(c->bus_id);
+		free(c->netdev);
+		for (size_t j = 0; j < c->n_ports; j++)
+			port_free(&c->ports[j]);
+		free(c->ports);
+	}
+	free(h->hcas);
+	for (size_t i = 0; i < h->n_env; i++) {
+		free(h->env[i].key);
+		free(h->env[i].value);
+	}
+	free(h->env);
+}
+
+void cd_results_free(struct cd_results *r)
+{
+	if (!r)
+		return;
+	free(r->tool_version);
+	free(r->run.started);
+	free(r->run.mode);
+	for (size_t i = 0; i < r->n_hosts; i++)
+		host_free(&r->hosts[i]);
+	free(r->hosts);
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct cd_finding *f = &r->findings[i];
+
+		free(f->id);
+		free(f->host);
+		free(f->subject);
+		free(f->title);
+		free(f->unit);
+		cd_strv_free(&f->evidence);
+	}
+	free(r->findings);
+	for (size_t i = 0; i < r->n_advice; i++) {
+		struct cd_advice *a = &r->advice[i];
+
+		free(a->env);
+		free(a->value);
+		free(a->why);
+		cd_strv_free(&a->findings);
+		cd_strv_free(&a->path);
+	}
+	free(r->advice);
+	memset(r, 0, sizeof(*r));
+}

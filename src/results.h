@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The results document: every stage reads it and writes only its own part.
+ * It owns everything reachable from it (strings are heap copies), starts zeroed,
+ * and cd_results_free() is safe on a half-filled document.
+ *
+ * "Not known" is explicit: CD_NULL_I64 for integers, NAN for doubles,
+ * CD_TRI_NULL for booleans, NULL for strings. The JSON renders them as null.
+ */
+#ifndef CD_RESULTS_H
+#define CD_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+#define CD_SCHEMA_VERSION 1
+
+enum cd_tri { CD_TRI_NULL = -1, CD_TRI_FALSE = 0, CD_TRI_TRUE = 1 };
+
+enum cd_status { CD_ST_OK, CD_ST_SKIPPED, CD_ST_ERROR, CD_ST_TIMEOUT };
+const char *cd_status_str(enum cd_status s);
+int cd_status_parse(const char *s); /* -1 when unknown */
+
+/* The discovery sections of a host; each has a status and, unless ok, a reason. */
+enum cd_part { CD_PART_SYSTEM, CD_PART_TOPO, CD_PART_NET, CD_PART_IB, CD_PART_GPU, CD_PART_COUNT };
+const char *cd_part_str(enum cd_part p);
+
+struct cd_section {
+	enum cd_status status;
+	char *reason; /* owned; NULL when ok */
+};
+
+enum cd_severity { CD_SEV_INFO, CD_SEV_WARN, CD_SEV_FAIL };
+const char *cd_severity_str(enum cd_severity s);
+int cd_severity_parse(const char *s);
+
+struct cd_kv {
+	char *key;
+	char *value;
+};
+
+struct cd_strv { /* a list of owned strings */
+	char **v;
+	size_t n, cap;
+};
+void cd_strv_push(struct cd_strv *sv, const char *s);
+void cd_strv_free(struct cd_strv *sv);
+
+struct cd_system {
+	char *kernel;           /* uname -r */
+	char *os;               /* /etc/os-release PRETTY_NAME */
+	char *arch;             /* uname -m */
+	int64_t cpus_online;
+	int64_t mem_total_bytes;
+	char *container;        /* "docker", "podman", "kubernetes", "lxc", "none"; NULL when unknown */
+	char *container_evidence; /* what the detection saw, e.g. "/.dockerenv exists" */
+	int64_t shm_bytes;      /* size of the /dev/shm file system */
+	int memlock_unlimited;  /* enum cd_tri */
+	int64_t memlock_bytes;  /* soft RLIMIT_MEMLOCK; null when unlimited */
+	int64_t nofile_soft;
+	int64_t nofile_hard;
+	char *iommu;            /* "off", "on", "passthrough"; NULL when unknown */
+	char *iommu_evidence;
+	int peermem;            /* nvidia_peermem or nv_peer_mem loaded; enum cd_tri */
+	int dev_infiniband;     /* /dev/infiniband present; enum cd_tri */
+	char *fabric_manager;   /* GPU issue; NULL until a GPU discovery fills it */
+};
+
+struct cd_versions {
+	char *driver;       /* NVIDIA kernel driver */
+	int64_t cuda_driver; /* cuDriverGetVersion(): 13000 = 13.0 */
+	char *nccl;         /* "2.28.9" */
+	char *hwloc;
+	char *libnl;
+	char *libibverbs;
+	char *cjson;
+};
+
+struct cd_numa_node {
+	int64_t index;      /* OS index */
+	char *cpus;         /* list form "0-27,56-83" */
+	int64_t memory_bytes;
+};
+
+enum cd_pci_kind { CD_PCI_OTHER, CD_PCI_NIC, CD_PCI_HCA, CD_PCI_GPU, CD_PCI_STORAGE, CD_PCI_BRIDGE };
+const char *cd_pci_kind_str(enum cd_pci_kind k);
+int cd_pci_kind_parse(const char *s);
+
+struct cd_pci_device {
+	char *bus_id;       /* "0000:3b:00.0" */
+	int64_t vendor_id;  /* 0x15b3 */
+	int64_t device_id;
+	int64_t class_id;   /* 0x0207 */
+	enum cd_pci_kind kind;
+	char *vendor;       /* PCI database names, NULL when hwloc has none */
+	char *device;
+	int64_t numa;       /* OS index of the nearest NUMA node; null when none */
+	double link_gbyte_s; /* hwloc's per-direction link speed; NAN when unknown */
+	int64_t gen, width, max_gen, max_width; /* from sysfs on a live host; null otherwise */
+	struct cd_strv os_devices; /* "eth0", "mlx5_0", "nvml0" */
+};
+
+enum cd_nic_kind {
+	CD_NIC_PHYSICAL, CD_NIC_LOOPBACK, CD_NIC_BRIDGE, CD_NIC_VETH, CD_NIC_BOND, CD_NIC_VLAN,
+	CD_NIC_TUNNEL, CD_NIC_IPOIB, CD_NIC_VIRTUAL, CD_NIC_OTHER
+};
+const char *cd_nic_kind_str(enum cd_nic_kind k);
+int cd_nic_kind_parse(const char *s);
+
+struct cd_nic {
+	char *name;
+	int64_t ifindex;
+	enum cd_nic_kind kind;
+	char *link_type;    /* rtnl link type as the kernel names it ("veth", "bond"); NULL for plain devices */
+	char *state;        /* operstate: "up", "down", "unknown", "dormant", "lowerlayerdown", … */
+	int admin_up;       /* IFF_UP; enum cd_tri */
+	int64_t mtu;
+	int64_t speed_mbit_s; /* sysfs; null when unknown (virtual devices, link down) */
+	char *mac;
+	char *master;       /* bond or bridge this port belongs to */
+	struct cd_strv ipv4; /* "10.0.0.17/24" */
+	struct cd_strv ipv6;
+	int default_route;  /* carries an IPv4 or IPv6 default route; enum cd_tri */
+	char *driver;
+	char *bus_id;
+	int64_t numa;
+};
+
+struct cd_gid {
+	int64_t index;
+	char *gid;          /* "fe80:0000:…" */
+	char *type;         /* "IB/RoCE v1", "RoCE v2" */
+	char *netdev;
+	int ipv4;           /* IPv4-mapped (::ffff:a.b.c.d); enum cd_tri */
+};
+
+struct cd_ib_port {
+	int64_t port;
+	char *state;        /* "active", "down", "init", "armed" */
+	char *phys_state;   /* "link_up", "polling", "disabled", … */
+	char *link_layer;   /* "infiniband", "ethernet" */
+	int64_t active_width; /* lanes: 1, 2, 4, 8, 12 */
+	double lane_gbit_s; /* per-lane signalling rate, e.g. 100 for NDR */
+	double rate_gbit_s; /* width × lane rate */
+	int64_t lid;
+	int64_t mtu_bytes;  /* active MTU */
+	char *netdev;
+	int64_t roce_v2_gid_index; /* first RoCE v2 GID with an IPv4 address; null on IB or none */
+	struct cd_gid *gids;
+	size_t n_gids, cap_gids;
+};
+
+struct cd_hca {
+	char *name;
+	char *node_guid;    /* "0x…" string: 64-bit ids are never JSON numbers */
+	char *fw_ver;
+	char *board_id;
+	char *bus_id;
+	int64_t numa;
+	char *netdev;       /* first port's netdev, for convenience */
+	struct cd_ib_port *ports;
+	size_t n_ports, cap_ports;
+};
+
+struct cd_gpu {
+	int64_t index;
+	char *name;
+	char *uuid;
+	char *bus_id;
+	int64_t numa;
+	int64_t memory_bytes;
+};
+
+struct cd_host {
+	char *hostname;
+	char *host_id;      /* /etc/machine-id, else boot_id */
+	char *host_id_source;
+	struct cd_section part[CD_PART_COUNT];
+	char *topology_source; /* "live" or the replayed XML path */
+	struct cd_system system;
+	struct cd_versions versions;
+	struct cd_numa_node *numa_nodes;
+	size_t n_numa, cap_numa;
+	struct cd_pci_device *pci;
+	size_t n_pci, cap_pci;
+	struct cd_gpu *gpus;
+	size_t n_gpus, cap_gpus;
+	struct cd_nic *nics;
+	size_t n_nics, cap_nics;
+	struct cd_hca *hcas;
+	size_t n_hcas, cap_hcas;
+	struct cd_kv *env;
+	size_t n_env, cap_env;
+};
+
+struct cd_finding {
+	char *id;           /* stable rule id, e.g. "NET002" */
+	enum cd_severity severity;
+	char *host;
+	char *subject;      /* "eth1", "mlx5_0/1", "/dev/shm" */
+	char *title;
+	double measured;    /* NAN when the finding is not about a number */
+	double expected;
+	char *unit;         /* of measured/expected: "bytes", "gbyte_s" */
+	struct cd_strv evidence;
+};
+
+struct cd_advice {
+	char *env;          /* variable or flag name */
+	char *value;
+	struct cd_strv findings;
+	struct cd_strv path;
+	char *why;
+};
+
+struct cd_run {
+	char *started;      /* ISO 8601 UTC; NULL under COMMDIAG_DETERMINISTIC */
+	char *mode;         /* "check", "topo" */
+	int64_t ranks;
+	double duration_s;
+	double timeout_s;
+};
+
+struct cd_results {
+	int schema;
+	char *tool_version;
+	struct cd_run run;
+	struct cd_host *hosts;
+	size_t n_hosts, cap_hosts;
+	struct cd_finding *findings;
+	size_t n_findings, cap_findings;
+	struct cd_advice *advice;
+	size_t n_advice, cap_advice;
+};
+
+/* A document with the defaults every field needs (nulls, not zeros). */
+void cd_results_init(struct cd_results *r);
+void cd_results_free(struct cd_results *r);
+struct cd_host *cd_results_add_host(struct cd_results *r);
+void cd_host_init(struct cd_host *h);
+
+/* Setters that keep the "reason unless ok" rule in one place. */
+void cd_section_set(struct cd_section *s, enum cd_status st, const char *reason_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Initialised elements: every nullable field starts null. */
+struct cd_numa_node *cd_host_add_numa(struct cd_host *h);
+struct cd_pci_device *cd_host_add_pci(struct cd_host *h);
+struct cd_nic *cd_host_add_nic(struct cd_host *h);
+struct cd_hca *cd_host_add_hca(struct cd_host *h);
+struct cd_ib_port *cd_hca_add_port(struct cd_hca *hca);
+struct cd_gid *cd_port_add_gid(struct cd_ib_port *p);
+struct cd_gpu *cd_host_add_gpu(struct cd_host *h);
+void cd_host_set_env(struct cd_host *h, const char *key, const char *value);
+struct cd_finding *cd_results_add_finding(struct cd_results *r, const char *id, enum cd_severity sev,
+					  const char *host, const char *subject, const char *title);
+void cd_finding_evidence(struct cd_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct cd_advice *cd_results_add_advice(struct cd_results *r);
+
+/* Highest severity among the findings, or -1 when there are none. */
+int cd_results_worst(const struct cd_results *r);
+
+/*
+ * Load a document written by `--json` (the same loader serves --from and MPI gathering).
+ * `name` is used in messages ("-" for stdin). Returns 0, or -1 after printing
+ * "commdiag: results: 'name': what was wrong".
+ */
+int cd_results_load_json(struct cd_results *r, const char *text, size_t len, const char *name);
+int cd_results_load_file(struct cd_results *r, const char *path);
+
+#endif

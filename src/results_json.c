@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Load a results document from the JSON that report.c writes: `report --from`,
+ * `check --from`, and (later) the hosts gathered from MPI ranks. A key that is
+ * absent reads as null; a key of the wrong type is an error naming its path.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "results.h"
+
+#define MAX_INPUT_BYTES (256u << 20) /* a 1000-host document is a few MB */
+
+struct ld {
+	const char *name;
+	char path[256];
+	int failed;
+};
+
+static int fail(struct ld *l, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(struct ld *l, const char *key, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (l->failed++)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cd_error("results: '%s': %s%s%s: %s", l->name, l->path, *l->path && key ? "." : "", key ? key : "", msg);
+}
+
+/* Path bookkeeping for messages: enter() appends ".key" or "[i]", leave() restores. */
+static size_t enter(struct ld *l, const char *key, long idx)
+{
+	size_t mark = strlen(l->path);
+
+	if (key)
+		snprintf(l->path + mark, sizeof(l->path) - mark, "%s%s", mark ? "." : "", key);
+	else
+		snprintf(l->path + mark, sizeof(l->path) - mark, "[%ld]", idx);
+	return mark;
+}
+
+static void leave(struct ld *l, size_t mark)
+{
+	l->path[mark] = '\0';
+}
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return v && !cJSON_IsNull(v) ? v : NULL;
+}
+
+static char *get_str(struct ld *l, const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+
+	if (!v)
+		return NULL;
+	if (!cJSON_IsString(v)) {
+		fail(l, key, "expected a string or null");
+		return NULL;
+	}
+	return xstrdup(v->valuestring);
+}
+
+static double get_dbl(struct ld *l, const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+
+	if (!v)
+		return NAN;
+	if (!cJSON_IsNumber(v)) {
+		fail(l, key, "expected a number or null");
+		return NAN;
+	}
+	return v->valuedouble;
+}
+
+static int64_t get_i64(struct ld *l, const cJSON *obj, const char *key)
+{
+	double d = get_dbl(l, obj, key);
+
+	if (isnan(d))
+		return CD_NULL_I64;
+	if (d != floor(d) || fabs(d) > 9007199254740992.0) {
+		fail(l, key, "expected an integer");
+		return CD_NULL_I64;
+	}
+	return (int64_t)d;
+}
+
+static int get_tri(struct ld *l, const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+
+	if (!v)
+		return CD_TRI_NULL;
+	if (!cJSON_IsBool(v)) {
+		fail(l, key, "expected true, false or null");
+		return CD_TRI_NULL;
+	}
+	return cJSON_IsTrue(v) ? CD_TRI_TRUE : CD_TRI_FALSE;
+}
+
+static int64_t get_hex(struct ld *l, const cJSON *obj, const char *key)
+{
+	char *s = get_str(l, obj, key), *end;
+	long long v;
+
+	if (!s)
+		return CD_NULL_I64;
+	errno = 0;
+	v = strtoll(s, &end, 16);
+	if (errno || end == s || *end || v < 0)
+		fail(l, key, "expected a hexadecimal id like \"0x15b3\"");
+	free(s);
+	return v;
+}
+
+/* An array member: absent/null reads as empty; anything else but an array is an error. */
+static const cJSON *get_arr(struct ld *l, const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+
+	if (v && !cJSON_IsArray(v)) {
+		fail(l, key, "expected an array");
+		return NULL;
+	}
+	return v;
+}
+
+static const cJSON *get_obj(struct ld *l, const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+
+	if (v && !cJSON_IsObject(v)) {
+		fail(l, key, "expected an object");
+		return NULL;
+	}
+	return v;
+}
+
+static void get_strv(struct ld *l, const cJSON *obj, const char *key, struct cd_strv *sv)
+{
+	const cJSON *a = get_arr(l, obj, key), *e;
+	long i = 0;
+
+	cJSON_ArrayForEach(e, a) {
+		if (!cJSON_IsString(e)) {
+			size_t m = enter(l, key, -1);
+
+			fail(l, NULL, "element %ld: expected a string", i);
+			leave(l, m);
+			return;
+		}
+		cd_strv_push(sv, e->valuestring);
+		i++;
+	}
+}
+
+static int enum_of(struct ld *l, const cJSON *obj, const char *key, int (*parse)(const char *), int dflt)
+{
+	char *s = get_str(l, obj, key);
+	int v;
+
+	if (!s)
+		return dflt;
+	v = parse(s);
+	if (v < 0) {
+		fail(l, key, "unknown value '%s'", s);
+		v = dflt;
+	}
+	free(s);
+	return v;
+}
+
+static void load_system(struct ld *l, const cJSON *o, struct cd_system *s)
+{
+	if (!o)
+		return;
+	s->kernel = get_str(l, o, "kernel");
+	s->os = get_str(l, o, "os");
+	s->arch = get_str(l, o, "arch");
+	s->cpus_online = get_i64(l, o, "cpus_online");
+	s->mem_total_bytes = get_i64(l, o, "mem_total_bytes");
+	s->container = get_str(l, o, "container");
+	s->container_evidence = get_str(l, o, "container_evidence");
+	s->shm_bytes = get_i64(l, o, "shm_bytes");
+	s->memlock_unlimited = get_tri(l, o, "memlock_unlimited");
+	s->memlock_bytes = get_i64(l, o, "memlock_bytes");
+	s->nofile_soft = get_i64(l, o, "nofile_soft");
+	s->nofile_hard = get_i64(l, o, "nofile_hard");
+	s->iommu = get_str(l, o, "iommu");
+	s->iommu_evidence = get_str(l, o, "iommu_evidence");
+	s->peermem = get_tri(l, o, "peermem");
+	s->dev_infiniband = get_tri(l, o, "dev_infiniband");
+	s->fabric_manager = get_str(l, o, "fabric_manager");
+}
+
+static void load_versions(struct ld *l, const cJSON *o, struct cd_versions *v)
+{
+	if (!o)
+		return;
+	v->driver = get_str(l, o, "driver");
+	v->cuda_driver = get_i64(l, o, "cuda_driver");
+	v->nccl = get_str(l, o, "nccl");
+	v->hwloc = get_str(l, o, "hwloc");
+	v->libnl = get_str(l, o, "libnl");
+	v->libibverbs = get_str(l, o, "libibverbs");
+	v->cjson = get_str(l, o, "cjson");
+}
+
+static int is_obj_el(struct ld *l, const cJSON *el, const char *arr, long i)
+{
+	if (cJSON_IsObject(el))
+		return 1;
+	{
+		size_t m = enter(l, arr, -1);
+
+		enter(l, NULL, i);
+		fail(l, NULL, "expected an object");
+		leave(l, m);
+	}
+	return 0;
+}
+
+static void load_pci(struct ld *l, const cJSON *d, struct cd_pci_device *p)
+{
+	const cJSON *pcie = get_obj(l, d, "pcie");
+
+	p->bus_id = get_str(l, d, "bus_id");
+	p->kind = enum_of(l, d, "kind", cd_pci_kind_parse, CD_PCI_OTHER);
+	p->vendor_id = get_hex(l, d, "vendor_id");
+	p->device_id = get_hex(l, d, "device_id");
+	p->class_id = get_hex(l, d, "class_id");
+	p->vendor = get_str(l, d, "vendor");
+	p->device = get_str(l, d, "device");
+	p->numa = get_i64(l, d, "numa");
+	p->link_gbyte_s = get_dbl(l, d, "link_gbyte_s");
+	if (pcie) {
+		size_t m = enter(l, "pcie", 0);
+
+		p->gen = get_i64(l, pcie, "gen");
+		p->width = get_i64(l, pcie, "width");
+		p->max_gen = get_i64(l, pcie, "max_gen");
+		p->max_width = get_i64(l, pcie, "max_width");
+		leave(l, m);
+	}
+	get_strv(l, d, "os_devices", &p->os_devices);
+}
+
+static void load_nic(struct ld *l, const cJSON *d, struct cd_nic *n)
+{
+	n->name = get_str(l, d, "name");
+	n->ifindex = get_i64(l, d, "ifindex");
+	n->kind = enum_of(l, d, "kind", cd_nic_kind_parse, CD_NIC_OTHER);
+	n->link_type = get_str(l, d, "link_type");
+	n->state = get_str(l, d, "state");
+	n->admin_up = get_tri(l, d, "admin_up");
+	n->mtu = get_i64(l, d, "mtu");
+	n->speed_mbit_s = get_i64(l, d, "speed_mbit_s");
+	n->mac = get_str(l, d, "mac");
+	n->master = get_str(l, d, "master");
+	get_strv(l, d, "ipv4", &n->ipv4);
+	get_strv(l, d, "ipv6", &n->ipv6);
+	n->default_route = get_tri(l, d, "default_route");
+	n->driver = get_str(l, d, "driver");
+	n->bus_id = get_str(l, d, "bus_id");
+	n->numa = get_i64(l, d, "numa");
+}
+
+static void load_port(struct ld *l, const cJSON *d, struct cd_ib_port *p)
+{
+	const cJSON *gids = get_arr(l, d, "gids"), *el;
+	long i = 0;
+
+	p->port = get_i64(l, d, "port");
+	p->state = get_str(l, d, "state");
+	p->phys_state = get_str(l, d, "phys_state");
+	p->link_layer = get_str(l, d, "link_layer");
+	p->active_width = get_i64(l, d, "active_width");
+	p->lane_gbit_s = get_dbl(l, d, "lane_gbit_s");
+	p->rate_gbit_s = get_dbl(l, d, "rate_gbit_s");
+	p->lid = get_i64(l, d, "lid");
+	p->mtu_bytes = get_i64(l, d, "mtu_bytes");
+	p->netdev = get_str(l, d, "netdev");
+	p->roce_v2_gid_index = get_i64(l, d, "roce_v2_gid_index");
+	cJSON_ArrayForEach(el, gids) {
+		size_t m;
+		struct cd_gid *g;
+
+		if (l->failed || !is_obj_el(l, el, "gids", i))
+			return;
+		m = enter(l, "gids", 0);
+		enter(l, NULL, i++);
+		g = cd_port_add_gid(p);
+		g->index = get_i64(l, el, "index");
+		g->gid = get_str(l, el, "gid");
+		g->type = get_str(l, el, "type");
+		g->netdev = get_str(l, el, "netdev");
+		g->ipv4 = get_tri(l, el, "ipv4");
+		leave(l, m);
+	}
+}
+
+static void load_hca(struct ld *l, const cJSON *d, struct cd_hca *c)
+{
+	const cJSON *ports = get_arr(l, d, "ports"), *el;
+	long i = 0;
+
+	c->name = get_str(l, d, "name");
+	c->node_guid = get_str(l, d, "node_guid");
+	c->fw_ver = get_str(l, d, "fw_ver");
+	c->board_id = get_str(l, d, "board_id");
+	c->bus_id = get_str(l, d, "bus_id");
+	c->numa = get_i64(l, d, "numa");
+	c->netdev = get_str(l, d, "netdev");
+	cJSON_ArrayForEach(el, ports) {
+		size_t m;
+
+		if (l->failed || !is_obj_el(l, el, "ports", i))
+			return;
+		m = enter(l, "ports", 0);
+		enter(l, NULL, i++);
+		load_port(l, el, cd_hca_add_port(c));
+		leave(l, m);
+	}
+}
+
+static void load_host(struct ld *l, const cJSON *d, struct cd_host *h)
+{
+	const cJSON *st = get_obj(l, d, "status"), *rs = get_obj(l, d, "reason"), *env, *el;
+	const cJSON *arr;
+	long i;
+	size_t m;
+
+	h->hostname = get_str(l, d, "hostname");
+	h->host_id = get_str(l, d, "host_id");
+	h->host_id_source = get_str(l, d, "host_id_source");
+	for (int p = 0; p < CD_PART_COUNT; p++) {
+		m = enter(l, "status", 0);
+		h->part[p].status = enum_of(l, st, cd_part_str(p), cd_status_parse, CD_ST_SKIPPED);
+		leave(l, m);
+		m = enter(l, "reason", 0);
+		h->part[p].reason = rs ? get_str(l, rs, cd_part_str(p)) : NULL;
+		leave(l, m);
+	}
+	m = enter(l, "system", 0);
+	load_system(l, get_obj(l, d, "system"), &h->system);
+	leave(l, m);
+	m = enter(l, "versions", 0);
+	load_versions(l, get_obj(l, d, "versions"), &h->versions);
+	leave(l, m);
+	h->topology_source = get_str(l, d, "topology_source");
+
+#define LOAD_ARRAY(key, body)                                      \
+	arr = get_arr(l, d, key);                                  \
+	i = 0;                                                     \
+	cJSON_ArrayForEach(el, arr) {                              \
+		if (l->failed || !is_obj_el(l, el, key, i))        \
+			break;                                     \
+		m = enter(l, key, 0);                              \
+		enter(l, NULL, i++);                               \
+		body;                                              \
+		leave(l, m);                                       \
+	}
+	LOAD_ARRAY("numa_nodes", {
+		struct cd_numa_node *n = cd_host_add_numa(h);
+
+		n->index = get_i64(l, el, "index");
+		n->cpus = get_str(l, el, "cpus");
+		n->memory_bytes = get_i64(l, el, "memory_bytes");
+	})
+	LOAD_ARRAY("pci_devices", load_pci(l, el, cd_host_add_pci(h)))
+	LOAD_ARRAY("gpus", {
+		struct cd_gpu *g = cd_host_add_gpu(h);
+
+		g->index = get_i64(l, el, "index");
+		g->name = get_str(l, el, "name");
+		g->bus_id = get_str(l, el, "bus_id");
+		g->numa = get_i64(l, el, "numa");
+		g->memory_bytes = get_i64(l, el, "memory_bytes");
+		g->uuid = get_str(l, el, "uuid");
+	})
+	LOAD_ARRAY("nics", load_nic(l, el, cd_host_add_nic(h)))
+	LOAD_ARRAY("hcas", load_hca(l, el, cd_host_add_hca(h)))
+#undef LOAD_ARRAY
+
+	env = get_obj(l, d, "env");
+	cJSON_ArrayForEach(el, env) {
+		if (!cJSON_IsString(el)) {
+			m = enter(l, "env", 0);
+			fail(l, el->string, "expected a string");
+			leave(l, m);
+			break;
+		}
+		cd_host_set_env(h, el->string, el->valuestring);
+	}
+}
+
+static void load_finding(struct ld *l, const cJSON *d, struct cd_results *r)
+{
+	char *id = get_str(l, d, "id"), *host = get_str(l, d, "host");
+	char *subject = get_str(l, d, "subject"), *title = get_str(l, d, "title");
+	int sev = enum_of(l, d, "severity", cd_severity_parse, CD_SEV_INFO);
+	struct cd_finding *f;
+
+	if (!id && !l->failed)
+		fail(l, "id", "a finding needs an id");
+	f = cd_results_add_finding(r, id ? id : "", sev, host, subject, title);
+	free(id);
+	free(host);
+	free(subject);
+	free(title);
+	f->measured = get_dbl(l, d, "measured");
+	f->expected = get_dbl(l, d, "expected");
+	f->unit = get_str(l, d, "unit");
+	get_strv(l, d, "evidence", &f->evidence);
+}
+
+static void load_advice(struct ld *l, const cJSON *d, struct cd_results *r)
+{
+	struct cd_advice *a = cd_results_add_advice(r);
+
+	a->env = get_str(l, d, "env");
+	a->value = get_str(l, d, "value");
+	get_strv(l, d, "findings", &a->findings);
+	get_strv(l, d, "path", &a->path);
+	a->why = get_str(l, d, "why");
+}
+
+static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
+{
+	const cJSON *tool = get_obj(l, root, "tool"), *run = get_obj(l, root, "run"), *el, *arr;
+	int64_t schema = get_i64(l, root, "schema");
+	long i;
+	size_t m;
+
+	if (l->failed)
+		return;
+	if (schema == CD_NULL_I64) {
+		fail(l, "schema", "missing: not a commdiag results document");
+		return;
+	}
+	if (schema != CD_SCHEMA_VERSION) {
+		fail(l, "schema", "this commdiag reads schema %d, the document has schema %lld", CD_SCHEMA_VERSION,
+		     (long long)schema);
+		return;
+	}
+	if (tool) {
+		m = enter(l, "tool", 0);
+		r->tool_version = get_str(l, tool, "version");
+		leave(l, m);
+	}
+	if (run) {
+		m = enter(l, "run", 0);
+		r->run.started = get_str(l, run, "started");
+		r->run.mode = get_str(l, run, "mode");
+		r->run.ranks = get_i64(l, run, "ranks");
+		r->run.duration_s = get_dbl(l, run, "duration_s");
+		r->run.timeout_s = get_dbl(l, run, "timeout_s");
+		leave(l, m);
+	}
+#define LOAD_TOP(key, body)                                     \
+	arr = get_arr(l, root, key);                            \
+	i = 0;                                                  \
+	cJSON_ArrayForEach(el, arr) {                           \
+		if (l->failed || !is_obj_el(l, el, key, i))     \
+			break;                                  \
+		m = enter(l, key, 0);                           \
+		enter(l, NULL, i++);                            \
+		body;                                           \
+		leave(l, m);                                    \
+	}
+	LOAD_TOP("hosts", load_host(l, el, cd_results_add_host(r)))
+	LOAD_TOP("findings", load_finding(l, el, r))
+	LOAD_TOP("advice", load_advice(l, el, r))
+#undef LOAD_TOP
+}
+
+int cd_results_load_json(struct cd_results *r, const char *text, size_t len, const char *name)
+{
+	struct ld l = { .name = name };
+	const char *end = NULL;
+	cJSON *root;
+
+	cd_results_init(r);
+	if (len == 0)
+		return cd_error("results: '%s': empty input: expected a JSON document from 'commdiag --json'", name);
+	if (memchr(text, '\0', len))
+		return cd_error("results: '%s': binary data (NUL byte at offset %zu): expected JSON text", name,
+				(size_t)((const char *)memchr(text, '\0', len) - text));
+	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!root) {
+		size_t off = end && end >= text ? (size_t)(end - text) : 0, line = 1;
+
+		for (size_t k = 0; k < off && k < len; k++)
+			line += text[k] == '\n';
+		return cd_error("results: '%s': line %zu: not valid JSON (byte %zu)", name, line, off);
+	}
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return cd_error("results: '%s': expected a JSON object at the top level", name);
+	}
+	load_doc(&l, root, r);
+	cJSON_Delete(root);
+	if (l.failed) {
+		cd_results_free(r);
+		cd_results_init(r);
+		return -1;
+	}
+	return 0;
+}
+
+int cd_results_load_file(struct cd_results *r, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	size_t len = 0;
+	char *text;
+	int rc;
+
+	cd_results_init(r);
+	if (!f)
+		return cd_error("results: cannot open '%s': %s", path, strerror(errno));
+	text = cd_read_file(f, MAX_INPUT_BYTES, &len);
+	if (!text) {
+		int err = errno;
+
+		if (f != stdin)
+			fclose(f);
+		if (err == EFBIG)
+			return cd_error("results: '%s': larger than %u MiB: not a results document", path,
+					MAX_INPUT_BYTES >> 20);
+		return cd_error("results: cannot read '%s': %s", path, strerror(err));
+	}
+	if (f != stdin)
+		fclose(f);
+	rc = cd_results_load_json(r, text, len, strcmp(path, "-") ? path : "<stdin>");
+	free(text);
+	return rc;
+}

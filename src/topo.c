@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * topo: NUMA nodes and PCI devices from hwloc, live or replayed from an XML
+ * export (--topology FILE.xml). The hwloc topology never leaves this file: it
+ * is loaded, the facts are copied into the host, and it is destroyed.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <hwloc.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "discover.h"
+#include "topo.h"
+
+/* PCI base classes (class_id >> 8) and full class codes (base << 8 | subclass) */
+#define PCI_CLASS_NETWORK	0x02
+#define PCI_CLASS_STORAGE	0x01
+#define PCI_CLASS_DISPLAY	0x03
+#define PCI_CLASS_IB_NET	0x0207	/* network controller, InfiniBand */
+#define PCI_CLASS_IB_SERIAL	0x0c06	/* serial bus controller, InfiniBand (older HCAs, mlx4) */
+
+int cd_topo_pcie_gen_from_speed(const char *s)
+{
+	static const struct { double gt_s; int gen; } gens[] = {
+		{ 2.5, 1 }, { 5.0, 2 }, { 8.0, 3 }, { 16.0, 4 }, { 32.0, 5 }, { 64.0, 6 },
+	};
+	char *end;
+	double v;
+
+	if (!s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v))
+		return -1;
+	while (*end == ' ')
+		end++;
+	if (strncmp(end, "GT/s", 4) != 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(gens); i++)
+		if (fabs(v - gens[i].gt_s) < 0.01)
+			return gens[i].gen;
+	return -1;
+}
+
+static int64_t read_gen(const char *dir, const char *file)
+{
+	char path[512], buf[64];
+	int gen;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (cd_read_line(path, buf, sizeof(buf)) < 0)
+		return CD_NULL_I64;
+	gen = cd_topo_pcie_gen_from_speed(buf);
+	return gen > 0 ? gen : CD_NULL_I64;
+}
+
+static int64_t read_width(const char *dir, const char *file)
+{
+	char path[512], buf[64], *end;
+	long w;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (cd_read_line(path, buf, sizeof(buf)) < 0)
+		return CD_NULL_I64;
+	errno = 0;
+	w = strtol(buf, &end, 10);
+	/* 0 (link down) and 255 (no link, "x255" in lspci) say nothing about the slot */
+	if (end == buf || *end || errno || w <= 0 || w > 32)
+		return CD_NULL_I64;
+	return w;
+}
+
+void cd_topo_read_pcie_link(struct cd_pci_device *d, const char *sysfs_root)
+{
+	char dir[384];
+
+	if (!d->bus_id)
+		return;
+	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/devices/%s", sysfs_root ? sysfs_root : "", d->bus_id);
+	d->gen = read_gen(dir, "current_link_speed");
+	d->width = read_width(dir, "current_link_width");
+	d->max_gen = read_gen(dir, "max_link_speed");
+	d->max_width = read_width(dir, "max_link_width");
+}
+
+static int numa_cmp(const void *a, const void *b)
+{
+	const struct cd_numa_node *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static void copy_numa(struct cd_host *h, hwloc_topology_t topo)
+{
+	size_t first = h->n_numa;
+	hwloc_obj_t obj = NULL;
+
+	while ((obj = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, obj))) {
+		struct cd_numa_node *n = cd_host_add_numa(h);
+		char *list = NULL;
+
+		n->index = obj->os_index;
+		/* a CPU-less node (GPU or CXL memory) has an empty list: known, not null */
+		if (obj->cpuset && hwloc_bitmap_list_asprintf(&list, obj->cpuset) >= 0 && list) {
+			n->cpus = xstrdup(list);
+			free(list);
+		}
+		if (obj->attr->numanode.local_memory)
+			n->memory_bytes = (int64_t)obj->attr->numanode.local_memory;
+	}
+	qsort(h->numa_nodes + first, h->n_numa - first, sizeof(*h->numa_nodes), numa_cmp);
+}
+
+/* OS index of the one NUMA node the device is local to; null when zero or several. */
+static int64_t pci_numa(hwloc_topology_t topo, hwloc_obj_t obj)
+{
+	hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(topo, obj);
+
+	if (!anc || !anc->nodeset || hwloc_bitmap_weight(anc->nodeset) != 1)
+		return CD_NULL_I64;
+	return hwloc_bitmap_first(anc->nodeset);
+}
+
+static enum cd_pci_kind pci_kind(unsigned class_id, int has_verbs)
+{
+	if (class_id == PCI_CLASS_IB_NET || class_id == PCI_CLASS_IB_SERIAL)
+		return CD_PCI_HCA;
+	switch (class_id >> 8) {
+	case PCI_CLASS_NETWORK:
+		/* Ethernet with a verbs device: RoCE (mlx5 in Ethernet mode), iWARP, usNIC */
+		return has_verbs ? CD_PCI_HCA : CD_PCI_NIC;
+	case PCI_CLASS_DISPLAY:
+		return CD_PCI_GPU;
+	case PCI_CLASS_STORAGE:
+		return CD_PCI_STORAGE;
+	default:
+		return has_verbs ? CD_PCI_HCA : CD_PCI_OTHER;
+	}
+}
+
+static void copy_pci(struct cd_host *h, hwloc_topology_t topo, const char *sysfs_root, int live)
+{
+	hwloc_obj_t obj = NULL;
+
+	while ((obj = hwloc_get_next_pcidev(topo, obj))) {
+		struct hwloc_pcidev_attr_s *pa = &obj->attr->pcidev;
+		struct cd_pci_device *d = cd_host_add_pci(h);
+		const char *s;
+		int has_verbs = 0;
+
+		d->bus_id = xasprintf("%04x:%02x:%02x.%01x", pa->domain, pa->bus, pa->dev, pa->func);
+		d->vendor_id = pa->vendor_id;
+		d->device_id = pa->device_id;
+		d->class_id = pa->class_id;
+		if ((s = hwloc_obj_get_info_by_name(obj, "PCIVendor")) && *s)
+			d->vendor = xstrdup(s);
+		if ((s = hwloc_obj_get_info_by_name(obj, "PCIDevice")) && *s)
+			d->device = xstrdup(s);
+		if (pa->linkspeed > 0 && isfinite(pa->linkspeed))
+			d->link_gbyte_s = pa->linkspeed;
+		d->numa = pci_numa(topo, obj);
+		for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling) {
+			if (c->type != HWLOC_OBJ_OS_DEVICE || !c->name)
+				continue;
+			cd_strv_push(&d->os_devices, c->name);
+			if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS)
+				has_verbs = 1;
+		}
+		d->kind = pci_kind(pa->class_id, has_verbs);
+		if (live)
+			cd_topo_read_pcie_link(d, sysfs_root);
+	}
+}
+
+/*
+ * The hwloc release in use at run time. hwloc has no release-string API
+ * (hwloc_get_api_version() is the API, 0x20800 for all of 2.8.x-2.9.x), but
+ * hwloc_topology_load() records its own HWLOC_VERSION as the root's
+ * "hwlocVersion" info. A replayed XML carries the exporter's version there
+ * instead, so ask the library with a one-PU synthetic topology (with an explicit
+ * NUMA node: hwloc 2.9's implicit one trips valgrind's memcpy overlap check).
+ * If that fails, fall back to the build-time HWLOC_VERSION only when the
+ * run-time API matches the headers; otherwise the version stays null.
+ */
+static char *hwloc_runtime_version(void)
+{
+	hwloc_topology_t t;
+	char *v = NULL;
+
+	if (hwloc_topology_init(&t) < 0)
+		return NULL;
+	if (hwloc_topology_set_synthetic(t, "node:1 pu:1") == 0 && hwloc_topology_load(t) == 0) {
+		const char *s = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "hwlocVersion");
+
+		if (s && *s)
+			v = xstrdup(s);
+	}
+	hwloc_topology_destroy(t);
+	if (!v && hwloc_get_api_version() == HWLOC_API_VERSION)
+		v = xstrdup(HWLOC_VERSION);
+	return v;
+}
+
+/*
+ * hwloc's PCI plugin (hwloc_pci.so) asks libpciaccess for vendor and device
+ * names; libpciaccess caches them in a static tree that pci_system_cleanup()
+ * keeps. When hwloc_topology_destroy() unloads the plugin, libpciaccess goes
+ * with it and that tree becomes a "definitely lost" leak (valgrind, and LSan
+ * fails SANITIZE=1 test runs). Keeping the library mapped makes it reachable.
+ * The handle is never closed on purpose; without libpciaccess this is a no-op.
+ */
+static void pin_pciaccess(void)
+{
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
+	if (!dlopen("libpciaccess.so.0", RTLD_LAZY | RTLD_NODELETE))
+		cd_debug(2, "topo: libpciaccess.so.0 not pinned: %s", dlerror());
+}
+
+/*
+ * errno text for a --topology file we cannot even read, NULL when it opens and
+ * has bytes; its first bytes go to head (NUL-terminated) for a better message.
+ */
+static const char *check_readable(const char *path, char *head, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+	int err;
+
+	head[0] = '\0';
+	if (!f)
+		return strerror(errno);
+	errno = 0;
+	n = fread(head, 1, len - 1, f);
+	err = ferror(f) ? errno : 0;
+	fclose(f);
+	head[n] = '\0';
+	if (err)
+		return strerror(err);
+	if (!n)
+		return "empty file";
+	return NULL;
+}
+
+/* Why hwloc refused a file that could be read: name the usual mix-up. */
+static const char *xml_reject_reason(const char *head, int err)
+{
+	if (strstr(head, "<system") && !strstr(head, "<topology"))
+		return "an NCCL topology file (NCCL_TOPO_FILE), not an hwloc XML export "
+		       "(make one with 'lstopo --of xml FILE.xml')";
+	if (err && err != EINVAL)
+		return strerror(err);
+	return "not a valid hwloc XML topology (expected the output of 'lstopo --of xml')";
+}
+
+static int replay_error(struct cd_section *st, const char *xml, const char *why)
+{
+	cd_section_set(st, CD_ST_ERROR, "cannot load topology '%s': %s", xml, why);
+	return cd_error("topo: cannot load topology '%s': %s", xml, why);
+}
+
+int cd_topo_discover(struct cd_host *h, const struct cd_discover_opts *o)
+{
+	const char *xml = o ? o->topology_xml : NULL;
+	const char *sysfs_root = o ? o->sysfs_root : NULL;
+	struct cd_section *st = &h->part[CD_PART_TOPO];
+	hwloc_topology_t topo;
+	char head[4096];
+	const char *why;
+	int live;
+
+	free(h->versions.hwloc);
+	h->versions.hwloc = hwloc_runtime_version();
+
+	if (xml && (why = check_readable(xml, head, sizeof(head))))
+		return replay_error(st, xml, why);
+	if (!xml)
+		pin_pciaccess();
+
+	if (hwloc_topology_init(&topo) < 0) {
+		if (xml)
+			return replay_error(st, xml, strerror(errno));
+		cd_section_set(st, CD_ST_ERROR, "hwloc_topology_init: %s", strerror(errno));
+		return 0;
+	}
+	/* PCI devices, bridges and OS devices (eth0, mlx5_0, nvml0) are dropped by default */
+	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+
+	if (xml) {
+		/* not HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM: the file describes another machine */
+		if (hwloc_topology_set_xml(topo, xml) < 0 || hwloc_topology_load(topo) < 0) {
+			int err = errno;
+
+			hwloc_topology_destroy(topo);
+			return replay_error(st, xml, xml_reject_reason(head, err));
+		}
+	} else if (hwloc_topology_load(topo) < 0) {
+		int err = errno;
+
+		hwloc_topology_destroy(topo);
+		cd_section_set(st, CD_ST_ERROR, "hwloc cannot load the live topology: %s", strerror(err));
+		return 0;
+	}
+	/* HWLOC_XMLFILE or HWLOC_SYNTHETIC in the environment can stand in for the machine */
+	live = !xml && hwloc_topology_is_thissystem(topo);
+	if (!xml && !live)
+		cd_warn("topo: hwloc was redirected away from this machine (HWLOC_XMLFILE?); "
+			"PCIe link states not read");
+
+	free(h->topology_source);
+	h->topology_source = xstrdup(xml ? xml : "live");
+	copy_numa(h, topo);
+	copy_pci(h, topo, sysfs_root, live);
+	hwloc_topology_destroy(topo);
+
+	cd_debug(1, "topo: %zu NUMA nodes, %zu PCI devices from %s", h->n_numa, h->n_pci,
+		 h->topology_source);
+	cd_section_set(st, CD_ST_OK, NULL);
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* topo.c helpers that tests reach directly; cd_topo_discover() is in discover.h. */
+#ifndef CD_TOPO_H
+#define CD_TOPO_H
+
+#include "results.h"
+
+/*
+ * PCIe generation of a sysfs link speed ("16.0 GT/s PCIe", "8.0 GT/s", "2.5 GT/s"):
+ * 2.5 -> 1, 5 -> 2, 8 -> 3, 16 -> 4, 32 -> 5, 64 -> 6. Returns -1 when unknown
+ * ("Unknown", NULL, an odd rate).
+ */
+int cd_topo_pcie_gen_from_speed(const char *s);
+
+/*
+ * Fill d->gen, width, max_gen, max_width from
+ * <sysfs_root>/sys/bus/pci/devices/<d->bus_id>/{current,max}_link_{speed,width};
+ * a value that cannot be read stays null. sysfs_root may be NULL ("").
+ */
+void cd_topo_read_pcie_link(struct cd_pci_device *d, const char *sysfs_root);
+
+#endif

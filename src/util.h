@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef CD_UTIL_H
+#define CD_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* "commdiag: <msg>\n" on stderr; returns -1 so callers can `return cd_error(...)`. */
+int cd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Printed only at -v (level 1) or -vv (level 2). */
+void cd_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+extern int cd_verbosity; /* -v counts up, -q counts down; set once by main */
+
+/* Allocation never fails: out of memory is fatal, the only exit outside main. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *v (element size `size`) so that it holds at least n+1 elements; returns the new slot, zeroed. */
+void *cd_vec_push(void *vp, size_t *n, size_t *cap, size_t size);
+#define CD_PUSH(arr, n, cap) ((__typeof__(arr))cd_vec_push(&(arr), &(n), &(cap), sizeof(*(arr))))
+
+/*
+ * Read a small text file (sysfs, procfs) into buf with the trailing newline removed.
+ * Returns 0, or -1 with errno set; never prints.
+ */
+int cd_read_line(const char *path, char *buf, size_t len);
+/* Whole file into a NUL-terminated heap buffer; max_bytes guards against /dev/zero-like inputs. */
+char *cd_read_file(FILE *f, size_t max_bytes, size_t *len_out);
+
+/*
+ * Sizes like "8M", "1G", "64K", "512", "1.5G" (binary multiples, as nccl-tests).
+ * Returns 0 or -1 (no message: the caller names the option or file).
+ */
+int cd_parse_size(const char *s, uint64_t *out);
+/* A non-negative decimal number of seconds ("10", "2.5"). */
+int cd_parse_seconds(const char *s, double *out);
+
+/* The one place bits become bytes: link rates are Gb/s, bandwidths GB/s (decimal). */
+static inline double cd_gbit_to_gbyte(double gbit_s) { return gbit_s / 8.0; }
+static inline double cd_gbyte_to_gbit(double gbyte_s) { return gbyte_s * 8.0; }
+
+double cd_now_s(void);
+/* "24.0 GiB": binary units for memory and file-system sizes, text output only. */
+const char *cd_fmt_bytes(char *buf, size_t len, int64_t v); /* CLOCK_MONOTONIC seconds */
+
+/* Integer text of a nullable value: INT64_MIN is the "not known" marker of the results document. */
+#define CD_NULL_I64 INT64_MIN
+
+#endif

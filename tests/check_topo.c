@@ -1,0 +1,606 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * topo.c against real hwloc exports (../shared/fixtures/topology/hwloc/xml), the
+ * live machine, and a fake sysfs tree (tests/data/topo/sysfs). Every expected
+ * value below was read from the XML files and checked with
+ * `lstopo-no-graphics -v --input FILE.xml`.
+ */
+#include <check.h>
+#include <hwloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "discover.h"
+#include "suites.h"
+#include "topo.h"
+
+#define XML(name) CD_FIXTURES "/topology/hwloc/xml/" name
+#define FAKE_SYSFS "tests/data/topo/sysfs"
+
+static struct cd_results res;
+static struct cd_host *host;
+
+static void setup(void)
+{
+	cd_results_init(&res);
+	host = cd_results_add_host(&res);
+}
+
+static void teardown(void)
+{
+	cd_results_free(&res);
+	host = NULL;
+}
+
+static int replay(const char *xml)
+{
+	struct cd_discover_opts o = { .topology_xml = xml };
+
+	return cd_topo_discover(host, &o);
+}
+
+static void replay_ok(const char *xml)
+{
+	ck_assert_int_eq(replay(xml), 0);
+	ck_assert_int_eq(host->part[CD_PART_TOPO].status, CD_ST_OK);
+	ck_assert_ptr_null(host->part[CD_PART_TOPO].reason);
+	ck_assert_str_eq(host->topology_source, xml);
+}
+
+/* The PCI device that owns OS device `osdev` (eth0, mlx5_0, nvml3); fails the test if none. */
+static struct cd_pci_device *by_osdev(const char *osdev)
+{
+	for (size_t i = 0; i < host->n_pci; i++)
+		for (size_t j = 0; j < host->pci[i].os_devices.n; j++)
+			if (!strcmp(host->pci[i].os_devices.v[j], osdev))
+				return &host->pci[i];
+	ck_abort_msg("no PCI device has OS device '%s'", osdev);
+	return NULL;
+}
+
+static struct cd_pci_device *by_bus(const char *bus_id)
+{
+	for (size_t i = 0; i < host->n_pci; i++)
+		if (!strcmp(host->pci[i].bus_id, bus_id))
+			return &host->pci[i];
+	ck_abort_msg("no PCI device '%s'", bus_id);
+	return NULL;
+}
+
+static size_t count_kind(enum cd_pci_kind k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < host->n_pci; i++)
+		n += host->pci[i].kind == k;
+	return n;
+}
+
+static void assert_osdevs(const struct cd_pci_device *d, size_t n, const char *const *names)
+{
+	ck_assert_uint_eq(d->os_devices.n, n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_str_eq(d->os_devices.v[i], names[i]);
+}
+
+static void assert_no_sysfs_link(const struct cd_pci_device *d)
+{
+	ck_assert(d->gen == CD_NULL_I64 && d->width == CD_NULL_I64);
+	ck_assert(d->max_gen == CD_NULL_I64 && d->max_width == CD_NULL_I64);
+}
+
+/* ---- pure helpers ---- */
+
+START_TEST(test_gen_from_speed)
+{
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("2.5 GT/s"), 1);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("2.5 GT/s PCIe"), 1);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("5 GT/s"), 2);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("5.0 GT/s PCIe"), 2);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("8.0 GT/s PCIe"), 3);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("16.0 GT/s PCIe"), 4);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("32.0 GT/s PCIe"), 5);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("64.0 GT/s PCIe"), 6);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("Unknown"), -1);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("Unknown speed"), -1);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed(""), -1);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed(NULL), -1);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("16.0"), -1);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("10 GT/s"), -1);
+	ck_assert_int_eq(cd_topo_pcie_gen_from_speed("128.0 GT/s PCIe"), -1);
+}
+END_TEST
+
+START_TEST(test_sysfs_link)
+{
+	struct cd_pci_device *d;
+
+	d = cd_host_add_pci(host);
+	d->bus_id = xstrdup("0000:3b:00.0");
+	cd_topo_read_pcie_link(d, FAKE_SYSFS);
+	ck_assert_int_eq(d->gen, 1);
+	ck_assert_int_eq(d->width, 8);
+	ck_assert_int_eq(d->max_gen, 4);
+	ck_assert_int_eq(d->max_width, 16);
+
+	d = cd_host_add_pci(host);
+	d->bus_id = xstrdup("0000:34:00.0");
+	cd_topo_read_pcie_link(d, FAKE_SYSFS);
+	ck_assert_int_eq(d->gen, 3);
+	ck_assert_int_eq(d->width, 16);
+	ck_assert_int_eq(d->max_gen, 3);
+	ck_assert_int_eq(d->max_width, 16);
+
+	/* link down: "Unknown" and x0 are not facts about the link */
+	d = cd_host_add_pci(host);
+	d->bus_id = xstrdup("0000:5e:00.0");
+	cd_topo_read_pcie_link(d, FAKE_SYSFS);
+	ck_assert(d->gen == CD_NULL_I64);
+	ck_assert(d->width == CD_NULL_I64);
+	ck_assert_int_eq(d->max_gen, 5);
+	ck_assert_int_eq(d->max_width, 16);
+
+	d = cd_host_add_pci(host);
+	d->bus_id = xstrdup("0000:af:00.0");
+	cd_topo_read_pcie_link(d, FAKE_SYSFS);
+	ck_assert(d->gen == CD_NULL_I64);
+	ck_assert(d->width == CD_NULL_I64);
+	ck_assert_int_eq(d->max_gen, 6);
+	ck_assert(d->max_width == CD_NULL_I64);
+
+	d = cd_host_add_pci(host);
+	d->bus_id = xstrdup("0000:ff:1f.7");
+	cd_topo_read_pcie_link(d, FAKE_SYSFS);
+	assert_no_sysfs_link(d);
+}
+END_TEST
+
+/* ---- replayed hwloc exports ---- */
+
+START_TEST(test_conan_normalio)
+{
+	static const char *const ib[] = { "ib0", "mlx5_0" };
+	static const char *const k40[] = { "cuda0", "card0" };
+	const char *xml = XML("32em64t-2n8c2t-pci-normalio.xml");
+	struct cd_pci_device *d;
+
+	replay_ok(xml);
+	ck_assert_str_eq(host->versions.hwloc, HWLOC_VERSION);
+
+	ck_assert_uint_eq(host->n_numa, 2);
+	ck_assert_int_eq(host->numa_nodes[0].index, 0);
+	ck_assert_str_eq(host->numa_nodes[0].cpus, "0-7,16-23");
+	ck_assert_int_eq(host->numa_nodes[0].memory_bytes, 34330173440LL);
+	ck_assert_int_eq(host->numa_nodes[1].index, 1);
+	ck_assert_str_eq(host->numa_nodes[1].cpus, "8-15,24-31");
+	ck_assert_int_eq(host->numa_nodes[1].memory_bytes, 34359738368LL);
+
+	/* 10 PCI devices; bridges are not listed */
+	ck_assert_uint_eq(host->n_pci, 10);
+	ck_assert_uint_eq(count_kind(CD_PCI_GPU), 5); /* 3x Tesla M2075, Matrox VGA, Radeon */
+	ck_assert_uint_eq(count_kind(CD_PCI_NIC), 2);
+	ck_assert_uint_eq(count_kind(CD_PCI_HCA), 1);
+	ck_assert_uint_eq(count_kind(CD_PCI_STORAGE), 2);
+	ck_assert_uint_eq(count_kind(CD_PCI_BRIDGE), 0);
+
+	d = by_osdev("mlx5_0");
+	ck_assert_str_eq(d->bus_id, "0000:04:00.0");
+	ck_assert_int_eq(d->kind, CD_PCI_HCA);
+	ck_assert_int_eq(d->class_id, 0x0207);
+	ck_assert_int_eq(d->vendor_id, 0x15b3);
+	ck_assert_int_eq(d->device_id, 0x1013);
+	ck_assert_str_eq(d->vendor, "Mellanox Technologies");
+	ck_assert_str_eq(d->device, "MT27700 Family [ConnectX-4]");
+	ck_assert_int_eq(d->numa, 1);
+	assert_osdevs(d, 2, ib);
+	ck_assert(isnan(d->link_gbyte_s)); /* pci_link_speed="0.000000" */
+	assert_no_sysfs_link(d);
+
+	d = by_osdev("eth0");
+	ck_assert_str_eq(d->bus_id, "0000:81:00.0");
+	ck_assert_int_eq(d->kind, CD_PCI_NIC);
+	ck_assert_int_eq(d->class_id, 0x0200);
+	ck_assert_int_eq(d->numa, 1);
+	ck_assert_str_eq(d->device, "I350 Gigabit Network Connection");
+
+	d = by_osdev("cuda0");
+	ck_assert_str_eq(d->bus_id, "0000:84:00.0");
+	ck_assert_int_eq(d->kind, CD_PCI_GPU);
+	ck_assert_int_eq(d->class_id, 0x0302);
+	ck_assert_int_eq(d->numa, 1);
+	assert_osdevs(d, 2, k40);
+
+	d = by_bus("0000:03:00.0"); /* the M2075 on the other socket */
+	ck_assert_int_eq(d->kind, CD_PCI_GPU);
+	ck_assert_int_eq(d->numa, 0);
+	ck_assert_uint_eq(d->os_devices.n, 0);
+
+	ck_assert_int_eq(by_osdev("sda")->kind, CD_PCI_STORAGE);
+	ck_assert_str_eq(by_osdev("sda")->bus_id, "0000:00:1f.2");
+}
+END_TEST
+
+/* The --whole-io export of the same machine: the import filter keeps the same 10 devices. */
+START_TEST(test_conan_wholeio_filtered)
+{
+	replay_ok(XML("32em64t-2n8c2t-pci-wholeio.xml"));
+	ck_assert_uint_eq(host->n_numa, 2);
+	ck_assert_uint_eq(host->n_pci, 10);
+	ck_assert_str_eq(by_osdev("mlx5_0")->bus_id, "0000:04:00.0");
+	ck_assert_int_eq(by_osdev("mlx5_0")->numa, 1);
+}
+END_TEST
+
+START_TEST(test_conan_noio)
+{
+	replay_ok(XML("32em64t-2n8c2t-pci-noio.xml"));
+	ck_assert_uint_eq(host->n_numa, 2);
+	ck_assert_uint_eq(host->n_pci, 0);
+	ck_assert_ptr_null(host->pci);
+	ck_assert_str_eq(host->numa_nodes[1].cpus, "8-15,24-31");
+}
+END_TEST
+
+START_TEST(test_dgx2)
+{
+	static const struct { const char *osdev, *bus_id; int numa; } gpus[] = {
+		{ "nvml0", "0000:34:00.0", 0 },
+		{ "nvml3", "0000:3b:00.0", 0 },
+		{ "nvml7", "0000:5e:00.0", 0 },
+		{ "nvml8", "0000:b7:00.0", 1 },
+		{ "nvml15", "0000:e7:00.0", 1 },
+	};
+	/* replay never reads sysfs, even where a sysfs_root holds this very bus id */
+	struct cd_discover_opts o = { .topology_xml = XML("nvidiaDGX2.xml"), .sysfs_root = FAKE_SYSFS };
+	size_t n0 = 0, n1 = 0;
+
+	ck_assert_int_eq(cd_topo_discover(host, &o), 0);
+	ck_assert_int_eq(host->part[CD_PART_TOPO].status, CD_ST_OK);
+
+	ck_assert_uint_eq(host->n_numa, 2);
+	ck_assert_str_eq(host->numa_nodes[0].cpus, "0-1");
+	ck_assert_str_eq(host->numa_nodes[1].cpus, "24-25");
+	ck_assert_int_eq(host->numa_nodes[0].memory_bytes, 810234351616LL);
+
+	ck_assert_uint_eq(host->n_pci, 28);
+	ck_assert_uint_eq(count_kind(CD_PCI_GPU), 16);
+	ck_assert_uint_eq(count_kind(CD_PCI_OTHER), 12); /* NVSwitches */
+	ck_assert_uint_eq(count_kind(CD_PCI_NIC) + count_kind(CD_PCI_HCA), 0);
+	for (size_t i = 0; i < host->n_pci; i++) {
+		const struct cd_pci_device *d = &host->pci[i];
+
+		if (d->kind != CD_PCI_GPU)
+			continue;
+		ck_assert_int_eq(d->vendor_id, 0x10de);
+		ck_assert_int_eq(d->device_id, 0x1db8); /* V100-SXM3-32GB-H */
+		ck_assert_int_eq(d->class_id, 0x0302);
+		ck_assert_double_eq_tol(d->link_gbyte_s, 15.753846, 1e-5); /* gen3 x16 */
+		ck_assert_ptr_null(d->vendor); /* the export has no PCIVendor infos */
+		ck_assert_ptr_null(d->device);
+		ck_assert_uint_eq(d->os_devices.n, 1);
+		assert_no_sysfs_link(d);
+		n0 += d->numa == 0;
+		n1 += d->numa == 1;
+	}
+	ck_assert_uint_eq(n0, 8);
+	ck_assert_uint_eq(n1, 8);
+	for (size_t i = 0; i < ARRAY_SIZE(gpus); i++) {
+		struct cd_pci_device *d = by_osdev(gpus[i].osdev);
+
+		ck_assert_str_eq(d->bus_id, gpus[i].bus_id);
+		ck_assert_int_eq(d->numa, gpus[i].numa);
+		ck_assert_str_eq(d->os_devices.v[0], gpus[i].osdev);
+	}
+	ck_assert_int_eq(by_bus("0000:61:00.0")->class_id, 0x0680);
+	ck_assert_int_eq(by_bus("0000:c7:00.0")->numa, 1);
+}
+END_TEST
+
+START_TEST(test_mirage_mlx4)
+{
+	static const char *const hca[] = { "eth2", "ib0", "mlx4_0" };
+	struct cd_pci_device *d;
+
+	replay_ok(XML("24em64t-2n6c2t-pci.xml"));
+	ck_assert_uint_eq(host->n_numa, 2);
+	ck_assert_str_eq(host->numa_nodes[0].cpus, "0,2,4,6,8,10,12,14,16,18,20,22");
+	ck_assert_str_eq(host->numa_nodes[1].cpus, "1,3,5,7,9,11,13,15,17,19,21,23");
+	ck_assert_uint_eq(host->n_pci, 9);
+
+	d = by_osdev("mlx4_0");
+	ck_assert_str_eq(d->bus_id, "0000:05:00.0");
+	ck_assert_int_eq(d->class_id, 0x0c06); /* serial bus controller: InfiniBand */
+	ck_assert_int_eq(d->kind, CD_PCI_HCA);
+	ck_assert_int_eq(d->device_id, 0x6746);
+	ck_assert_int_eq(d->numa, 0);
+	ck_assert_str_eq(d->vendor, "Mellanox Technologies");
+	ck_assert_ptr_null(d->device);
+	ck_assert_double_eq_tol(d->link_gbyte_s, 2.0, 1e-6);
+	assert_osdevs(d, 3, hca);
+
+	/* the Fermi GPUs: PCI only, no CUDA/NVML OS devices; two on the second node */
+	ck_assert_uint_eq(count_kind(CD_PCI_GPU), 4); /* 3x 10de:06d2 + the ES1000 VGA */
+	ck_assert_int_eq(by_bus("0000:06:00.0")->numa, 0);
+	ck_assert_int_eq(by_bus("0000:14:00.0")->numa, 1);
+	ck_assert_int_eq(by_bus("0000:11:00.0")->numa, 1);
+	ck_assert_int_eq(by_bus("0000:11:00.0")->device_id, 0x06d2);
+}
+END_TEST
+
+START_TEST(test_uv2000_24_nodes)
+{
+	static const char *const hca[] = { "ib0", "mlx4_0" };
+	struct cd_pci_device *d;
+
+	replay_ok(XML("192em64t-12gr2n8c2t.xml"));
+	ck_assert_uint_eq(host->n_numa, 24);
+	for (size_t i = 0; i < host->n_numa; i++)
+		ck_assert_int_eq(host->numa_nodes[i].index, (int64_t)i);
+	ck_assert_str_eq(host->numa_nodes[0].cpus, "0-7,192-199");
+	ck_assert_str_eq(host->numa_nodes[23].cpus, "184-191,376-383");
+	ck_assert_int_eq(host->numa_nodes[23].memory_bytes, 33269219328LL);
+	ck_assert_uint_eq(host->n_pci, 12);
+
+	/* ConnectX-3 reports class 0x0280 (network, other): an HCA by its verbs device */
+	d = by_osdev("mlx4_0");
+	ck_assert_str_eq(d->bus_id, "0003:01:00.0");
+	ck_assert_int_eq(d->class_id, 0x0280);
+	ck_assert_int_eq(d->kind, CD_PCI_HCA);
+	ck_assert_int_eq(d->numa, 6);
+	assert_osdevs(d, 2, hca);
+
+	ck_assert_str_eq(by_osdev("eth2")->bus_id, "0002:03:00.0");
+	ck_assert_int_eq(by_osdev("eth2")->numa, 4);
+	ck_assert_int_eq(by_osdev("eth0")->numa, 0);
+	ck_assert_int_eq(by_osdev("sdb")->numa, 1);
+	ck_assert_int_eq(by_bus("0004:01:00.0")->numa, 8);
+}
+END_TEST
+
+START_TEST(test_bertha_eth_placement)
+{
+	static const struct { const char *eth, *bus_id; int numa; } eths[] = {
+		{ "eth0", "0000:02:00.0", 0 }, { "eth1", "0000:02:00.1", 0 },
+		{ "eth2", "0000:32:00.0", 1 }, { "eth3", "0000:32:00.1", 1 },
+		{ "eth4", "0000:62:00.0", 2 }, { "eth5", "0000:62:00.1", 2 },
+		{ "eth6", "0000:92:00.0", 3 }, { "eth7", "0000:92:00.1", 3 },
+	};
+
+	replay_ok(XML("96em64t-4n4d3ca2co-pci.xml"));
+	ck_assert_uint_eq(host->n_numa, 4);
+	ck_assert_str_eq(host->numa_nodes[3].cpus, "72-95");
+	ck_assert_uint_eq(host->n_pci, 14);
+	ck_assert_uint_eq(count_kind(CD_PCI_NIC), 8);
+	ck_assert_uint_eq(count_kind(CD_PCI_HCA), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(eths); i++) {
+		struct cd_pci_device *d = by_osdev(eths[i].eth);
+
+		ck_assert_str_eq(d->bus_id, eths[i].bus_id);
+		ck_assert_int_eq(d->numa, eths[i].numa);
+		ck_assert_int_eq(d->kind, CD_PCI_NIC);
+		ck_assert_int_eq(d->vendor_id, 0x14e4);
+		ck_assert_int_eq(d->device_id, 0x1639);
+	}
+}
+END_TEST
+
+START_TEST(test_usnic_vfs)
+{
+	replay_ok(XML("16intel64-manyVFs.xml"));
+	ck_assert_uint_eq(host->n_pci, 18);
+	/* a VIC Ethernet function with a usNIC verbs device counts as an HCA */
+	ck_assert_str_eq(by_osdev("usnic_0")->bus_id, "0000:0b:00.0");
+	ck_assert_int_eq(by_osdev("usnic_0")->kind, CD_PCI_HCA);
+	ck_assert_int_eq(by_osdev("usnic_2")->numa, 1);
+	ck_assert_uint_eq(count_kind(CD_PCI_HCA), 3);
+	ck_assert_int_eq(by_osdev("eth7")->kind, CD_PCI_NIC);
+	ck_assert_str_eq(by_osdev("eth7")->bus_id, "0000:89:00.0");
+	ck_assert_int_eq(by_osdev("eth7")->numa, 1);
+	ck_assert_uint_eq(by_bus("0000:0c:00.4")->os_devices.n, 0);
+}
+END_TEST
+
+START_TEST(test_power8_domains)
+{
+	static const char *const g2[] = { "cuda2", "opencl0d2", "nvml2" };
+	struct cd_pci_device *d;
+
+	replay_ok(XML("power8gpudistances.xml"));
+	ck_assert_uint_eq(host->n_numa, 2);
+	ck_assert_int_eq(host->numa_nodes[1].index, 1);
+	ck_assert_str_eq(host->numa_nodes[1].cpus, "80-81,88-89,96-97,104-105");
+	ck_assert_uint_eq(host->n_pci, 4);
+	d = by_osdev("nvml2");
+	ck_assert_str_eq(d->bus_id, "000a:01:00.0");
+	ck_assert_int_eq(d->numa, 1);
+	ck_assert_int_eq(d->device_id, 0x15f9);
+	assert_osdevs(d, 3, g2);
+	ck_assert_int_eq(by_osdev("cuda1")->numa, 0);
+}
+END_TEST
+
+/* ---- input errors: -1, one message, the section says why ---- */
+
+static char *capture_stderr_of(const char *xml, int *rc)
+{
+	char path[] = "/tmp/check_topo_err.XXXXXX";
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+	FILE *f;
+	char *text;
+
+	ck_assert(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	*rc = replay(xml);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	f = fdopen(fd, "r");
+	rewind(f);
+	text = cd_read_file(f, 1 << 16, NULL);
+	fclose(f);
+	unlink(path);
+	return text;
+}
+
+START_TEST(test_missing_file)
+{
+	const char *xml = "tests/data/topo/no-such-file.xml";
+	int rc;
+	char *msg = capture_stderr_of(xml, &rc);
+
+	ck_assert_int_eq(rc, -1);
+	ck_assert_str_eq(msg, "commdiag: topo: cannot load topology "
+		"'tests/data/topo/no-such-file.xml': No such file or directory\n");
+	free(msg);
+	ck_assert_int_eq(host->part[CD_PART_TOPO].status, CD_ST_ERROR);
+	ck_assert_ptr_nonnull(strstr(host->part[CD_PART_TOPO].reason, "No such file or directory"));
+	ck_assert_ptr_null(host->topology_source);
+	ck_assert_uint_eq(host->n_numa + host->n_pci, 0);
+}
+END_TEST
+
+static void reject_text(const char *text, const char *expect)
+{
+	char path[] = "/tmp/check_topo_xml.XXXXXX";
+	int fd = mkstemp(path), rc;
+	char *msg;
+
+	ck_assert(fd >= 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	msg = capture_stderr_of(path, &rc);
+	unlink(path);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_msg(strstr(msg, expect), "message '%s' lacks '%s'", msg, expect);
+	ck_assert_msg(!strncmp(msg, "commdiag: topo: cannot load topology '/tmp/check_topo_xml.", 58),
+		      "message '%s'", msg);
+	/* one line: hwloc printed nothing of its own */
+	ck_assert_ptr_eq(strchr(msg, '\n'), msg + strlen(msg) - 1);
+	free(msg);
+	ck_assert_int_eq(host->part[CD_PART_TOPO].status, CD_ST_ERROR);
+	ck_assert_uint_eq(host->n_numa + host->n_pci, 0);
+}
+
+START_TEST(test_not_xml)
+{
+	reject_text("this is not XML\n\x01\x02\xff", "not a valid hwloc XML topology");
+}
+END_TEST
+
+START_TEST(test_empty_file)
+{
+	reject_text("", "empty file");
+}
+END_TEST
+
+START_TEST(test_truncated_xml)
+{
+	reject_text("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<topology version=\"2.0\">\n"
+		    "  <object type=\"Machine\" os_index=\"0\"", "not a valid hwloc XML topology");
+}
+END_TEST
+
+START_TEST(test_nccl_topo_file)
+{
+	int rc;
+	char *msg = capture_stderr_of(CD_FIXTURES "/topology/nccl-topo/azhpc-images-ndv2-topo.xml", &rc);
+
+	ck_assert_int_eq(rc, -1);
+	ck_assert_ptr_nonnull(strstr(msg, "an NCCL topology file (NCCL_TOPO_FILE)"));
+	free(msg);
+}
+END_TEST
+
+START_TEST(test_directory)
+{
+	int rc;
+	char *msg = capture_stderr_of("tests/data/topo", &rc);
+
+	ck_assert_int_eq(rc, -1);
+	ck_assert_str_eq(msg, "commdiag: topo: cannot load topology 'tests/data/topo': Is a directory\n");
+	free(msg);
+}
+END_TEST
+
+/* ---- this machine ---- */
+
+START_TEST(test_live)
+{
+	struct cd_discover_opts o = { 0 };
+	size_t with_cpus = 0;
+
+	ck_assert_int_eq(cd_topo_discover(host, &o), 0);
+	ck_assert_int_eq(host->part[CD_PART_TOPO].status, CD_ST_OK);
+	ck_assert_str_eq(host->topology_source, "live");
+	ck_assert_str_eq(host->versions.hwloc, HWLOC_VERSION);
+	ck_assert_uint_ge(host->n_numa, 1);
+	for (size_t i = 0; i < host->n_numa; i++) {
+		ck_assert_ptr_nonnull(host->numa_nodes[i].cpus);
+		with_cpus += host->numa_nodes[i].cpus[0] != '\0';
+		if (i)
+			ck_assert_int_gt(host->numa_nodes[i].index, host->numa_nodes[i - 1].index);
+	}
+	ck_assert_uint_ge(with_cpus, 1);
+	if (access("/sys/devices/system/node/node1", F_OK) != 0)
+		ck_assert_uint_eq(host->n_numa, 1);
+	for (size_t i = 0; i < host->n_pci; i++) {
+		const struct cd_pci_device *d = &host->pci[i];
+		char dir[128];
+
+		ck_assert_uint_eq(strlen(d->bus_id), 12);
+		snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", d->bus_id);
+		ck_assert_msg(access(dir, F_OK) == 0, "'%s' not in sysfs", d->bus_id);
+		ck_assert(d->class_id != CD_NULL_I64 && d->vendor_id != CD_NULL_I64);
+	}
+}
+END_TEST
+
+Suite *topo_suite(void); /* suites.h declares none; check_main.c finds it by name */
+
+Suite *topo_suite(void)
+{
+	Suite *s = suite_create("topo");
+	TCase *tc;
+
+	tc = tcase_create("helpers");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_gen_from_speed);
+	tcase_add_test(tc, test_sysfs_link);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("replay");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_conan_normalio);
+	tcase_add_test(tc, test_conan_wholeio_filtered);
+	tcase_add_test(tc, test_conan_noio);
+	tcase_add_test(tc, test_dgx2);
+	tcase_add_test(tc, test_mirage_mlx4);
+	tcase_add_test(tc, test_uv2000_24_nodes);
+	tcase_add_test(tc, test_bertha_eth_placement);
+	tcase_add_test(tc, test_usnic_vfs);
+	tcase_add_test(tc, test_power8_domains);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_not_xml);
+	tcase_add_test(tc, test_empty_file);
+	tcase_add_test(tc, test_truncated_xml);
+	tcase_add_test(tc, test_nccl_topo_file);
+	tcase_add_test(tc, test_directory);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("live");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_live);
+	suite_add_tcase(s, tc);
+	return s;
+}

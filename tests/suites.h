@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef CD_TESTS_SUITES_H
+#define CD_TESTS_SUITES_H
+/* Every module suite, in run order. Add one line per tests/check_<module>.c. */
+#define CD_SUITES \
+	SUITE(util) SUITE(out) SUITE(results) SUITE(system) SUITE(topo) SUITE(net) SUITE(ib) \
+	SUITE(dl) SUITE(rules) SUITE(report) SUITE(cli)
+/* Weak, so a suite joins the runner by existing; the prototypes also serve each check_<module>.c. */
+#define SUITE(name) Suite *name##_suite(void) __attribute__((weak));
+#include <check.h>
+CD_SUITES
+#undef SUITE
+
+/* Directory of the shared fixtures (../shared/fixtures relative to the repository). */
+#ifndef CD_FIXTURES
+#define CD_FIXTURES "../shared/fixtures"
+#endif
+#endif
