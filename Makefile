@@ -50,6 +50,8 @@ FLAGS_LINE := $(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) $(CD_SA
 ifneq ($(filter-out $(GOALS_NO_DEPS),$(or $(MAKECMDGOALS),all)),)
   $(shell echo '$(FLAGS_LINE)' | cmp -s - .build-flags || echo '$(FLAGS_LINE)' > .build-flags)
 endif
+.build-flags:
+	@echo '$(FLAGS_LINE)' > $@
 
 all: commdiag
 

@@ -127,18 +127,26 @@ static const struct opt {
 
 static volatile sig_atomic_t deadline_phase; /* index into phases[] */
 static const char *const phases[] = { "start", "discovery", "rules", "report" };
+/* The -o temporary file, so a deadline or a signal never leaves half a report behind. */
+static char *volatile pending_tmp;
 
-static void on_deadline(int sig)
+static void say(const char *s)
 {
-	static const char msg1[] = "commdiag: timeout: the run exceeded --timeout during ";
-	const char *p = phases[deadline_phase];
-	ssize_t w;
+	ssize_t w = write(STDERR_FILENO, s, strlen(s));
 
-	(void)sig;
-	w = write(STDERR_FILENO, msg1, sizeof(msg1) - 1);
-	w = write(STDERR_FILENO, p, strlen(p));
-	w = write(STDERR_FILENO, "\n", 1);
 	(void)w;
+}
+
+static void on_fatal_signal(int sig)
+{
+	char *tmp = pending_tmp;
+
+	if (tmp)
+		unlink(tmp);
+	say(sig == SIGALRM ? "commdiag: timeout: the run exceeded --timeout during "
+			   : "commdiag: interrupted during ");
+	say(phases[deadline_phase]);
+	say("\n");
 	_exit(EXIT_RUNTIME);
 }
 
@@ -147,9 +155,11 @@ static void arm_deadline(double seconds)
 	struct itimerval it = { 0 };
 	struct sigaction sa = { 0 };
 
-	sa.sa_handler = on_deadline;
+	sa.sa_handler = on_fatal_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	it.it_value.tv_sec = (time_t)seconds;
 	it.it_value.tv_usec = (suseconds_t)((seconds - floor(seconds)) * 1e6);
 	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
@@ -172,7 +182,9 @@ struct sink {
 
 static int sink_open(struct sink *s, const char *path)
 {
+	const char *base;
 	char *dup, *dir;
+	struct stat st;
 	int fd;
 
 	memset(s, 0, sizeof(*s));
@@ -181,14 +193,20 @@ static int sink_open(struct sink *s, const char *path)
 		return 0;
 	}
 	s->path = path;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!*base || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return cd_error("option '--output': '%s' is a directory: expected a file name", path);
 	dup = xstrdup(path);
 	dir = dirname(dup);
-	s->tmp = xasprintf("%s/.%s.XXXXXX", dir, basename((char *)path));
+	s->tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
 	free(dup);
+	pending_tmp = s->tmp; /* mkstemp fills the name in place: no window without cleanup */
 	fd = mkstemp(s->tmp);
 	if (fd < 0) {
 		int err = errno;
 
+		pending_tmp = NULL;
 		free(s->tmp);
 		s->tmp = NULL;
 		return cd_error("option '--output': cannot create '%s': %s", path, strerror(err));
@@ -196,6 +214,7 @@ static int sink_open(struct sink *s, const char *path)
 	fchmod(fd, 0644);
 	s->f = fdopen(fd, "w");
 	if (!s->f) {
+		pending_tmp = NULL;
 		close(fd);
 		unlink(s->tmp);
 		free(s->tmp);
@@ -207,6 +226,7 @@ static int sink_open(struct sink *s, const char *path)
 
 static void sink_abort(struct sink *s)
 {
+	pending_tmp = NULL;
 	if (s->tmp) {
 		fclose(s->f);
 		unlink(s->tmp);
@@ -222,6 +242,7 @@ static int sink_commit(struct sink *s)
 
 	if (!s->tmp)
 		return 0;
+	pending_tmp = NULL;
 	if (fsync(fileno(s->f)) < 0 && errno != EINVAL)
 		rc = cd_error("cannot write '%s': %s", s->path, strerror(errno));
 	if (fclose(s->f) != 0 && !rc)

@@ -165,7 +165,12 @@ static void print_na(struct cd_out *o, const char *fmt)
 		spec[n++] = 's';
 		spec[n] = '\0';
 		fprintf(o->f, spec, "n/a");
-		fputs(p, o->f);
+		/* the rest is literal text, where "%%" still means one '%' */
+		for (; *p; p++) {
+			fputc(*p, o->f);
+			if (p[0] == '%' && p[1] == '%')
+				p++;
+		}
 		return;
 	}
 }

@@ -509,6 +509,18 @@ int cd_results_load_json(struct cd_results *r, const char *text, size_t len, con
 			line += text[k] == '\n';
 		return cd_error("results: '%s': line %zu: not valid JSON (byte %zu)", name, line, off);
 	}
+	/* one document: only white space may follow it (cJSON stops after the first value) */
+	for (const char *p = end; p && p < text + len; p++) {
+		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+			size_t off = (size_t)(p - text), line = 1;
+
+			for (size_t k = 0; k < off; k++)
+				line += text[k] == '\n';
+			cJSON_Delete(root);
+			return cd_error("results: '%s': line %zu: unexpected data after the JSON document (byte %zu)",
+					name, line, off);
+		}
+	}
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		return cd_error("results: '%s': expected a JSON object at the top level", name);

@@ -99,11 +99,12 @@ static void detect_container(struct cd_system *s, const struct cd_discover_opts 
 	size_t len = 0;
 	char *env1, *cg;
 	const char *k8s = getenv("KUBERNETES_SERVICE_HOST");
+	const int fake_root = o && o->sysfs_root; /* tests: the real environment is not the fake tree's */
 
-	if ((k8s && *k8s && !o->sysfs_root) || exists(o, "/var/run/secrets/kubernetes.io")) {
+	if ((k8s && *k8s && !fake_root) || exists(o, "/var/run/secrets/kubernetes.io")) {
 		s->container = xstrdup("kubernetes");
-		s->container_evidence = xstrdup(k8s && !o->sysfs_root ? "KUBERNETES_SERVICE_HOST is set"
-								      : "/var/run/secrets/kubernetes.io exists");
+		s->container_evidence = xstrdup(k8s && *k8s && !fake_root ? "KUBERNETES_SERVICE_HOST is set"
+									   : "/var/run/secrets/kubernetes.io exists");
 		return;
 	}
 	if (exists(o, "/run/.containerenv")) {

@@ -158,8 +158,12 @@ char *cd_read_file(FILE *f, size_t max_bytes, size_t *len_out)
 
 		if (len == cap) {
 			if (cap >= max_bytes) {
+				int c = getc(f);
+
+				if (c == EOF && !ferror(f))
+					break; /* exactly max_bytes: the whole file fits */
 				free(buf);
-				errno = EFBIG;
+				errno = c == EOF ? (errno ? errno : EIO) : EFBIG;
 				return NULL;
 			}
 			cap *= 2;

@@ -144,6 +144,8 @@ json_true "output file is the document" "$TMP/topo.json" 'd["run"]["mode"] == "t
 if ls -a "$TMP" | grep -q '^\.topo\.json\.'; then bad "temporary file left behind"; else ok; fi
 run "output dir missing" 2 "$BIN" check -o "$TMP/no/such/dir/x.json"
 err_has "output dir missing" "$TMP/no/such/dir/x.json"
+run "output is a directory" 2 "$BIN" check -o "$TMP"
+err_has "output is a directory" "is a directory"
 run "output after bad input" 2 "$BIN" report --from "$TMP/empty.json" -o "$TMP/never.json"
 if [ -e "$TMP/never.json" ] || ls -a "$TMP" | grep -q '^\.never'; then bad "output written for bad input"; else ok; fi
 
@@ -164,6 +166,11 @@ if [ -d "$FIX" ]; then
 else
 	skip "shared fixtures not found at $FIX"
 fi
+
+# --- the run deadline: past --timeout, exit 3 naming the phase, no output file left ---
+run "deadline" 3 "$BIN" check --timeout 0.000001 -o "$TMP/late.json"
+err_has "deadline" "timeout: the run exceeded --timeout during"
+if [ -e "$TMP/late.json" ] || ls -a "$TMP" | grep -q '^\.late'; then bad "deadline left an output file"; else ok; fi
 
 # --- help and version ---
 run "help" 0 "$BIN" help

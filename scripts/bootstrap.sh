@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Install what commdiag needs to build and test, on Debian/Ubuntu (apt) or
+# RHEL-like systems (dnf). Idempotent: installs only what is missing and says what.
+# Not root: prints the command to run with sudo and exits 1 if anything is missing.
+set -eu
+
+if [ -r /etc/os-release ]; then
+	. /etc/os-release
+fi
+
+if command -v apt-get >/dev/null 2>&1; then
+	PM=apt
+	# build: compiler, pkg-config, the libraries; tests: check, python3 (JSON assertions), man
+	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
+	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base"
+	missing=""
+	for p in $PKGS; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+			missing="$missing $p"
+		fi
+	done
+elif command -v dnf >/dev/null 2>&1; then
+	PM=dnf
+	# libcjson-devel and check-devel live in EPEL on RHEL/Rocky/Alma
+	PKGS="gcc make pkgconf-pkg-config hwloc-devel libnl3-devel rdma-core-devel cjson-devel check-devel
+	      openmpi openmpi-devel python3 iproute man-db"
+	missing=""
+	for p in $PKGS; do
+		if ! rpm -q "$p" >/dev/null 2>&1; then
+			missing="$missing $p"
+		fi
+	done
+else
+	echo "bootstrap: neither apt-get nor dnf found; install by hand: a C compiler, make, pkg-config," >&2
+	echo "  and the development files of hwloc, libnl-3 (+route), libibverbs, cJSON, Check, OpenMPI" >&2
+	exit 1
+fi
+
+if [ -z "$missing" ]; then
+	echo "bootstrap: all build and test dependencies are installed"
+else
+	echo "bootstrap: installing:$missing"
+	if [ "$(id -u)" != 0 ]; then
+		echo "bootstrap: not root; run this, then bootstrap again:" >&2
+		if [ "$PM" = apt ]; then
+			echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
+		else
+			echo "  sudo dnf install -y epel-release && sudo dnf install -y$missing" >&2
+		fi
+		exit 1
+	fi
+	if [ "$PM" = apt ]; then
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	else
+		if [ "${ID:-}" != fedora ]; then
+			dnf install -y -q epel-release >/dev/null 2>&1 || true
+		fi
+		# shellcheck disable=SC2086
+		dnf install -y -q $missing
+	fi
+	echo "bootstrap: installed:$missing"
+fi
+
+# The CUDA Toolkit is not in the distribution's main archive: only its headers are
+# needed (cuda.h, nccl.h), nothing GPU is linked. Say where they were looked for.
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ -r "$CUDA_HOME/include/cuda.h" ] && [ -r "$CUDA_HOME/include/nccl.h" ]; then
+	echo "bootstrap: CUDA Toolkit headers found in $CUDA_HOME/include"
+elif [ -r /usr/include/cuda.h ] && [ -r /usr/include/nccl.h ]; then
+	echo "bootstrap: CUDA Toolkit headers found in /usr/include (build with: make CUDA_HOME=/usr)"
+else
+	echo "bootstrap: cuda.h and nccl.h not found in $CUDA_HOME/include: install the CUDA Toolkit and NCCL" >&2
+	echo "  (NVIDIA's repository: packages cuda-toolkit and libnccl-dev), or set CUDA_HOME" >&2
+	exit 1
+fi
