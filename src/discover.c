@@ -26,7 +26,7 @@ static const struct cd_pci_device *pci_by_osdev(const struct cd_host *h, const c
 	return NULL;
 }
 
-static void join_numa(struct cd_host *h)
+void cd_discover_join(struct cd_host *h)
 {
 	const struct cd_pci_device *d;
 
@@ -67,6 +67,6 @@ int cd_discover_host(struct cd_host *h, const struct cd_discover_opts *o)
 	}
 	if (cd_net_discover(h, o) < 0 || cd_ib_discover(h, o) < 0 || cd_gpu_discover(h, o) < 0)
 		return -1;
-	join_numa(h);
+	cd_discover_join(h);
 	return 0;
 }

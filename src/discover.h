@@ -30,5 +30,7 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o);
 
 /* discover.c: all of the above in order, then the cross-module joins (NUMA of a NIC by bus id). */
 int cd_discover_host(struct cd_host *h, const struct cd_discover_opts *o);
+/* Give NICs, HCAs and GPUs the bus id and NUMA node hwloc knows when sysfs did not say. */
+void cd_discover_join(struct cd_host *h);
 
 #endif

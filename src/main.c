@@ -331,6 +331,17 @@ static int discover_and_report(struct ctx *c, const char *mode, int score)
 			cd_strv_free(&r.findings[i].evidence);
 		}
 		r.n_findings = 0;
+		for (size_t i = 0; i < r.n_advice; i++) {
+			free(r.advice[i].env);
+			free(r.advice[i].value);
+			free(r.advice[i].why);
+			cd_strv_free(&r.advice[i].findings);
+			cd_strv_free(&r.advice[i].path);
+		}
+		r.n_advice = 0;
+		/* the facts keep their run; the judgement is this version's */
+		free(r.tool_version);
+		r.tool_version = xstrdup(CD_VERSION);
 	} else {
 		phase(1);
 		stamp(&r, mode, c);
@@ -373,6 +384,7 @@ static int cmd_report(struct ctx *c)
 	struct cd_results r;
 	int rc;
 
+	phase(3);
 	if (!c->from)
 		return cd_error("report: which document? use 'commdiag report --from FILE.json' ('-' for stdin)"),
 		       EXIT_USAGE;
@@ -393,6 +405,7 @@ static int cmd_version(struct ctx *c)
 	char mpi[MPI_VERSION_LEN];
 	int rc = 0;
 
+	phase(1);
 	cd_results_init(&r);
 	h = cd_results_add_host(&r);
 	if (cd_discover_host(h, &c->dopt) < 0) {
@@ -451,9 +464,12 @@ static void print_options(FILE *f, unsigned id)
 
 		if (!(p->applies & id))
 			continue;
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", p->shortopt ? "-" : "", p->shortopt ? p->shortopt : ' ',
-			 p->shortopt ? ", " : "  ", p->lo.name, p->arg ? " " : "", p->arg ? p->arg : "");
-		fprintf(f, "  %-30s %s\n", p->shortopt ? left : left + 2, p->help);
+		if (p->shortopt)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", p->shortopt, p->lo.name, p->arg ? " " : "",
+				 p->arg ? p->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", p->lo.name, p->arg ? " " : "", p->arg ? p->arg : "");
+		fprintf(f, "  %-30s %s\n", left, p->help);
 	}
 }
 
@@ -625,8 +641,8 @@ int main(int argc, char **argv)
 	}
 	arm_deadline(c.timeout_s);
 	rc = cmd->fn(&c);
-	/* git's rule: a report that did not reach stdout is a failure, not a success */
-	if (fflush(stdout) || ferror(stdout)) {
+	/* git's rule: a report that did not reach stdout is a failure (reported once: emit() may have said it) */
+	if (rc != EXIT_RUNTIME && (fflush(stdout) || ferror(stdout))) {
 		cd_error("cannot write to stdout: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}

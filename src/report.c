@@ -374,7 +374,7 @@ static void render_env(struct cd_out *o, const struct cd_host *h)
 {
 	out_text(o, "\n## communication environment (%zu)\n", h->n_env);
 	if (!h->n_env)
-		out_text(o, "  none of NCCL_*, TORCH_NCCL_*, GLOO_*, OMPI_MCA_*, UCX_*, CUDA_VISIBLE_DEVICES set\n");
+		out_text(o, "  none set (NCCL_*, TORCH_NCCL_*, GLOO_*, OMPI_MCA_*, UCX_*, CUDA_VISIBLE_DEVICES, …)\n");
 	out_obj_open(o, "env");
 	for (size_t i = 0; i < h->n_env; i++) {
 		out_text(o, "  %s=", h->env[i].key);
@@ -403,6 +403,59 @@ static void render_host(struct cd_out *o, const struct cd_host *h)
 	render_hcas(o, h);
 	render_env(o, h);
 	out_obj_close(o);
+}
+
+static void render_probes(struct cd_out *o, const struct cd_results *r)
+{
+	out_arr_open(o, "probes");
+	if (r->n_probes)
+		out_text(o, "\n# probes (%zu)\n", r->n_probes);
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "name", "  %-20s", p->name);
+		out_str(o, OUT_JSON, "host", NULL, p->host);
+		out_i64(o, OUT_JSON, "device", NULL, p->device);
+		out_i64(o, OUT_JSON, "peer", NULL, p->peer);
+		out_i64(o, OUT_JSON, "nranks", NULL, p->nranks);
+		if (p->device != CD_NULL_I64)
+			out_i64(o, OUT_TEXT, NULL, " gpu %" PRId64, p->device);
+		if (p->peer != CD_NULL_I64)
+			out_i64(o, OUT_TEXT, NULL, " peer %" PRId64, p->peer);
+		if (p->status != CD_ST_OK)
+			out_color(o, p->status == CD_ST_SKIPPED ? OUT_COLOR_DIM : OUT_COLOR_RED);
+		out_str(o, OUT_ANY, "status", " %s", cd_status_str(p->status));
+		out_color(o, OUT_COLOR_NONE);
+		out_str(o, OUT_JSON, "phase", NULL, p->phase);
+		if (p->phase)
+			out_str(o, OUT_TEXT, NULL, " in %s", p->phase);
+		out_str(o, OUT_JSON, "reason", NULL, p->reason);
+		if (p->reason)
+			out_str(o, OUT_TEXT, NULL, ": %s", p->reason);
+		out_nl(o);
+		if (p->n_samples)
+			out_text(o, "  %14s %7s %11s %11s %11s %10s %10s %6s\n", "bytes", "iters", "time us", "min us",
+				 "max us", "algbw GB/s", "busbw GB/s", "wrong");
+		out_arr_open(o, "results");
+		for (size_t k = 0; k < p->n_samples; k++) {
+			const struct cd_probe_sample *s = &p->samples[k];
+
+			out_obj_open(o, NULL);
+			out_i64(o, OUT_ANY, "bytes", "  %14" PRId64, s->bytes);
+			out_i64(o, OUT_ANY, "iters", " %7" PRId64, s->iters);
+			out_dbl(o, OUT_ANY, "time_us", " %11.2f", s->time_us);
+			out_dbl(o, OUT_ANY, "min_time_us", " %11.2f", s->min_time_us);
+			out_dbl(o, OUT_ANY, "max_time_us", " %11.2f", s->max_time_us);
+			out_dbl(o, OUT_ANY, "algbw_gbyte_s", " %10.2f", s->algbw_gbyte_s);
+			out_dbl(o, OUT_ANY, "busbw_gbyte_s", " %10.2f", s->busbw_gbyte_s);
+			out_i64(o, OUT_ANY, "errors", " %6" PRId64 "\n", s->errors);
+			out_obj_close(o);
+		}
+		out_arr_close(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
 }
 
 static enum out_color sev_color(enum cd_severity s)
@@ -476,9 +529,7 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 	for (size_t i = 0; i < r->n_hosts; i++)
 		render_host(o, &r->hosts[i]);
 	out_arr_close(o);
-	/* probe results arrive with the probe harness; the key is present so consumers can rely on it */
-	out_arr_open(o, "probes");
-	out_arr_close(o);
+	render_probes(o, r);
 	render_findings(o, r);
 	render_advice(o, r);
 	out_null(o, "score");

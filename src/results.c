@@ -237,6 +237,30 @@ void cd_finding_evidence(struct cd_finding *f, const char *fmt, ...)
 	*CD_PUSH(f->evidence.v, f->evidence.n, f->evidence.cap) = e;
 }
 
+struct cd_probe_run *cd_results_add_probe(struct cd_results *r, const char *name)
+{
+	struct cd_probe_run *p = CD_PUSH(r->probes, r->n_probes, r->cap_probes);
+
+	p->name = xstrdup(name);
+	p->status = CD_ST_OK;
+	p->device = CD_NULL_I64;
+	p->peer = CD_NULL_I64;
+	p->nranks = CD_NULL_I64;
+	return p;
+}
+
+struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p)
+{
+	struct cd_probe_sample *s = CD_PUSH(p->samples, p->n_samples, p->cap_samples);
+
+	s->bytes = CD_NULL_I64;
+	s->iters = CD_NULL_I64;
+	s->time_us = s->min_time_us = s->max_time_us = NAN;
+	s->algbw_gbyte_s = s->busbw_gbyte_s = NAN;
+	s->errors = CD_NULL_I64;
+	return s;
+}
+
 struct cd_advice *cd_results_add_advice(struct cd_results *r)
 {
 	return CD_PUSH(r->advice, r->n_advice, r->cap_advice);
@@ -354,6 +378,14 @@ void cd_results_free(struct cd_results *r)
 	for (size_t i = 0; i < r->n_hosts; i++)
 		host_free(&r->hosts[i]);
 	free(r->hosts);
+	for (size_t i = 0; i < r->n_probes; i++) {
+		free(r->probes[i].name);
+		free(r->probes[i].reason);
+		free(r->probes[i].phase);
+		free(r->probes[i].host);
+		free(r->probes[i].samples);
+	}
+	free(r->probes);
 	for (size_t i = 0; i < r->n_findings; i++) {
 		struct cd_finding *f = &r->findings[i];
 

@@ -216,6 +216,32 @@ struct cd_advice {
 	char *why;
 };
 
+/* One size of a probe's sweep: the harness's statistics over the timed iterations. */
+struct cd_probe_sample {
+	int64_t bytes;
+	int64_t iters;          /* timed iterations (warm-up excluded) */
+	double time_us;         /* median per-operation time */
+	double min_time_us;
+	double max_time_us;
+	double algbw_gbyte_s;   /* bytes / median time, decimal GB/s */
+	double busbw_gbyte_s;   /* algbw × the probe's bus factor (nccl-tests) */
+	int64_t errors;         /* data check: wrong elements, checked outside the timed loop; null when not checked */
+};
+
+/* One probe over one device (or pair): status, and when it did not finish, where it stopped. */
+struct cd_probe_run {
+	char *name;             /* "copy.h2d", "nccl.all_reduce" */
+	enum cd_status status;
+	char *reason;           /* why skipped, failed or timed out */
+	char *phase;            /* "init", "connect", "collective", "copy": where a timeout happened */
+	char *host;
+	int64_t device;         /* GPU index; null for host-only probes */
+	int64_t peer;           /* peer GPU or rank; null when none */
+	int64_t nranks;
+	struct cd_probe_sample *samples;
+	size_t n_samples, cap_samples;
+};
+
 struct cd_run {
 	char *started;      /* ISO 8601 UTC; NULL under COMMDIAG_DETERMINISTIC */
 	char *mode;         /* "check", "topo" */
@@ -230,6 +256,8 @@ struct cd_results {
 	struct cd_run run;
 	struct cd_host *hosts;
 	size_t n_hosts, cap_hosts;
+	struct cd_probe_run *probes;
+	size_t n_probes, cap_probes;
 	struct cd_finding *findings;
 	size_t n_findings, cap_findings;
 	struct cd_advice *advice;
@@ -259,6 +287,8 @@ struct cd_finding *cd_results_add_finding(struct cd_results *r, const char *id, 
 					  const char *host, const char *subject, const char *title);
 void cd_finding_evidence(struct cd_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct cd_advice *cd_results_add_advice(struct cd_results *r);
+struct cd_probe_run *cd_results_add_probe(struct cd_results *r, const char *name);
+struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p);
 
 /* Highest severity among the findings, or -1 when there are none. */
 int cd_results_worst(const struct cd_results *r);

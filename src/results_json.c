@@ -429,6 +429,45 @@ static void load_finding(struct ld *l, const cJSON *d, struct cd_results *r)
 	get_strv(l, d, "evidence", &f->evidence);
 }
 
+static void load_probe(struct ld *l, const cJSON *d, struct cd_results *r)
+{
+	char *name = get_str(l, d, "name");
+	const cJSON *arr = get_arr(l, d, "results"), *el;
+	struct cd_probe_run *p;
+	long i = 0;
+
+	if (!name && !l->failed)
+		fail(l, "name", "a probe needs a name");
+	p = cd_results_add_probe(r, name ? name : "");
+	free(name);
+	p->status = enum_of(l, d, "status", cd_status_parse, CD_ST_ERROR);
+	p->reason = get_str(l, d, "reason");
+	p->phase = get_str(l, d, "phase");
+	p->host = get_str(l, d, "host");
+	p->device = get_i64(l, d, "device");
+	p->peer = get_i64(l, d, "peer");
+	p->nranks = get_i64(l, d, "nranks");
+	cJSON_ArrayForEach(el, arr) {
+		struct cd_probe_sample *s;
+		size_t m;
+
+		if (l->failed || !is_obj_el(l, el, "results", i))
+			return;
+		m = enter(l, "results", 0);
+		enter(l, NULL, i++);
+		s = cd_probe_add_sample(p);
+		s->bytes = get_i64(l, el, "bytes");
+		s->iters = get_i64(l, el, "iters");
+		s->time_us = get_dbl(l, el, "time_us");
+		s->min_time_us = get_dbl(l, el, "min_time_us");
+		s->max_time_us = get_dbl(l, el, "max_time_us");
+		s->algbw_gbyte_s = get_dbl(l, el, "algbw_gbyte_s");
+		s->busbw_gbyte_s = get_dbl(l, el, "busbw_gbyte_s");
+		s->errors = get_i64(l, el, "errors");
+		leave(l, m);
+	}
+}
+
 static void load_advice(struct ld *l, const cJSON *d, struct cd_results *r)
 {
 	struct cd_advice *a = cd_results_add_advice(r);
@@ -484,6 +523,7 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		leave(l, m);                                    \
 	}
 	LOAD_TOP("hosts", load_host(l, el, cd_results_add_host(r)))
+	LOAD_TOP("probes", load_probe(l, el, r))
 	LOAD_TOP("findings", load_finding(l, el, r))
 	LOAD_TOP("advice", load_advice(l, el, r))
 #undef LOAD_TOP

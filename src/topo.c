@@ -124,7 +124,13 @@ static int64_t pci_numa(hwloc_topology_t topo, hwloc_obj_t obj)
 	return hwloc_bitmap_first(anc->nodeset);
 }
 
-static enum cd_pci_kind pci_kind(unsigned class_id, int has_verbs)
+/* Server boards put a small display chip behind the BMC: a VGA device, not a compute GPU. */
+static int is_bmc_display(unsigned vendor_id)
+{
+	return vendor_id == 0x1a03 /* ASPEED */ || vendor_id == 0x102b /* Matrox */;
+}
+
+static enum cd_pci_kind pci_kind(unsigned class_id, unsigned vendor_id, int has_verbs)
 {
 	if (class_id == PCI_CLASS_IB_NET || class_id == PCI_CLASS_IB_SERIAL)
 		return CD_PCI_HCA;
@@ -133,7 +139,7 @@ static enum cd_pci_kind pci_kind(unsigned class_id, int has_verbs)
 		/* Ethernet with a verbs device: RoCE (mlx5 in Ethernet mode), iWARP, usNIC */
 		return has_verbs ? CD_PCI_HCA : CD_PCI_NIC;
 	case PCI_CLASS_DISPLAY:
-		return CD_PCI_GPU;
+		return is_bmc_display(vendor_id) ? CD_PCI_OTHER : CD_PCI_GPU;
 	case PCI_CLASS_STORAGE:
 		return CD_PCI_STORAGE;
 	default:
@@ -169,7 +175,7 @@ static void copy_pci(struct cd_host *h, hwloc_topology_t topo, const char *sysfs
 			if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS)
 				has_verbs = 1;
 		}
-		d->kind = pci_kind(pa->class_id, has_verbs);
+		d->kind = pci_kind(pa->class_id, pa->vendor_id, has_verbs);
 		if (live)
 			cd_topo_read_pcie_link(d, sysfs_root);
 	}

@@ -180,7 +180,8 @@ START_TEST(test_conan_normalio)
 
 	/* 10 PCI devices; bridges are not listed */
 	ck_assert_uint_eq(host->n_pci, 10);
-	ck_assert_uint_eq(count_kind(CD_PCI_GPU), 5); /* 3x Tesla M2075, Matrox VGA, Radeon */
+	ck_assert_uint_eq(count_kind(CD_PCI_GPU), 4); /* 3x Tesla M2075, Radeon */
+	ck_assert_uint_eq(count_kind(CD_PCI_OTHER), 1); /* the BMC's Matrox VGA is not a compute GPU */
 	ck_assert_uint_eq(count_kind(CD_PCI_NIC), 2);
 	ck_assert_uint_eq(count_kind(CD_PCI_HCA), 1);
 	ck_assert_uint_eq(count_kind(CD_PCI_STORAGE), 2);

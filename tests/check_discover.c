@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "discover.h"
+#include "suites.h"
+
+static struct cd_pci_device *pci(struct cd_host *h, const char *bus, int64_t numa, const char *osdev)
+{
+	struct cd_pci_device *d = cd_host_add_pci(h);
+
+	d->bus_id = xstrdup(bus);
+	d->numa = numa;
+	if (osdev)
+		cd_strv_push(&d->os_devices, osdev);
+	return d;
+}
+
+START_TEST(test_join_by_bus_id)
+{
+	struct cd_results r;
+	struct cd_host *h;
+	struct cd_nic *n;
+	struct cd_gpu *g;
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	pci(h, "0000:3b:00.0", 1, NULL);
+	pci(h, "0000:19:00.0", 0, NULL);
+	n = cd_host_add_nic(h);
+	n->name = xstrdup("ens1f0");
+	n->bus_id = xstrdup("0000:3B:00.0"); /* case differs between sources */
+	g = cd_host_add_gpu(h);
+	g->bus_id = xstrdup("0000:19:00.0");
+	cd_discover_join(h);
+	ck_assert_int_eq(h->nics[0].numa, 1);
+	ck_assert_int_eq(h->gpus[0].numa, 0);
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_join_by_os_device_name)
+{
+	struct cd_results r;
+	struct cd_host *h;
+	struct cd_nic *n;
+	struct cd_hca *c;
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	pci(h, "0000:00:03.0", 0, "eth0");
+	pci(h, "0000:81:00.0", 1, "mlx5_0");
+	n = cd_host_add_nic(h); /* virtio: sysfs gives no PCI address */
+	n->name = xstrdup("eth0");
+	c = cd_host_add_hca(h);
+	c->name = xstrdup("mlx5_0");
+	n = cd_host_add_nic(h);
+	n->name = xstrdup("docker0");
+	cd_discover_join(h);
+	ck_assert_str_eq(h->nics[0].bus_id, "0000:00:03.0");
+	ck_assert_int_eq(h->nics[0].numa, 0);
+	ck_assert_str_eq(h->hcas[0].bus_id, "0000:81:00.0");
+	ck_assert_int_eq(h->hcas[0].numa, 1);
+	ck_assert_ptr_null(h->nics[1].bus_id);
+	ck_assert_int_eq(h->nics[1].numa, CD_NULL_I64);
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_join_keeps_sysfs_numa)
+{
+	struct cd_results r;
+	struct cd_host *h;
+	struct cd_nic *n;
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	pci(h, "0000:3b:00.0", 1, "eth0");
+	n = cd_host_add_nic(h);
+	n->name = xstrdup("eth0");
+	n->bus_id = xstrdup("0000:3b:00.0");
+	n->numa = 0; /* what sysfs said wins */
+	cd_discover_join(h);
+	ck_assert_int_eq(h->nics[0].numa, 0);
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_topology_replay_skips_live_sections)
+{
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
+	struct cd_results r;
+	struct cd_host *h;
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	ck_assert_int_eq(cd_discover_host(h, &o), 0);
+	ck_assert_int_eq(h->part[CD_PART_TOPO].status, CD_ST_OK);
+	ck_assert_int_eq(h->part[CD_PART_NET].status, CD_ST_SKIPPED);
+	ck_assert_int_eq(h->part[CD_PART_IB].status, CD_ST_SKIPPED);
+	ck_assert_int_eq(h->part[CD_PART_GPU].status, CD_ST_SKIPPED);
+	ck_assert_ptr_nonnull(strstr(h->part[CD_PART_NET].reason, "--topology replays"));
+	ck_assert_uint_eq(h->n_nics, 0);
+	ck_assert_uint_eq(h->n_numa, 2);
+	cd_results_free(&r);
+}
+END_TEST
+
+Suite *discover_suite(void)
+{
+	Suite *s = suite_create("discover");
+	TCase *tc = tcase_create("join");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_join_by_bus_id);
+	tcase_add_test(tc, test_join_by_os_device_name);
+	tcase_add_test(tc, test_join_keeps_sysfs_numa);
+	tcase_add_test(tc, test_topology_replay_skips_live_sections);
+	suite_add_tcase(s, tc);
+	return s;
+}
