@@ -210,17 +210,10 @@ static int ib_read_enum(const char *dir, const char *leaf)
 static char *ib_link_base(const char *dir, const char *leaf)
 {
 	char *p = xasprintf("%s/%s", dir, leaf);
-	char buf[PATH_MAX];
-	ssize_t n = readlink(p, buf, sizeof(buf) - 1);
-	const char *base;
+	char *base = cd_readlink_base(p);
 
 	free(p);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	base = strrchr(buf, '/');
-	base = base ? base + 1 : buf;
-	return *base ? xstrdup(base) : NULL;
+	return base;
 }
 
 static int cmp_name(const void *a, const void *b)

@@ -162,17 +162,10 @@ static int net_read(const struct cd_discover_opts *o, const char *ifname, const 
 static char *net_link_base(const struct cd_discover_opts *o, const char *ifname, const char *leaf)
 {
 	char *p = net_path(o, ifname, leaf);
-	char buf[PATH_MAX];
-	ssize_t n = readlink(p, buf, sizeof(buf) - 1);
-	const char *base;
+	char *base = cd_readlink_base(p);
 
 	free(p);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	base = strrchr(buf, '/');
-	base = base ? base + 1 : buf;
-	return *base ? xstrdup(base) : NULL;
+	return base;
 }
 
 static void net_read_sysfs(struct cd_nic *nic, const struct cd_discover_opts *o)

@@ -221,22 +221,34 @@ static void load_versions(struct ld *l, const cJSON *o, struct cd_versions *v)
 	v->cjson = get_str(l, o, "cjson");
 }
 
-static int is_obj_el(struct ld *l, const cJSON *el, const char *arr, long i)
+/*
+ * Call fn on each element of the array obj[key], each one an object, with the
+ * element's path ("hosts[0].nics[2]") in place for messages. Stops at the first error.
+ */
+static void each_obj(struct ld *l, const cJSON *obj, const char *key, void *ctx,
+		     void (*fn)(struct ld *l, const cJSON *el, void *ctx))
 {
-	if (cJSON_IsObject(el))
-		return 1;
-	{
-		size_t m = enter(l, arr, -1);
+	const cJSON *arr = get_arr(l, obj, key), *el;
+	long i = 0;
 
-		enter(l, NULL, i);
-		fail(l, NULL, "expected an object");
+	cJSON_ArrayForEach(el, arr) {
+		size_t m;
+
+		if (l->failed)
+			return;
+		m = enter(l, key, 0);
+		enter(l, NULL, i++);
+		if (cJSON_IsObject(el))
+			fn(l, el, ctx);
+		else
+			fail(l, NULL, "expected an object");
 		leave(l, m);
 	}
-	return 0;
 }
 
-static void load_pci(struct ld *l, const cJSON *d, struct cd_pci_device *p)
+static void load_pci(struct ld *l, const cJSON *d, void *ctx)
 {
+	struct cd_pci_device *p = cd_host_add_pci(ctx);
 	const cJSON *pcie = get_obj(l, d, "pcie");
 
 	p->bus_id = get_str(l, d, "bus_id");
@@ -260,8 +272,9 @@ static void load_pci(struct ld *l, const cJSON *d, struct cd_pci_device *p)
 	get_strv(l, d, "os_devices", &p->os_devices);
 }
 
-static void load_nic(struct ld *l, const cJSON *d, struct cd_nic *n)
+static void load_nic(struct ld *l, const cJSON *d, void *ctx)
 {
+	struct cd_nic *n = cd_host_add_nic(ctx);
 	n->name = get_str(l, d, "name");
 	n->ifindex = get_i64(l, d, "ifindex");
 	n->kind = enum_of(l, d, "kind", cd_nic_kind_parse, CD_NIC_OTHER);
@@ -280,10 +293,20 @@ static void load_nic(struct ld *l, const cJSON *d, struct cd_nic *n)
 	n->numa = get_i64(l, d, "numa");
 }
 
-static void load_port(struct ld *l, const cJSON *d, struct cd_ib_port *p)
+static void load_gid(struct ld *l, const cJSON *el, void *ctx)
 {
-	const cJSON *gids = get_arr(l, d, "gids"), *el;
-	long i = 0;
+	struct cd_gid *g = cd_port_add_gid(ctx);
+
+	g->index = get_i64(l, el, "index");
+	g->gid = get_str(l, el, "gid");
+	g->type = get_str(l, el, "type");
+	g->netdev = get_str(l, el, "netdev");
+	g->ipv4 = get_tri(l, el, "ipv4");
+}
+
+static void load_port(struct ld *l, const cJSON *d, void *ctx)
+{
+	struct cd_ib_port *p = cd_hca_add_port(ctx);
 
 	p->port = get_i64(l, d, "port");
 	p->state = get_str(l, d, "state");
@@ -296,28 +319,12 @@ static void load_port(struct ld *l, const cJSON *d, struct cd_ib_port *p)
 	p->mtu_bytes = get_i64(l, d, "mtu_bytes");
 	p->netdev = get_str(l, d, "netdev");
 	p->roce_v2_gid_index = get_i64(l, d, "roce_v2_gid_index");
-	cJSON_ArrayForEach(el, gids) {
-		size_t m;
-		struct cd_gid *g;
-
-		if (l->failed || !is_obj_el(l, el, "gids", i))
-			return;
-		m = enter(l, "gids", 0);
-		enter(l, NULL, i++);
-		g = cd_port_add_gid(p);
-		g->index = get_i64(l, el, "index");
-		g->gid = get_str(l, el, "gid");
-		g->type = get_str(l, el, "type");
-		g->netdev = get_str(l, el, "netdev");
-		g->ipv4 = get_tri(l, el, "ipv4");
-		leave(l, m);
-	}
+	each_obj(l, d, "gids", p, load_gid);
 }
 
-static void load_hca(struct ld *l, const cJSON *d, struct cd_hca *c)
+static void load_hca(struct ld *l, const cJSON *d, void *ctx)
 {
-	const cJSON *ports = get_arr(l, d, "ports"), *el;
-	long i = 0;
+	struct cd_hca *c = cd_host_add_hca(ctx);
 
 	c->name = get_str(l, d, "name");
 	c->node_guid = get_str(l, d, "node_guid");
@@ -326,23 +333,34 @@ static void load_hca(struct ld *l, const cJSON *d, struct cd_hca *c)
 	c->bus_id = get_str(l, d, "bus_id");
 	c->numa = get_i64(l, d, "numa");
 	c->netdev = get_str(l, d, "netdev");
-	cJSON_ArrayForEach(el, ports) {
-		size_t m;
-
-		if (l->failed || !is_obj_el(l, el, "ports", i))
-			return;
-		m = enter(l, "ports", 0);
-		enter(l, NULL, i++);
-		load_port(l, el, cd_hca_add_port(c));
-		leave(l, m);
-	}
+	each_obj(l, d, "ports", c, load_port);
 }
 
-static void load_host(struct ld *l, const cJSON *d, struct cd_host *h)
+static void load_numa(struct ld *l, const cJSON *el, void *ctx)
 {
+	struct cd_numa_node *n = cd_host_add_numa(ctx);
+
+	n->index = get_i64(l, el, "index");
+	n->cpus = get_str(l, el, "cpus");
+	n->memory_bytes = get_i64(l, el, "memory_bytes");
+}
+
+static void load_gpu(struct ld *l, const cJSON *el, void *ctx)
+{
+	struct cd_gpu *g = cd_host_add_gpu(ctx);
+
+	g->index = get_i64(l, el, "index");
+	g->name = get_str(l, el, "name");
+	g->bus_id = get_str(l, el, "bus_id");
+	g->numa = get_i64(l, el, "numa");
+	g->memory_bytes = get_i64(l, el, "memory_bytes");
+	g->uuid = get_str(l, el, "uuid");
+}
+
+static void load_host(struct ld *l, const cJSON *d, void *ctx)
+{
+	struct cd_host *h = cd_results_add_host(ctx);
 	const cJSON *st = get_obj(l, d, "status"), *rs = get_obj(l, d, "reason"), *env, *el;
-	const cJSON *arr;
-	long i;
 	size_t m;
 
 	h->hostname = get_str(l, d, "hostname");
@@ -364,38 +382,11 @@ static void load_host(struct ld *l, const cJSON *d, struct cd_host *h)
 	leave(l, m);
 	h->topology_source = get_str(l, d, "topology_source");
 
-#define LOAD_ARRAY(key, body)                                      \
-	arr = get_arr(l, d, key);                                  \
-	i = 0;                                                     \
-	cJSON_ArrayForEach(el, arr) {                              \
-		if (l->failed || !is_obj_el(l, el, key, i))        \
-			break;                                     \
-		m = enter(l, key, 0);                              \
-		enter(l, NULL, i++);                               \
-		body;                                              \
-		leave(l, m);                                       \
-	}
-	LOAD_ARRAY("numa_nodes", {
-		struct cd_numa_node *n = cd_host_add_numa(h);
-
-		n->index = get_i64(l, el, "index");
-		n->cpus = get_str(l, el, "cpus");
-		n->memory_bytes = get_i64(l, el, "memory_bytes");
-	})
-	LOAD_ARRAY("pci_devices", load_pci(l, el, cd_host_add_pci(h)))
-	LOAD_ARRAY("gpus", {
-		struct cd_gpu *g = cd_host_add_gpu(h);
-
-		g->index = get_i64(l, el, "index");
-		g->name = get_str(l, el, "name");
-		g->bus_id = get_str(l, el, "bus_id");
-		g->numa = get_i64(l, el, "numa");
-		g->memory_bytes = get_i64(l, el, "memory_bytes");
-		g->uuid = get_str(l, el, "uuid");
-	})
-	LOAD_ARRAY("nics", load_nic(l, el, cd_host_add_nic(h)))
-	LOAD_ARRAY("hcas", load_hca(l, el, cd_host_add_hca(h)))
-#undef LOAD_ARRAY
+	each_obj(l, d, "numa_nodes", h, load_numa);
+	each_obj(l, d, "pci_devices", h, load_pci);
+	each_obj(l, d, "gpus", h, load_gpu);
+	each_obj(l, d, "nics", h, load_nic);
+	each_obj(l, d, "hcas", h, load_hca);
 
 	env = get_obj(l, d, "env");
 	cJSON_ArrayForEach(el, env) {
@@ -409,8 +400,9 @@ static void load_host(struct ld *l, const cJSON *d, struct cd_host *h)
 	}
 }
 
-static void load_finding(struct ld *l, const cJSON *d, struct cd_results *r)
+static void load_finding(struct ld *l, const cJSON *d, void *ctx)
 {
+	struct cd_results *r = ctx;
 	char *id = get_str(l, d, "id"), *host = get_str(l, d, "host");
 	char *subject = get_str(l, d, "subject"), *title = get_str(l, d, "title");
 	int sev = enum_of(l, d, "severity", cd_severity_parse, CD_SEV_INFO);
@@ -429,12 +421,25 @@ static void load_finding(struct ld *l, const cJSON *d, struct cd_results *r)
 	get_strv(l, d, "evidence", &f->evidence);
 }
 
-static void load_probe(struct ld *l, const cJSON *d, struct cd_results *r)
+static void load_sample(struct ld *l, const cJSON *el, void *ctx)
 {
+	struct cd_probe_sample *s = cd_probe_add_sample(ctx);
+
+	s->bytes = get_i64(l, el, "bytes");
+	s->iters = get_i64(l, el, "iters");
+	s->time_us = get_dbl(l, el, "time_us");
+	s->min_time_us = get_dbl(l, el, "min_time_us");
+	s->max_time_us = get_dbl(l, el, "max_time_us");
+	s->algbw_gbyte_s = get_dbl(l, el, "algbw_gbyte_s");
+	s->busbw_gbyte_s = get_dbl(l, el, "busbw_gbyte_s");
+	s->errors = get_i64(l, el, "errors");
+}
+
+static void load_probe(struct ld *l, const cJSON *d, void *ctx)
+{
+	struct cd_results *r = ctx;
 	char *name = get_str(l, d, "name");
-	const cJSON *arr = get_arr(l, d, "results"), *el;
 	struct cd_probe_run *p;
-	long i = 0;
 
 	if (!name && !l->failed)
 		fail(l, "name", "a probe needs a name");
@@ -447,30 +452,12 @@ static void load_probe(struct ld *l, const cJSON *d, struct cd_results *r)
 	p->device = get_i64(l, d, "device");
 	p->peer = get_i64(l, d, "peer");
 	p->nranks = get_i64(l, d, "nranks");
-	cJSON_ArrayForEach(el, arr) {
-		struct cd_probe_sample *s;
-		size_t m;
-
-		if (l->failed || !is_obj_el(l, el, "results", i))
-			return;
-		m = enter(l, "results", 0);
-		enter(l, NULL, i++);
-		s = cd_probe_add_sample(p);
-		s->bytes = get_i64(l, el, "bytes");
-		s->iters = get_i64(l, el, "iters");
-		s->time_us = get_dbl(l, el, "time_us");
-		s->min_time_us = get_dbl(l, el, "min_time_us");
-		s->max_time_us = get_dbl(l, el, "max_time_us");
-		s->algbw_gbyte_s = get_dbl(l, el, "algbw_gbyte_s");
-		s->busbw_gbyte_s = get_dbl(l, el, "busbw_gbyte_s");
-		s->errors = get_i64(l, el, "errors");
-		leave(l, m);
-	}
+	each_obj(l, d, "results", p, load_sample);
 }
 
-static void load_advice(struct ld *l, const cJSON *d, struct cd_results *r)
+static void load_advice(struct ld *l, const cJSON *d, void *ctx)
 {
-	struct cd_advice *a = cd_results_add_advice(r);
+	struct cd_advice *a = cd_results_add_advice(ctx);
 
 	a->env = get_str(l, d, "env");
 	a->value = get_str(l, d, "value");
@@ -481,9 +468,8 @@ static void load_advice(struct ld *l, const cJSON *d, struct cd_results *r)
 
 static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 {
-	const cJSON *tool = get_obj(l, root, "tool"), *run = get_obj(l, root, "run"), *el, *arr;
+	const cJSON *tool = get_obj(l, root, "tool"), *run = get_obj(l, root, "run");
 	int64_t schema = get_i64(l, root, "schema");
-	long i;
 	size_t m;
 
 	if (l->failed)
@@ -511,22 +497,10 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		r->run.timeout_s = get_dbl(l, run, "timeout_s");
 		leave(l, m);
 	}
-#define LOAD_TOP(key, body)                                     \
-	arr = get_arr(l, root, key);                            \
-	i = 0;                                                  \
-	cJSON_ArrayForEach(el, arr) {                           \
-		if (l->failed || !is_obj_el(l, el, key, i))     \
-			break;                                  \
-		m = enter(l, key, 0);                           \
-		enter(l, NULL, i++);                            \
-		body;                                           \
-		leave(l, m);                                    \
-	}
-	LOAD_TOP("hosts", load_host(l, el, cd_results_add_host(r)))
-	LOAD_TOP("probes", load_probe(l, el, r))
-	LOAD_TOP("findings", load_finding(l, el, r))
-	LOAD_TOP("advice", load_advice(l, el, r))
-#undef LOAD_TOP
+	each_obj(l, root, "hosts", r, load_host);
+	each_obj(l, root, "probes", r, load_probe);
+	each_obj(l, root, "findings", r, load_finding);
+	each_obj(l, root, "advice", r, load_advice);
 }
 
 int cd_results_load_json(struct cd_results *r, const char *text, size_t len, const char *name)

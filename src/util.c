@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <limits.h>
+#include <unistd.h>
 
 int cd_verbosity;
 
@@ -261,4 +263,18 @@ const char *cd_fmt_bytes(char *buf, size_t len, int64_t v)
 	}
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", d, unit[u]);
 	return buf;
+}
+
+char *cd_readlink_base(const char *path)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	const char *base;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	return *base ? xstrdup(base) : NULL;
 }

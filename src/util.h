@@ -35,6 +35,9 @@ int cd_read_line(const char *path, char *buf, size_t len);
 /* Whole file into a NUL-terminated heap buffer; max_bytes guards against /dev/zero-like inputs. */
 char *cd_read_file(FILE *f, size_t max_bytes, size_t *len_out);
 
+/* Last component of a symlink's target (sysfs "device", "driver" links), or NULL. */
+char *cd_readlink_base(const char *path);
+
 /*
  * Sizes like "8M", "1G", "64K", "512", "1.5G" (binary multiples, as nccl-tests).
  * Returns 0 or -1 (no message: the caller names the option or file).

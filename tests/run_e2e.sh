@@ -185,5 +185,15 @@ for k in commdiag hwloc libnl libibverbs cJSON nccl; do out_has "version names $
 "$BIN" version --json >"$TMP/v.json" 2>/dev/null
 json_true "version json" "$TMP/v.json" 'd["commdiag"] and d["hwloc"] and d["cjson"]'
 
+# --- the man page renders without warnings and documents every command help lists ---
+if command -v groff >/dev/null; then
+	if groff -man -ww -z man/commdiag.1 2>"$TMP/err" && [ ! -s "$TMP/err" ]; then ok; else bad "man page warnings: $(head -c 300 "$TMP/err")"; fi
+else
+	skip "groff not installed: man page rendering not checked"
+fi
+for c in $("$BIN" help | awk '/^commands:/{f=1;next} /^$/{f=0} f{print $1}'); do
+	if grep -q "^\.B $c\b\|^\.TP.*$c\|^\.SS.*$c\|commdiag $c" man/commdiag.1; then ok; else bad "man page lacks command '$c'"; fi
+done
+
 echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A probe knows how to run one operation; the harness (src/probe.c) owns the rest:
+ * the size sweep, warm-up (not timed), timed iterations, the data check (outside the
+ * timed loop), statistics (median, min, max), algbw/busbw and the deadline.
+ * This is nccl-tests' testColl/testEngine split, minus one binary per test.
+ */
+#ifndef CD_PROBE_H
+#define CD_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "results.h"
+
+/* What a probe needs; the caller compares it with what the host has (cd_probe_unmet). */
+enum { NEED_GPU = 1u << 0, NEED_GPU2 = 1u << 1, NEED_NCCL = 1u << 2, NEED_RANKS2 = 1u << 3 };
+
+/* setup and start may also return this: the probe gave up at env->deadline itself. */
+#define CD_PROBE_TIMEOUT (-2)
+
+/*
+ * What the harness hands a probe. The caller fills device/peer/rank/nranks (and may
+ * lend buffers in send/recv); the harness sets max_bytes and deadline before setup
+ * and clears why[] before each call.
+ */
+struct cd_probe_env {
+	int device;             /* GPU index; -1 for host-only probes */
+	int peer;               /* peer GPU or rank; -1 when none */
+	int rank;
+	int nranks;             /* >= 1: the n of the bus bandwidth factor */
+	void *send, *recv;      /* borrowed from the caller, or allocated by setup and freed by teardown */
+	size_t max_bytes;       /* the sweep's largest size (what setup must allocate for) */
+	void *priv;             /* the probe's own state */
+	double deadline;        /* absolute cd_now_s() time after which the harness aborts */
+	char why[256];          /* a failure reason, written with cd_probe_fail() */
+};
+
+struct cd_probe {
+	const char *name;                               /* "nccl.all_reduce", "copy.h2d" */
+	unsigned needs;                                 /* NEED_* */
+	double (*busbw_factor)(int nranks);             /* nccl-tests' factors; NULL = 1 */
+	int (*setup)(struct cd_probe_env *env, size_t max_bytes);  /* optional: 0, -1, CD_PROBE_TIMEOUT */
+	int (*start)(struct cd_probe_env *env, size_t bytes);      /* launch one operation: 0 or -1 */
+	int (*poll)(struct cd_probe_env *env);          /* 1 done, 0 still running, -1 failed; NULL: start is synchronous */
+	void (*abort)(struct cd_probe_env *env);        /* once, past the deadline: tear the operation down; optional */
+	int64_t (*check)(struct cd_probe_env *env, size_t bytes); /* optional: wrong elements of the last op, -1 if it cannot tell */
+	void (*teardown)(struct cd_probe_env *env);     /* optional; called whenever setup succeeded (or is NULL) */
+	const char *phase;                              /* what a timeout in start/poll is called: "copy", "collective" */
+};
+
+/*
+ * Bus bandwidth factors, exactly nccl-tests' *GetBw (src/<coll>.cu): busbw = algbw × factor.
+ * The formulas are kept as they are for every n, so all_reduce gives 0 for n = 1
+ * (2(n-1)/n), as do all_gather, reduce_scatter and alltoall ((n-1)/n): one rank moves
+ * nothing over a bus. n <= 0 is not a communicator size; those functions return NAN.
+ * For all_gather, reduce_scatter and alltoall nccl-tests' algbw divides the total
+ * (count × nranks × type size) by the time: a probe's sweep size is that total.
+ */
+double cd_busbw_all_reduce(int n);     /* 2(n-1)/n */
+double cd_busbw_all_gather(int n);     /* (n-1)/n */
+double cd_busbw_reduce_scatter(int n); /* (n-1)/n */
+double cd_busbw_alltoall(int n);       /* (n-1)/n */
+double cd_busbw_broadcast(int n);      /* 1 */
+double cd_busbw_reduce(int n);         /* 1 */
+double cd_busbw_sendrecv(int n);       /* 1 */
+
+/*
+ * The size sweep, as nccl-tests: sizes min, min×factor, … (or min, min+incr, …) up to
+ * and including max; the last size may be below max when the steps do not land on it.
+ */
+#define CD_SWEEP_MAX 64              /* sizes in one sweep */
+#define CD_SWEEP_DEFAULT_MIN "8"
+#define CD_SWEEP_DEFAULT_MAX "128M"
+#define CD_SWEEP_DEFAULT_FACTOR "2"
+
+struct cd_sweep {
+	size_t min, max;    /* bytes, min >= 1 */
+	size_t factor;      /* >= 2 for a multiplicative sweep, else 0 */
+	size_t incr;        /* >= 1 for an additive sweep, else 0 */
+	size_t n;           /* number of sizes, 1..CD_SWEEP_MAX */
+	size_t last;        /* the largest size actually swept (what buffers need) */
+};
+
+/*
+ * Parse -b MIN -e MAX and one of -f FACTOR / -i INCREMENT. Sizes take cd_parse_size()
+ * forms ("8", "64K", "8M", "1G"). NULL means the default: min 8 (lowered to MAX when
+ * that is smaller), max 128M (raised to MIN when that is larger), factor 2 when
+ * neither -f nor -i is given. Returns 0, or -1 with *err (when err is not NULL) set
+ * to a heap message naming the option, e.g. "-b: '12Q' is not a size like 8, 64K,
+ * 8M or 1G", for main to print before exiting 2.
+ */
+int cd_sweep_init(struct cd_sweep *s, const char *min, const char *max, const char *factor,
+		  const char *incr, char **err);
+/* The size after prev (prev = 0 gives the first); 0 after the last. */
+size_t cd_sweep_next(const struct cd_sweep *s, size_t prev);
+
+/*
+ * Statistics over n values; NAN when n is 0. cd_stats_median sorts v in place
+ * (ascending) and returns the middle value, or the mean of the two middle values
+ * when n is even.
+ */
+double cd_stats_median(double *v, size_t n);
+double cd_stats_min(const double *v, size_t n);
+double cd_stats_max(const double *v, size_t n);
+
+/* A failure reason for the harness to record; returns -1 so a probe can `return cd_probe_fail(...)`. */
+int cd_probe_fail(struct cd_probe_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* NULL when `have` (NEED_* bits) covers `needs`, else why not ("needs two GPUs"). */
+const char *cd_probe_unmet(unsigned needs, unsigned have);
+/* Record the probe as skipped with reason (copied). */
+void cd_probe_skip(struct cd_probe_run *out, const char *reason);
+
+/*
+ * Run p over every size of sw: setup(max = sw->last), then per size `warmup` untimed
+ * and `iters` timed operations (each timed with CLOCK_MONOTONIC from start until poll
+ * says done), then check; teardown. Appends one sample per completed size to out and
+ * fills out->nranks/device/peer from env (name is left as the caller set it, or p->name).
+ *
+ * deadline_s is the wall-clock budget of the whole sweep, setup included (INFINITY for
+ * none; <= 0 times out at once). An operation still running at the deadline is aborted
+ * (p->abort, once) and recorded as CD_ST_TIMEOUT with phase p->phase ("probe" if NULL);
+ * a budget spent between operations stops the sweep the same way, without abort,
+ * since nothing is in flight. Failures of setup/start/poll are CD_ST_ERROR with a
+ * reason (the probe's cd_probe_fail text if it gave one) and stop the sweep. Wrong
+ * elements from check are recorded in the sample and make the status CD_ST_ERROR
+ * ("N wrong elements at S bytes", first occurrence) but the sweep goes on, as
+ * nccl-tests reports #wrong and continues.
+ *
+ * Returns 0 when out->status is CD_ST_OK, else -1. Prints nothing.
+ */
+int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const struct cd_sweep *sw,
+		       int warmup, int iters, double deadline_s, struct cd_probe_run *out);
+
+#endif
