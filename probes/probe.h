@@ -126,7 +126,8 @@ void cd_probe_skip(struct cd_probe_run *out, const char *reason);
  * reason (the probe's cd_probe_fail text if it gave one) and stop the sweep. Wrong
  * elements from check are recorded in the sample and make the status CD_ST_ERROR
  * ("N wrong elements at S bytes", first occurrence) but the sweep goes on, as
- * nccl-tests reports #wrong and continues.
+ * nccl-tests reports #wrong and continues. A start that blocks cannot be interrupted:
+ * asynchronous probes return from start at once and let poll report completion.
  *
  * Returns 0 when out->status is CD_ST_OK, else -1. Prints nothing.
  */

@@ -283,7 +283,7 @@ START_TEST(test_strv)
 	struct cd_strv sv = { 0 };
 
 	for (int i = 0; i < 9; i++) {
-		char b[8];
+		char b[16];
 
 		snprintf(b, sizeof(b), "s%d", i);
 		cd_strv_push(&sv, b);
