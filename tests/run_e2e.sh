@@ -172,6 +172,18 @@ run "deadline" 3 "$BIN" check --timeout 0.000001 -o "$TMP/late.json"
 err_has "deadline" "timeout: the run exceeded --timeout during"
 if [ -e "$TMP/late.json" ] || ls -a "$TMP" | grep -q '^\.late'; then bad "deadline left an output file"; else ok; fi
 
+# --- colour: only on a terminal, never with NO_COLOR or --no-color ---
+if command -v script >/dev/null; then
+	env -u NO_COLOR script -qec "$BIN check" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
+	if grep -q $'\033\[' "$TMP/tty.txt"; then ok; else bad "no colour on a terminal"; fi
+	NO_COLOR=1 script -qec "$BIN check" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
+	if grep -q $'\033\[' "$TMP/tty.txt"; then bad "colour despite NO_COLOR"; else ok; fi
+	env -u NO_COLOR script -qec "$BIN check --no-color" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
+	if grep -q $'\033\[' "$TMP/tty.txt"; then bad "colour despite --no-color"; else ok; fi
+else
+	skip "script(1) not installed: colour on a terminal not checked"
+fi
+
 # --- help and version ---
 run "help" 0 "$BIN" help
 for c in check topo report version help; do out_has "help lists $c" "  $c "; done
