@@ -233,7 +233,9 @@ static void render_pci(struct cd_out *o, const struct cd_host *h)
 		text_list(o, " %-18s", &d->os_devices);
 		str_list(o, "os_devices", &d->os_devices);
 		out_str(o, OUT_TEXT, NULL, " %s", d->vendor ? d->vendor : "-");
-		out_str(o, OUT_TEXT, NULL, " %s\n", d->device ? d->device : "");
+		if (d->device)
+			out_str(o, OUT_TEXT, NULL, " %s", d->device);
+		out_nl(o);
 		out_obj_close(o);
 	}
 	out_arr_close(o);

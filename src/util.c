@@ -199,7 +199,8 @@ int cd_parse_size(const char *s, uint64_t *out)
 	double v;
 	double mult = 1;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* decimal digits only: strtod alone would take " 1", "0x10" and "inf" */
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.') || strpbrk(s, "xXnN"))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);

@@ -142,7 +142,7 @@ START_TEST(test_text_verbose)
 	cd_verbosity = 1;
 	s = render(OUT_FMT_TEXT, 0);
 	HAS(s, "\n## pci devices\n");
-	HAS(s, "\n  0000:01:00.0  storage  n/a       n/a -         -                  Samsung \n");
+	HAS(s, "\n  0000:01:00.0  storage  n/a       n/a -         -                  Samsung\n");
 	HAS(s, " gid ");
 	HAS(s, "fe80:0000:0000:0000:b83f:d203:00a1:b2c3");
 	free(s);
@@ -307,6 +307,49 @@ START_TEST(test_json_empty_document)
 }
 END_TEST
 
+START_TEST(test_probes)
+{
+	struct cd_probe_run *p = cd_results_add_probe(&res, "copy.h2d");
+	struct cd_probe_sample *sm;
+	cJSON *root, *v;
+	char *s;
+
+	p->device = 0;
+	sm = cd_probe_add_sample(p);
+	sm->bytes = 1048576;
+	sm->iters = 20;
+	sm->time_us = 21.5;
+	sm->algbw_gbyte_s = 48.77;
+	sm->errors = 0;
+	p = cd_results_add_probe(&res, "nccl.all_reduce");
+	p->status = CD_ST_TIMEOUT;
+	p->device = 1;
+	p->peer = 0;
+	p->phase = xstrdup("connect");
+	p->reason = xstrdup("no progress for 30 s");
+
+	s = render(OUT_FMT_TEXT, 0);
+	HAS(s, "\n# probes (2)\n  copy.h2d             gpu 0 ok\n");
+	HAS(s, "\n         1048576      20       21.50         n/a         n/a      48.77        n/a      0\n");
+	HAS(s, "\n  nccl.all_reduce      gpu 1 peer 0 timeout in connect: no progress for 30 s\n");
+	free(s);
+
+	s = render(OUT_FMT_JSON, 0);
+	root = cJSON_Parse(s);
+	ck_assert_ptr_nonnull(root);
+	v = cJSON_GetObjectItem(root, "probes");
+	ck_assert_int_eq(cJSON_GetArraySize(v), 2);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(v, 1), "status")->valuestring, "timeout");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(v, 1), "phase")->valuestring, "connect");
+	v = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(v, 0), "results"), 0);
+	ck_assert_double_eq(cJSON_GetObjectItem(v, "bytes")->valuedouble, 1048576);
+	ck_assert_double_eq(cJSON_GetObjectItem(v, "algbw_gbyte_s")->valuedouble, 48.77);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(v, "busbw_gbyte_s")));
+	cJSON_Delete(root);
+	free(s);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -323,6 +366,7 @@ Suite *report_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_json_layout);
 	tcase_add_test(tc, test_json_empty_document);
+	tcase_add_test(tc, test_probes);
 	suite_add_tcase(s, tc);
 	return s;
 }

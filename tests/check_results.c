@@ -72,6 +72,8 @@ START_TEST(test_add_helpers)
 	struct cd_gpu *gpu;
 	struct cd_finding *f;
 	struct cd_advice *a;
+	struct cd_probe_run *pr;
+	struct cd_probe_sample *sm;
 
 	cd_results_init(&r);
 	h = cd_results_add_host(&r);
@@ -139,6 +141,19 @@ START_TEST(test_add_helpers)
 	ck_assert_uint_eq(f->evidence.n, 2);
 	ck_assert_str_eq(f->evidence.v[0], "eth0 has 3");
 	ck_assert_str_eq(f->evidence.v[1], "second");
+
+	pr = cd_results_add_probe(&r, "copy.h2d");
+	ck_assert_str_eq(pr->name, "copy.h2d");
+	ck_assert_int_eq(pr->status, CD_ST_OK);
+	ck_assert_int_eq(pr->device, CD_NULL_I64);
+	ck_assert_int_eq(pr->peer, CD_NULL_I64);
+	ck_assert_int_eq(pr->nranks, CD_NULL_I64);
+	sm = cd_probe_add_sample(pr);
+	ck_assert_int_eq(sm->bytes, CD_NULL_I64);
+	ck_assert_int_eq(sm->iters, CD_NULL_I64);
+	ck_assert_int_eq(sm->errors, CD_NULL_I64);
+	ck_assert(isnan(sm->time_us) && isnan(sm->min_time_us) && isnan(sm->max_time_us));
+	ck_assert(isnan(sm->algbw_gbyte_s) && isnan(sm->busbw_gbyte_s));
 
 	a = cd_results_add_advice(&r);
 	ck_assert_ptr_null(a->env);
@@ -271,6 +286,8 @@ START_TEST(test_free_half_filled)
 	f = cd_results_add_finding(&r, "X001", CD_SEV_INFO, NULL, NULL, NULL);
 	cd_finding_evidence(f, "e");
 	cd_strv_push(&cd_results_add_advice(&r)->path, "p");
+	cd_probe_add_sample(cd_results_add_probe(&r, "copy.d2h"));
+	cd_results_add_probe(&r, "tcp.latency");
 	cd_results_free(&r);
 	ck_assert_uint_eq(r.n_hosts, 0);
 	ck_assert_uint_eq(r.n_findings, 0);
@@ -327,6 +344,8 @@ static void build_rich(struct cd_results *r)
 	struct cd_gpu *gpu;
 	struct cd_finding *f;
 	struct cd_advice *a;
+	struct cd_probe_run *pr;
+	struct cd_probe_sample *sm;
 
 	cd_results_init(r);
 	r->tool_version = xstrdup("0.1.0");
@@ -510,6 +529,31 @@ static void build_rich(struct cd_results *r)
 	cd_finding_evidence(f, "quote \" and backslash \\ and tab \t survive");
 	f = cd_results_add_finding(r, "NET001", CD_SEV_FAIL, "node17", "docker0", "interface does not reach other hosts");
 
+	pr = cd_results_add_probe(r, "copy.h2d");
+	pr->host = xstrdup("node17");
+	pr->device = 0;
+	pr->nranks = 1;
+	sm = cd_probe_add_sample(pr);
+	sm->bytes = 1 << 20;
+	sm->iters = 20;
+	sm->time_us = 21.5;
+	sm->min_time_us = 21.25;
+	sm->max_time_us = 23.0;
+	sm->algbw_gbyte_s = 48.77;
+	sm->busbw_gbyte_s = 48.77;
+	sm->errors = 0;
+	sm = cd_probe_add_sample(pr);
+	sm->bytes = 268435456;
+	sm->iters = 5;
+	sm->time_us = 4870.1;
+	sm->algbw_gbyte_s = 55.1;
+	pr = cd_results_add_probe(r, "nccl.all_reduce");
+	pr->status = CD_ST_TIMEOUT;
+	pr->phase = xstrdup("connect");
+	pr->reason = xstrdup("no progress for 30 s");
+	pr->device = 1;
+	pr->peer = 0;
+
 	a = cd_results_add_advice(r);
 	a->env = xstrdup("NCCL_SOCKET_IFNAME");
 	a->value = xstrdup("eth0");
@@ -590,6 +634,18 @@ START_TEST(test_json_round_trip)
 	ck_assert_int_eq(back.findings[1].severity, CD_SEV_FAIL);
 	ck_assert(isnan(back.findings[1].measured));
 	ck_assert_int_eq(cd_results_worst(&back), CD_SEV_FAIL);
+	ck_assert_uint_eq(back.n_probes, 2);
+	ck_assert_str_eq(back.probes[0].name, "copy.h2d");
+	ck_assert_int_eq(back.probes[0].status, CD_ST_OK);
+	ck_assert_int_eq(back.probes[0].peer, CD_NULL_I64);
+	ck_assert_uint_eq(back.probes[0].n_samples, 2);
+	ck_assert_int_eq(back.probes[0].samples[0].errors, 0);
+	ck_assert_int_eq(back.probes[0].samples[1].errors, CD_NULL_I64);
+	ck_assert_double_eq(back.probes[0].samples[1].time_us, 4870.1);
+	ck_assert(isnan(back.probes[0].samples[1].busbw_gbyte_s));
+	ck_assert_int_eq(back.probes[1].status, CD_ST_TIMEOUT);
+	ck_assert_str_eq(back.probes[1].phase, "connect");
+	ck_assert_uint_eq(back.probes[1].n_samples, 0);
 	ck_assert_uint_eq(back.n_advice, 1);
 	ck_assert_uint_eq(back.advice[0].path.n, 2);
 	ck_assert_str_eq(back.advice[0].why, "eth0 reaches all 4 hosts; docker0 reaches none");
@@ -746,6 +802,9 @@ START_TEST(test_json_errors_paths)
 	reject("{\"schema\": 1, \"run\": {\"ranks\": \"2\"}}", MSG("run.ranks: expected a number or null"));
 	reject("{\"schema\": 1, \"findings\": [{\"severity\": \"warn\"}]}", MSG("findings[0].id: a finding needs an id"));
 	reject("{\"schema\": 1, \"advice\": [{\"path\": \"a\"}]}", MSG("advice[0].path: expected an array"));
+	reject("{\"schema\": 1, \"probes\": [{\"name\": \"copy.h2d\", \"results\": [{}, {\"time_us\": \"4.2\"}]}]}",
+	       MSG("probes[0].results[1].time_us: expected a number or null"));
+	reject("{\"schema\": 1, \"probes\": [{\"status\": \"ok\"}]}", MSG("probes[0].name: a probe needs a name"));
 	/* a late error still discards what was loaded before it */
 	reject("{\"schema\": 1, \"tool\": {\"version\": \"0.1.0\"}, \"hosts\": [{\"hostname\": \"a\", "
 	       "\"nics\": [{\"name\": \"eth0\", \"ipv4\": [\"10.0.0.1/24\"]}]}], "

@@ -53,6 +53,9 @@ START_TEST(test_parse_size)
 	size_bad("8 M");
 	size_bad("1iB"); /* "i" only after a unit */
 	size_bad("0x");
+	size_bad("0x10"); /* decimal only */
+	size_bad(" 1");
+	size_bad(" -0");
 }
 END_TEST
 
