@@ -73,6 +73,11 @@ check: commdiag tests/check_commdiag
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
 
+# The unit suites in one process under memcheck: zero errors and zero definite leaks.
+check-valgrind: commdiag tests/check_commdiag
+	CK_FORK=no valgrind -q --error-exitcode=123 --leak-check=full --errors-for-leak-kinds=definite \
+		./tests/check_commdiag
+
 install: commdiag
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 commdiag $(DESTDIR)$(BINDIR)/commdiag
@@ -84,5 +89,5 @@ uninstall:
 clean:
 	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d probes/*.o probes/*.d tests/*.o tests/*.d
 
-.PHONY: all check install uninstall clean
+.PHONY: all check check-valgrind install uninstall clean
 -include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d)

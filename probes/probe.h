@@ -104,6 +104,13 @@ double cd_stats_median(double *v, size_t n);
 double cd_stats_min(const double *v, size_t n);
 double cd_stats_max(const double *v, size_t n);
 
+/*
+ * The harness's wait policy: how long to sleep between polls once an operation has run
+ * elapsed_ns; 0 means poll again at once (the first 1 ms spins). Never more than 1% of
+ * elapsed (above the 1 µs floor) nor 50 µs, so sleeping adds little to a measured time.
+ */
+int64_t cd_probe_backoff_ns(int64_t elapsed_ns);
+
 /* A failure reason for the harness to record; returns -1 so a probe can `return cd_probe_fail(...)`. */
 int cd_probe_fail(struct cd_probe_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

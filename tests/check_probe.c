@@ -1,0 +1,646 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The probe harness with CPU-only fake probes: no GPU needed. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "probe.h"
+#include "suites.h"
+
+/* ---- bus bandwidth factors: nccl-tests' formulas, computed here independently ---- */
+
+START_TEST(test_busbw_factors)
+{
+	int n;
+
+	for (n = 1; n <= 16; n++) {
+		double d = n;
+
+		ck_assert_double_eq_tol(cd_busbw_all_reduce(n), 2.0 * (d - 1) / d, 1e-12);
+		ck_assert_double_eq_tol(cd_busbw_all_gather(n), (d - 1) / d, 1e-12);
+		ck_assert_double_eq_tol(cd_busbw_reduce_scatter(n), (d - 1) / d, 1e-12);
+		ck_assert_double_eq_tol(cd_busbw_alltoall(n), (d - 1) / d, 1e-12);
+		ck_assert_double_eq_tol(cd_busbw_broadcast(n), 1.0, 1e-12);
+		ck_assert_double_eq_tol(cd_busbw_reduce(n), 1.0, 1e-12);
+		ck_assert_double_eq_tol(cd_busbw_sendrecv(n), 1.0, 1e-12);
+	}
+	ck_assert_double_eq_tol(cd_busbw_all_reduce(8), 14.0 / 8.0, 1e-12);
+	ck_assert_double_eq_tol(cd_busbw_all_gather(8), 7.0 / 8.0, 1e-12);
+	/* nccl-tests keeps the formula at one rank: nothing crosses a bus */
+	ck_assert_double_eq(cd_busbw_all_reduce(1), 0.0);
+	ck_assert_double_eq(cd_busbw_all_gather(1), 0.0);
+	ck_assert(isnan(cd_busbw_all_reduce(0)));
+	ck_assert(isnan(cd_busbw_sendrecv(-1)));
+}
+END_TEST
+
+/* ---- size sweep ---- */
+
+START_TEST(test_sweep_factor)
+{
+	struct cd_sweep s;
+	char *err = NULL;
+	size_t b, n = 0, want = 8;
+
+	ck_assert_int_eq(cd_sweep_init(&s, "8", "128M", "2", NULL, &err), 0);
+	ck_assert_ptr_null(err);
+	for (b = cd_sweep_next(&s, 0); b; b = cd_sweep_next(&s, b), want *= 2, n++)
+		ck_assert_uint_eq(b, want);
+	ck_assert_uint_eq(n, 25);
+	ck_assert_uint_eq(s.n, 25);
+	ck_assert_uint_eq(s.last, 134217728);
+}
+END_TEST
+
+START_TEST(test_sweep_increment)
+{
+	static const size_t want[] = { 1024, 2048, 3072, 4096 };
+	struct cd_sweep s;
+	char *err = NULL;
+	size_t b, n = 0;
+
+	ck_assert_int_eq(cd_sweep_init(&s, "1K", "4K", NULL, "1K", &err), 0);
+	for (b = cd_sweep_next(&s, 0); b; b = cd_sweep_next(&s, b)) {
+		ck_assert_uint_lt(n, 4);
+		ck_assert_uint_eq(b, want[n++]);
+	}
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(s.n, 4);
+	ck_assert_uint_eq(s.last, 4096);
+}
+END_TEST
+
+START_TEST(test_sweep_edges)
+{
+	struct cd_sweep s;
+	char *err = NULL;
+
+	/* steps that do not land on -e stop below it */
+	ck_assert_int_eq(cd_sweep_init(&s, "8", "100", "4", NULL, &err), 0);
+	ck_assert_uint_eq(s.n, 2); /* 8, 32; 128 > 100 */
+	ck_assert_uint_eq(s.last, 32);
+	/* one size */
+	ck_assert_int_eq(cd_sweep_init(&s, "1M", "1M", NULL, NULL, &err), 0);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(cd_sweep_next(&s, 0), 1048576);
+	ck_assert_uint_eq(cd_sweep_next(&s, 1048576), 0);
+	/* defaults: 8 .. 128M by 2; a lone -e below the default minimum starts there */
+	ck_assert_int_eq(cd_sweep_init(&s, NULL, NULL, NULL, NULL, &err), 0);
+	ck_assert_uint_eq(s.min, 8);
+	ck_assert_uint_eq(s.max, 134217728);
+	ck_assert_uint_eq(s.factor, 2);
+	ck_assert_int_eq(cd_sweep_init(&s, NULL, "4", NULL, NULL, &err), 0);
+	ck_assert_uint_eq(s.min, 4);
+	ck_assert_int_eq(cd_sweep_init(&s, "1G", NULL, NULL, NULL, &err), 0);
+	ck_assert_uint_eq(s.n, 1);
+	/* the multiplication must not wrap around */
+	ck_assert_int_eq(cd_sweep_init(&s, "8388608T", "16777215T", "2", NULL, &err), 0); /* 2^63 .. 2^64-2^40 */
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_int_eq(cd_sweep_init(&s, "4T", "16T", "2", NULL, &err), 0);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert_int_eq(cd_sweep_init(&s, "8T", "15T", "2", NULL, NULL), 0);
+	ck_assert_uint_eq(s.n, 1);
+}
+END_TEST
+
+static void sweep_err(const char *min, const char *max, const char *factor, const char *incr, const char *want)
+{
+	struct cd_sweep s;
+	char *err = NULL;
+
+	ck_assert_int_eq(cd_sweep_init(&s, min, max, factor, incr, &err), -1);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_str_eq(err, want);
+	free(err);
+	ck_assert_int_eq(cd_sweep_init(&s, min, max, factor, incr, NULL), -1); /* no message wanted */
+}
+
+START_TEST(test_sweep_errors)
+{
+	sweep_err("12Q", "1M", "2", NULL, "-b: '12Q' is not a size like 8, 64K, 8M or 1G");
+	sweep_err("8", "", "2", NULL, "-e: '' is not a size like 8, 64K, 8M or 1G");
+	sweep_err("8K", "4K", "2", NULL, "-e: '4K' is smaller than -b '8K'");
+	sweep_err("8", "1M", "1", NULL, "-f: '1' is not a whole factor of at least 2");
+	sweep_err("8", "1M", "1.5", NULL, "-f: '1.5' is not a whole factor of at least 2");
+	sweep_err("8", "1M", "-2", NULL, "-f: '-2' is not a whole factor of at least 2");
+	sweep_err("8", "1M", "", NULL, "-f: '' is not a whole factor of at least 2");
+	sweep_err("8", "1M", "99999999999999999999999", NULL,
+		  "-f: '99999999999999999999999' is not a whole factor of at least 2");
+	sweep_err("8", "1M", NULL, "0", "-i: '0' is not an increment of at least 1 byte");
+	sweep_err("8", "1M", NULL, "x", "-i: 'x' is not a size like 8, 64K, 8M or 1G");
+	sweep_err("8", "1M", "2", "1K",
+		  "-f and -i exclude each other: give a factor (-f) or an increment (-i), not both");
+	sweep_err("0", "1M", "2", NULL, "-b: '0' is not a size of at least 1 byte");
+	sweep_err("1", "1M", NULL, "1K", "-b '1' -e '1M': the sweep has more than 64 sizes: raise -f or -i");
+}
+END_TEST
+
+/* ---- statistics ---- */
+
+START_TEST(test_stats)
+{
+	double odd[] = { 5, 1, 4, 2, 3 };
+	double even[] = { 10, 2, 8, 4 };
+	double one[] = { 7 };
+
+	ck_assert_double_eq(cd_stats_min(odd, 5), 1);
+	ck_assert_double_eq(cd_stats_max(odd, 5), 5);
+	ck_assert_double_eq(cd_stats_median(odd, 5), 3);
+	ck_assert_double_eq(odd[0], 1); /* sorted in place, as documented */
+	ck_assert_double_eq(odd[4], 5);
+	ck_assert_double_eq(cd_stats_min(even, 4), 2);
+	ck_assert_double_eq(cd_stats_max(even, 4), 10);
+	ck_assert_double_eq(cd_stats_median(even, 4), 6);
+	ck_assert_double_eq(cd_stats_median(one, 1), 7);
+	ck_assert(isnan(cd_stats_median(one, 0)));
+	ck_assert(isnan(cd_stats_min(one, 0)));
+	ck_assert(isnan(cd_stats_max(one, 0)));
+}
+END_TEST
+
+/* ---- fake probes ---- */
+
+struct fake {
+	int setups, starts, polls, aborts, checks, teardowns;
+	int start_fail_at;      /* fail the Nth start (1-based); 0 never */
+	int hang_at;            /* poll never completes from the Nth start on; 0 never */
+	int setup_ret;
+	size_t corrupt_bytes;   /* check reports 3 wrong elements at this size */
+	int64_t op_ns;          /* poll says done this long after start */
+	int64_t t_start;
+	unsigned char *buf;
+};
+
+static struct fake F;
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int fake_setup(struct cd_probe_env *env, size_t max_bytes)
+{
+	size_t i;
+
+	F.setups++;
+	ck_assert_uint_eq(env->max_bytes, max_bytes);
+	if (F.setup_ret)
+		return F.setup_ret == -1 ? cd_probe_fail(env, "cudaMalloc: out of memory") : F.setup_ret;
+	env->send = malloc(max_bytes);
+	env->recv = malloc(max_bytes);
+	ck_assert_ptr_nonnull(env->send);
+	ck_assert_ptr_nonnull(env->recv);
+	for (i = 0; i < max_bytes; i++)
+		((unsigned char *)env->send)[i] = (unsigned char)(i * 7 + 1);
+	return 0;
+}
+
+static int fake_start(struct cd_probe_env *env, size_t bytes)
+{
+	F.starts++;
+	if (F.start_fail_at && F.starts >= F.start_fail_at)
+		return cd_probe_fail(env, "cudaMemcpyAsync: invalid argument");
+	F.t_start = mono_ns();
+	memcpy(env->recv, env->send, bytes); /* synchronous: poll says done at once */
+	return 0;
+}
+
+static int fake_poll(struct cd_probe_env *env)
+{
+	(void)env;
+	F.polls++;
+	if (F.hang_at && F.starts >= F.hang_at)
+		return 0;
+	if (F.op_ns && mono_ns() - F.t_start < F.op_ns)
+		return 0;
+	return 1;
+}
+
+static void fake_abort(struct cd_probe_env *env)
+{
+	(void)env;
+	F.aborts++;
+}
+
+static int64_t fake_check(struct cd_probe_env *env, size_t bytes)
+{
+	const unsigned char *a = env->send, *b = env->recv;
+	int64_t wrong = 0;
+	size_t i;
+
+	F.checks++;
+	for (i = 0; i < bytes; i++)
+		wrong += a[i] != b[i];
+	return bytes == F.corrupt_bytes ? wrong + 3 : wrong;
+}
+
+static void fake_teardown(struct cd_probe_env *env)
+{
+	F.teardowns++;
+	free(env->send);
+	free(env->recv);
+	env->send = env->recv = NULL;
+}
+
+static double factor_half(int n)
+{
+	return n / 2.0;
+}
+
+static const struct cd_probe probe_fake = {
+	.name = "fake.memcpy",
+	.busbw_factor = factor_half,
+	.setup = fake_setup,
+	.start = fake_start,
+	.poll = fake_poll,
+	.abort = fake_abort,
+	.check = fake_check,
+	.teardown = fake_teardown,
+	.phase = "collective",
+};
+
+static struct cd_probe_env env_init(void)
+{
+	struct cd_probe_env env = { .device = -1, .peer = -1, .rank = 0, .nranks = 4 };
+
+	memset(&F, 0, sizeof(F));
+	return env;
+}
+
+static void sweep(struct cd_sweep *s, const char *min, const char *max)
+{
+	ck_assert_int_eq(cd_sweep_init(s, min, max, "2", NULL, NULL), 0);
+}
+
+START_TEST(test_run_memcpy)
+{
+	struct cd_probe_env env = env_init();
+	struct cd_results r;
+	struct cd_probe_run *run;
+	struct cd_sweep s;
+	size_t i;
+
+	cd_results_init(&r);
+	run = cd_results_add_probe(&r, "fake.memcpy");
+	sweep(&s, "1K", "1M");
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 2, 5, 30.0, run), 0);
+	ck_assert_int_eq(run->status, CD_ST_OK);
+	ck_assert_ptr_null(run->reason);
+	ck_assert_ptr_null(run->phase);
+	ck_assert_str_eq(run->name, "fake.memcpy");
+	ck_assert_int_eq(run->nranks, 4);
+	ck_assert_int_eq(run->device, CD_NULL_I64);
+	ck_assert_uint_eq(run->n_samples, 11);
+	for (i = 0; i < run->n_samples; i++) {
+		const struct cd_probe_sample *sm = &run->samples[i];
+
+		ck_assert_int_eq(sm->bytes, (int64_t)1024 << i);
+		ck_assert_int_eq(sm->iters, 5);
+		ck_assert(sm->time_us > 0);
+		ck_assert(sm->min_time_us <= sm->time_us);
+		ck_assert(sm->time_us <= sm->max_time_us);
+		ck_assert_double_eq(sm->algbw_gbyte_s, (double)sm->bytes / sm->time_us / 1e3);
+		ck_assert_double_eq(sm->busbw_gbyte_s, sm->algbw_gbyte_s * 2.0);
+		ck_assert_int_eq(sm->errors, 0);
+	}
+	ck_assert_int_eq(F.setups, 1);
+	ck_assert_int_eq(F.starts, 11 * (2 + 5));
+	ck_assert_int_eq(F.checks, 11);
+	ck_assert_int_eq(F.aborts, 0);
+	ck_assert_int_eq(F.teardowns, 1);
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_run_wrong_elements)
+{
+	struct cd_probe_env env = env_init();
+	struct cd_results r;
+	struct cd_probe_run *run;
+	struct cd_sweep s;
+
+	cd_results_init(&r);
+	run = cd_results_add_probe(&r, "fake.memcpy");
+	sweep(&s, "1K", "16K");
+	F.corrupt_bytes = 4096;
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 1, 3, 30.0, run), -1);
+	ck_assert_int_eq(run->status, CD_ST_ERROR);
+	ck_assert_str_eq(run->reason, "3 wrong elements at 4096 bytes");
+	ck_assert_uint_eq(run->n_samples, 5); /* kept going, as nccl-tests does */
+	ck_assert_int_eq(run->samples[1].errors, 0);
+	ck_assert_int_eq(run->samples[2].errors, 3);
+	ck_assert_int_eq(run->samples[3].errors, 0);
+	ck_assert_int_eq(F.teardowns, 1);
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_run_unchecked_and_sync)
+{
+	struct cd_probe sync = probe_fake;
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { .device = CD_NULL_I64 };
+	struct cd_sweep s;
+
+	sync.poll = NULL;       /* start is the whole operation */
+	sync.check = NULL;      /* errors stay null: not checked */
+	sync.busbw_factor = NULL;
+	sync.phase = NULL;
+	env.device = 2;
+	sweep(&s, "64", "256");
+	ck_assert_int_eq(cd_probe_run_sweep(&sync, &env, &s, 0, 1, 30.0, &run), 0);
+	ck_assert_str_eq(run.name, "fake.memcpy");
+	ck_assert_int_eq(run.device, 2);
+	ck_assert_uint_eq(run.n_samples, 3);
+	ck_assert_int_eq(run.samples[0].errors, CD_NULL_I64);
+	ck_assert_double_eq(run.samples[0].busbw_gbyte_s, run.samples[0].algbw_gbyte_s);
+	ck_assert_int_eq(F.polls, 0);
+	ck_assert_int_eq(F.starts, 3);
+	free(run.name);
+	free(run.samples);
+}
+END_TEST
+
+/* THE DEADLINE PATH: an operation that never completes */
+START_TEST(test_run_deadline)
+{
+	struct cd_probe_env env = env_init();
+	struct cd_results r;
+	struct cd_probe_run *run;
+	struct cd_sweep s;
+	double t0, dt;
+
+	cd_results_init(&r);
+	run = cd_results_add_probe(&r, "fake.memcpy");
+	sweep(&s, "1K", "1M");
+	F.hang_at = 2 * 3 + 1; /* the first op of the third size (2 warm-up + 1 timed each) */
+	t0 = cd_now_s();
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 2, 1, 0.5, run), -1);
+	dt = cd_now_s() - t0;
+	ck_assert(dt >= 0.5);
+	ck_assert(dt < 1.5);
+	ck_assert_int_eq(run->status, CD_ST_TIMEOUT);
+	ck_assert_str_eq(run->phase, "collective");
+	ck_assert_str_eq(run->reason, "operation of 4096 bytes did not complete within 0.5 s");
+	ck_assert_int_eq(F.aborts, 1);
+	ck_assert_int_eq(F.teardowns, 1);
+	ck_assert_int_eq(F.starts, 7); /* nothing after the hung operation */
+	ck_assert_uint_eq(run->n_samples, 2); /* the sizes that finished stay */
+	ck_assert_int_eq(run->samples[1].bytes, 2048);
+	/* backed off: far fewer polls than a 0.5 s busy loop would make */
+	ck_assert_int_lt(F.polls, 2000000);
+	cd_results_free(&r);
+}
+END_TEST
+
+/* The budget runs out between operations: stop, nothing to abort. */
+static int slow_start(struct cd_probe_env *env, size_t bytes)
+{
+	struct timespec ts = { 0, 20 * 1000000 };
+
+	nanosleep(&ts, NULL);
+	return fake_start(env, bytes);
+}
+
+START_TEST(test_run_budget_spent)
+{
+	struct cd_probe slow = probe_fake;
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+
+	slow.start = slow_start;
+	sweep(&s, "1K", "1M");
+	ck_assert_int_eq(cd_probe_run_sweep(&slow, &env, &s, 0, 4, 0.1, &run), -1);
+	ck_assert_int_eq(run.status, CD_ST_TIMEOUT);
+	ck_assert_str_eq(run.phase, "collective");
+	ck_assert_ptr_nonnull(strstr(run.reason, "the 0.1 s budget was spent before the operation of"));
+	ck_assert_int_eq(F.aborts, 0);
+	ck_assert_int_eq(F.teardowns, 1);
+	ck_assert_int_le(F.starts, 6);
+	free(run.name);
+	free(run.phase);
+	free(run.reason);
+	free(run.samples);
+}
+END_TEST
+
+START_TEST(test_run_zero_budget)
+{
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+
+	sweep(&s, "1K", "1K");
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 1, 1, 0, &run), -1);
+	ck_assert_int_eq(run.status, CD_ST_TIMEOUT);
+	ck_assert_int_eq(F.starts, 0);
+	ck_assert_int_eq(F.teardowns, 1);
+	free(run.name);
+	free(run.phase);
+	free(run.reason);
+}
+END_TEST
+
+START_TEST(test_run_start_fails)
+{
+	struct cd_probe_env env = env_init();
+	struct cd_results r;
+	struct cd_probe_run *run;
+	struct cd_sweep s;
+
+	cd_results_init(&r);
+	run = cd_results_add_probe(&r, "fake.memcpy");
+	sweep(&s, "1K", "1M");
+	F.start_fail_at = 3;
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 1, 1, 30.0, run), -1);
+	ck_assert_int_eq(run->status, CD_ST_ERROR);
+	ck_assert_str_eq(run->reason, "cudaMemcpyAsync: invalid argument");
+	ck_assert_uint_eq(run->n_samples, 1);
+	ck_assert_int_eq(F.starts, 3);
+	ck_assert_int_eq(F.aborts, 0);
+	ck_assert_int_eq(F.teardowns, 1);
+	cd_results_free(&r);
+}
+END_TEST
+
+static int bare_start(struct cd_probe_env *env, size_t bytes)
+{
+	(void)env;
+	(void)bytes;
+	return -1; /* no reason given: the harness names the operation */
+}
+
+START_TEST(test_run_start_fails_without_reason)
+{
+	struct cd_probe bare = { .name = "bare", .start = bare_start };
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+
+	sweep(&s, "1K", "1M");
+	ck_assert_int_eq(cd_probe_run_sweep(&bare, &env, &s, 0, 1, 30.0, &run), -1);
+	ck_assert_int_eq(run.status, CD_ST_ERROR);
+	ck_assert_str_eq(run.reason, "operation of 1024 bytes failed");
+	ck_assert_str_eq(run.phase, "probe");
+	free(run.name);
+	free(run.phase);
+	free(run.reason);
+}
+END_TEST
+
+START_TEST(test_run_setup_fails)
+{
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+
+	sweep(&s, "1K", "1M");
+	F.setup_ret = -1;
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 1, 1, 30.0, &run), -1);
+	ck_assert_int_eq(run.status, CD_ST_ERROR);
+	ck_assert_str_eq(run.reason, "cudaMalloc: out of memory");
+	ck_assert_str_eq(run.phase, "setup");
+	ck_assert_int_eq(F.starts, 0);
+	ck_assert_int_eq(F.teardowns, 0); /* setup failed: nothing to tear down */
+	ck_assert_uint_eq(run.n_samples, 0);
+	free(run.phase);
+	free(run.reason);
+
+	env = env_init();
+	F.setup_ret = CD_PROBE_TIMEOUT;
+	run.phase = run.reason = NULL;
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 1, 1, 2.0, &run), -1);
+	ck_assert_int_eq(run.status, CD_ST_TIMEOUT);
+	ck_assert_str_eq(run.reason, "setup did not complete within 2.0 s");
+	ck_assert_int_eq(F.teardowns, 0);
+	free(run.name);
+	free(run.phase);
+	free(run.reason);
+}
+END_TEST
+
+START_TEST(test_run_bad_arguments)
+{
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+
+	sweep(&s, "1K", "1M");
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 1, 0, 30.0, &run), -1);
+	ck_assert_int_eq(run.status, CD_ST_ERROR);
+	ck_assert_str_eq(run.reason, "iterations must be at least 1");
+	ck_assert_int_eq(F.setups, 0);
+	free(run.name);
+	free(run.reason);
+}
+END_TEST
+
+/*
+ * The poll back-off must not distort timing. The policy itself is checked exactly; the
+ * measured times only loosely (never early; not grossly late), because a loaded CI
+ * machine can delay any wake-up by milliseconds. The precise numbers are in src/probe.c.
+ */
+START_TEST(test_backoff_policy)
+{
+	int64_t e;
+
+	ck_assert_int_eq(cd_probe_backoff_ns(0), 0);
+	ck_assert_int_eq(cd_probe_backoff_ns(999999), 0);      /* spin for the first 1 ms */
+	ck_assert_int_eq(cd_probe_backoff_ns(1000000), 10000);
+	ck_assert_int_eq(cd_probe_backoff_ns(2000000), 20000);
+	ck_assert_int_eq(cd_probe_backoff_ns(5000000), 50000);
+	ck_assert_int_eq(cd_probe_backoff_ns(3600000000000), 50000); /* capped */
+	for (e = 1000000; e < 100000000; e += 77777) {
+		ck_assert_int_le(cd_probe_backoff_ns(e), e / 100);
+		ck_assert_int_ge(cd_probe_backoff_ns(e), 1000);
+	}
+}
+END_TEST
+
+START_TEST(test_run_backoff_accuracy)
+{
+	static const int64_t op_us[] = { 20, 300, 2000, 8000 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(op_us); i++) {
+		struct cd_probe_env env = env_init();
+		struct cd_probe_run run = { 0 };
+		struct cd_sweep s;
+		double want = (double)op_us[i];
+
+		F.op_ns = op_us[i] * 1000;
+		sweep(&s, "1K", "1K");
+		ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 1, 7, 30.0, &run), 0);
+		ck_assert(run.samples[0].min_time_us >= want);
+		ck_assert_msg(run.samples[0].min_time_us <= want * 1.5 + 50000,
+			      "op of %.0f us measured at best %.1f us", want, run.samples[0].min_time_us);
+		free(run.name);
+		free(run.samples);
+	}
+}
+END_TEST
+
+START_TEST(test_skip_and_needs)
+{
+	struct cd_results r;
+	struct cd_probe_run *run;
+	const char *why;
+
+	ck_assert_ptr_null(cd_probe_unmet(0, 0));
+	ck_assert_ptr_null(cd_probe_unmet(NEED_GPU | NEED_NCCL, NEED_GPU | NEED_GPU2 | NEED_NCCL));
+	ck_assert_str_eq(cd_probe_unmet(NEED_GPU, 0), "needs a GPU");
+	ck_assert_str_eq(cd_probe_unmet(NEED_GPU | NEED_GPU2, NEED_GPU), "needs two GPUs");
+	ck_assert_str_eq(cd_probe_unmet(NEED_NCCL, NEED_GPU), "needs NCCL");
+	ck_assert_str_eq(cd_probe_unmet(NEED_RANKS2 | NEED_GPU, NEED_GPU), "needs two ranks");
+
+	cd_results_init(&r);
+	run = cd_results_add_probe(&r, "nccl.all_reduce");
+	why = cd_probe_unmet(NEED_GPU | NEED_NCCL, 0);
+	cd_probe_skip(run, why);
+	ck_assert_int_eq(run->status, CD_ST_SKIPPED);
+	ck_assert_str_eq(run->reason, "needs a GPU");
+	ck_assert_ptr_null(run->phase);
+	ck_assert_uint_eq(run->n_samples, 0);
+	cd_probe_skip(run, "no peer GPU reachable"); /* a second call replaces the reason */
+	ck_assert_str_eq(run->reason, "no peer GPU reachable");
+	cd_results_free(&r);
+}
+END_TEST
+
+Suite *probe_suite(void)
+{
+	Suite *s = suite_create("probe");
+	TCase *tc = tcase_create("math");
+	TCase *th = tcase_create("harness");
+
+	tcase_add_test(tc, test_busbw_factors);
+	tcase_add_test(tc, test_sweep_factor);
+	tcase_add_test(tc, test_sweep_increment);
+	tcase_add_test(tc, test_sweep_edges);
+	tcase_add_test(tc, test_sweep_errors);
+	tcase_add_test(tc, test_stats);
+	tcase_add_test(tc, test_backoff_policy);
+	suite_add_tcase(s, tc);
+
+	tcase_set_timeout(th, 30);
+	tcase_add_test(th, test_run_memcpy);
+	tcase_add_test(th, test_run_wrong_elements);
+	tcase_add_test(th, test_run_unchecked_and_sync);
+	tcase_add_test(th, test_run_deadline);
+	tcase_add_test(th, test_run_budget_spent);
+	tcase_add_test(th, test_run_zero_budget);
+	tcase_add_test(th, test_run_start_fails);
+	tcase_add_test(th, test_run_start_fails_without_reason);
+	tcase_add_test(th, test_run_setup_fails);
+	tcase_add_test(th, test_run_bad_arguments);
+	tcase_add_test(th, test_run_backoff_accuracy);
+	tcase_add_test(th, test_skip_and_needs);
+	suite_add_tcase(s, th);
+	return s;
+}
