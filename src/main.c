@@ -256,36 +256,46 @@ static int sink_commit(struct sink *s)
 	return rc;
 }
 
-static int emit(struct ctx *c, const struct cd_results *r)
+/* Render through the one emitter to stdout or -o; returns 0, EXIT_USAGE or EXIT_RUNTIME. */
+static int emit(struct ctx *c, void (*render)(struct cd_out *o, const void *arg), const void *arg)
 {
 	struct sink s;
 	struct cd_out *o;
 
 	if (sink_open(&s, c->output) < 0)
-		return -EXIT_USAGE;
+		return EXIT_USAGE;
 	o = out_new(c->format, s.f, c->color && s.f == stdout);
-	cd_report(o, r);
+	render(o, arg);
 	if (out_end(o) < 0) {
 		sink_abort(&s);
-		return cd_error("cannot write the report to '%s': %s", c->output ? c->output : "stdout", strerror(errno));
+		cd_error("cannot write the report to '%s': %s", c->output ? c->output : "stdout", strerror(errno));
+		return EXIT_RUNTIME;
 	}
-	if (sink_commit(&s) < 0)
-		return -1;
-	return 0;
+	return sink_commit(&s) < 0 ? EXIT_RUNTIME : 0;
+}
+
+static void render_results(struct cd_out *o, const void *r)
+{
+	cd_report(o, r);
 }
 
 /* ---- commands ---- */
 
-static void stamp(struct cd_results *r, const char *mode, const struct ctx *c)
+static int deterministic(void)
 {
 	const char *det = getenv("COMMDIAG_DETERMINISTIC");
 
+	return det && *det && strcmp(det, "0");
+}
+
+static void stamp(struct cd_results *r, const char *mode, const struct ctx *c)
+{
 	free(r->tool_version);
 	r->tool_version = xstrdup(CD_VERSION);
 	free(r->run.mode);
 	r->run.mode = xstrdup(mode);
 	r->run.timeout_s = c->timeout_s;
-	if (!(det && *det && strcmp(det, "0"))) {
+	if (!deterministic()) {
 		char buf[32];
 		time_t now = time(NULL);
 		struct tm tm;
@@ -295,13 +305,6 @@ static void stamp(struct cd_results *r, const char *mode, const struct ctx *c)
 		free(r->run.started);
 		r->run.started = xstrdup(buf);
 	}
-}
-
-static int deterministic(void)
-{
-	const char *det = getenv("COMMDIAG_DETERMINISTIC");
-
-	return det && *det && strcmp(det, "0");
 }
 
 static int exit_for(const struct ctx *c, const struct cd_results *r)
@@ -322,23 +325,7 @@ static int discover_and_report(struct ctx *c, const char *mode, int score)
 		/* re-judge a saved run: its facts stay, its findings and advice are made anew */
 		if (cd_results_load_file(&r, c->from) < 0)
 			return EXIT_USAGE;
-		for (size_t i = 0; i < r.n_findings; i++) {
-			free(r.findings[i].id);
-			free(r.findings[i].host);
-			free(r.findings[i].subject);
-			free(r.findings[i].title);
-			free(r.findings[i].unit);
-			cd_strv_free(&r.findings[i].evidence);
-		}
-		r.n_findings = 0;
-		for (size_t i = 0; i < r.n_advice; i++) {
-			free(r.advice[i].env);
-			free(r.advice[i].value);
-			free(r.advice[i].why);
-			cd_strv_free(&r.advice[i].findings);
-			cd_strv_free(&r.advice[i].path);
-		}
-		r.n_advice = 0;
+		cd_results_clear_judgement(&r);
 		/* the facts keep their run; the judgement is this version's */
 		free(r.tool_version);
 		r.tool_version = xstrdup(CD_VERSION);
@@ -357,11 +344,9 @@ static int discover_and_report(struct ctx *c, const char *mode, int score)
 	if (!c->from && !deterministic())
 		r.run.duration_s = cd_now_s() - t0;
 	phase(3);
-	rc = emit(c, &r);
+	rc = emit(c, render_results, &r);
 	if (rc == 0)
 		rc = exit_for(c, &r);
-	else
-		rc = rc == -EXIT_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
 	cd_results_free(&r);
 	return rc;
 }
@@ -390,25 +375,48 @@ static int cmd_report(struct ctx *c)
 		       EXIT_USAGE;
 	if (cd_results_load_file(&r, c->from) < 0)
 		return EXIT_USAGE;
-	rc = emit(c, &r);
-	rc = rc == 0 ? exit_for(c, &r) : rc == -EXIT_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
+	rc = emit(c, render_results, &r);
+	if (rc == 0)
+		rc = exit_for(c, &r);
 	cd_results_free(&r);
 	return rc;
+}
+
+struct versions {
+	const struct cd_host *h;
+	const char *mpi;
+};
+
+static void render_versions(struct cd_out *o, const void *arg)
+{
+	const struct versions *v = arg;
+	const struct cd_host *h = v->h;
+
+	out_str(o, OUT_ANY, "commdiag", "commdiag   %s\n", CD_VERSION);
+	out_str(o, OUT_ANY, "hwloc", "hwloc      %s\n", h->versions.hwloc);
+	out_str(o, OUT_ANY, "libnl", "libnl      %s\n", h->versions.libnl);
+	out_str(o, OUT_ANY, "libibverbs", "libibverbs %s\n", h->versions.libibverbs);
+	out_str(o, OUT_ANY, "cjson", "cJSON      %s\n", cJSON_Version());
+	out_str(o, OUT_ANY, "mpi", "mpi        %s\n", v->mpi[0] ? v->mpi : NULL);
+	out_str(o, OUT_ANY, "driver", "driver     %s\n", h->versions.driver);
+	out_i64(o, OUT_ANY, "cuda_driver", "cuda       %" PRId64, h->versions.cuda_driver);
+	if (h->versions.cuda_driver == CD_NULL_I64 && h->part[CD_PART_GPU].reason)
+		out_str(o, OUT_TEXT, NULL, " (%s)", h->part[CD_PART_GPU].reason);
+	out_nl(o);
+	out_str(o, OUT_ANY, "nccl", "nccl       %s\n", h->versions.nccl);
 }
 
 static int cmd_version(struct ctx *c)
 {
 	struct cd_results r;
-	struct cd_host *h;
-	struct cd_out *o;
-	struct sink s;
+	struct versions v;
 	char mpi[MPI_VERSION_LEN];
-	int rc = 0;
+	int rc;
 
 	phase(1);
 	cd_results_init(&r);
-	h = cd_results_add_host(&r);
-	if (cd_discover_host(h, &c->dopt) < 0) {
+	v.h = cd_results_add_host(&r);
+	if (cd_discover_host(r.hosts, &c->dopt) < 0) {
 		cd_results_free(&r);
 		return EXIT_USAGE;
 	}
@@ -421,29 +429,9 @@ static int cmd_version(struct ctx *c)
 		mpi[strcspn(mpi, "\n,")] = '\0';
 	}
 #endif
-	if (sink_open(&s, c->output) < 0) {
-		cd_results_free(&r);
-		return EXIT_USAGE;
-	}
-	o = out_new(c->format, s.f, 0);
-	out_str(o, OUT_ANY, "commdiag", "commdiag   %s\n", CD_VERSION);
-	out_str(o, OUT_ANY, "hwloc", "hwloc      %s\n", h->versions.hwloc);
-	out_str(o, OUT_ANY, "libnl", "libnl      %s\n", h->versions.libnl);
-	out_str(o, OUT_ANY, "libibverbs", "libibverbs %s\n", h->versions.libibverbs);
-	out_str(o, OUT_ANY, "cjson", "cJSON      %s\n", cJSON_Version());
-	out_str(o, OUT_ANY, "mpi", "mpi        %s\n", mpi[0] ? mpi : NULL);
-	out_str(o, OUT_ANY, "driver", "driver     %s\n", h->versions.driver);
-	out_i64(o, OUT_ANY, "cuda_driver", "cuda       %" PRId64, h->versions.cuda_driver);
-	if (h->versions.cuda_driver == CD_NULL_I64 && h->part[CD_PART_GPU].reason)
-		out_str(o, OUT_TEXT, NULL, " (%s)", h->part[CD_PART_GPU].reason);
-	out_nl(o);
-	out_str(o, OUT_ANY, "nccl", "nccl       %s\n", h->versions.nccl);
-	if (out_end(o) < 0) {
-		sink_abort(&s);
-		rc = EXIT_RUNTIME;
-	} else if (sink_commit(&s) < 0) {
-		rc = EXIT_RUNTIME;
-	}
+	v.mpi = mpi;
+	phase(3);
+	rc = emit(c, render_versions, &v);
 	cd_results_free(&r);
 	return rc;
 }

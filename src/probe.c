@@ -63,11 +63,8 @@ static int sweep_fail(char **err, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (!msg)
-		msg = xstrdup("size sweep: invalid options"); /* vasprintf out of memory */
 	if (err)
 		*err = msg;
 	else

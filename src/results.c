@@ -75,8 +75,7 @@ void cd_section_set(struct cd_section *s, enum cd_status st, const char *reason_
 	s->status = st;
 	if (reason_fmt) {
 		va_start(ap, reason_fmt);
-		if (vasprintf(&s->reason, reason_fmt, ap) < 0)
-			s->reason = NULL;
+		s->reason = xvasprintf(reason_fmt, ap);
 		va_end(ap);
 	}
 }
@@ -227,13 +226,8 @@ void cd_finding_evidence(struct cd_finding *f, const char *fmt, ...)
 	char *e;
 
 	va_start(ap, fmt);
-	if (vasprintf(&e, fmt, ap) < 0)
-		e = NULL;
+	e = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (!e) {
-		fputs("commdiag: out of memory\n", stderr);
-		exit(3);
-	}
 	*CD_PUSH(f->evidence.v, f->evidence.n, f->evidence.cap) = e;
 }
 
@@ -368,6 +362,31 @@ static void host_free(struct cd_host *h)
 	free(h->env);
 }
 
+void cd_results_clear_judgement(struct cd_results *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct cd_finding *f = &r->findings[i];
+
+		free(f->id);
+		free(f->host);
+		free(f->subject);
+		free(f->title);
+		free(f->unit);
+		cd_strv_free(&f->evidence);
+	}
+	r->n_findings = 0;
+	for (size_t i = 0; i < r->n_advice; i++) {
+		struct cd_advice *a = &r->advice[i];
+
+		free(a->env);
+		free(a->value);
+		free(a->why);
+		cd_strv_free(&a->findings);
+		cd_strv_free(&a->path);
+	}
+	r->n_advice = 0;
+}
+
 void cd_results_free(struct cd_results *r)
 {
 	if (!r)
@@ -386,26 +405,8 @@ void cd_results_free(struct cd_results *r)
 		free(r->probes[i].samples);
 	}
 	free(r->probes);
-	for (size_t i = 0; i < r->n_findings; i++) {
-		struct cd_finding *f = &r->findings[i];
-
-		free(f->id);
-		free(f->host);
-		free(f->subject);
-		free(f->title);
-		free(f->unit);
-		cd_strv_free(&f->evidence);
-	}
+	cd_results_clear_judgement(r);
 	free(r->findings);
-	for (size_t i = 0; i < r->n_advice; i++) {
-		struct cd_advice *a = &r->advice[i];
-
-		free(a->env);
-		free(a->value);
-		free(a->why);
-		cd_strv_free(&a->findings);
-		cd_strv_free(&a->path);
-	}
 	free(r->advice);
 	memset(r, 0, sizeof(*r));
 }

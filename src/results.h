@@ -290,6 +290,9 @@ struct cd_advice *cd_results_add_advice(struct cd_results *r);
 struct cd_probe_run *cd_results_add_probe(struct cd_results *r, const char *name);
 struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p);
 
+/* Drop the findings and advice (keeping their arrays), so rules and advice can run again. */
+void cd_results_clear_judgement(struct cd_results *r);
+
 /* Highest severity among the findings, or -1 when there are none. */
 int cd_results_worst(const struct cd_results *r);
 

@@ -74,17 +74,7 @@ static int evaluate(void)
 {
 	int n;
 
-	for (size_t i = 0; i < res.n_findings; i++) {
-		struct cd_finding *f = &res.findings[i];
-
-		free(f->id);
-		free(f->host);
-		free(f->subject);
-		free(f->title);
-		free(f->unit);
-		cd_strv_free(&f->evidence);
-	}
-	res.n_findings = 0;
+	cd_results_clear_judgement(&res);
 	n = cd_rules_evaluate(&res);
 	ck_assert_int_eq(n, (int)res.n_findings);
 	return n;
