@@ -41,12 +41,14 @@ CD_CFLAGS := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmi
 CD_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lm
 
 SRC := $(sort $(wildcard src/*.c probes/*.c))
-OBJ := $(SRC:.c=.o)
+# rules/*.conf are compiled in (gen/embedded.c), so the binary needs nothing installed
+RULES_DATA := $(sort $(wildcard rules/*.conf))
+OBJ := $(SRC:.c=.o) gen/embedded.o
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 TEST_OBJ := $(TEST_SRC:.c=.o)
 
 # Objects depend on the flags they were built with: switching SANITIZE=1/0 or MPI rebuilds them.
-FLAGS_LINE := $(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) $(CD_SAN) $(LDFLAGS)
+FLAGS_LINE := $(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) $(CD_SAN) $(LDFLAGS) $(RULES_DATA)
 ifneq ($(filter-out $(GOALS_NO_DEPS),$(or $(MAKECMDGOALS),all)),)
   $(shell echo '$(FLAGS_LINE)' | cmp -s - .build-flags || echo '$(FLAGS_LINE)' > .build-flags)
 endif
@@ -57,6 +59,10 @@ all: commdiag
 
 commdiag: $(OBJ)
 	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $(OBJ) $(CD_LIBS)
+
+gen/embedded.c: scripts/embed.sh $(RULES_DATA) .build-flags
+	@mkdir -p gen
+	sh scripts/embed.sh $@ $(RULES_DATA)
 
 %.o: %.c .build-flags
 	$(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) -c -o $@ $<
@@ -82,11 +88,15 @@ install: commdiag
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 commdiag $(DESTDIR)$(BINDIR)/commdiag
 	$(INSTALL) -m 644 man/commdiag.1 $(DESTDIR)$(MANDIR)/man1/commdiag.1
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/rules
+	$(INSTALL) -m 644 $(RULES_DATA) $(DESTDIR)$(DATADIR)/rules/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/commdiag $(DESTDIR)$(MANDIR)/man1/commdiag.1
+	rm -rf $(DESTDIR)$(DATADIR)/rules
 
 clean:
+	rm -rf gen
 	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d probes/*.o probes/*.d tests/*.o tests/*.d
 
 .PHONY: all check check-valgrind install uninstall clean
