@@ -348,16 +348,40 @@ static void render_hcas(struct cd_out *o, const struct cd_host *h)
 	out_arr_close(o);
 }
 
+static void render_nvlinks(struct cd_out *o, const struct cd_gpu *g)
+{
+	size_t up = 0;
+
+	out_arr_open(o, "nvlinks");
+	for (size_t j = 0; j < g->n_nvlinks; j++) {
+		const struct cd_nvlink *l = &g->nvlinks[j];
+
+		up += l->up == CD_TRI_TRUE;
+		out_obj_open(o, NULL);
+		out_i64(o, OUT_JSON, "link", NULL, l->link);
+		out_bool(o, OUT_JSON, "up", NULL, l->up);
+		out_i64(o, OUT_JSON, "version", NULL, l->version);
+		out_str(o, OUT_JSON, "remote_bus_id", NULL, l->remote_bus_id);
+		out_str(o, OUT_JSON, "remote_kind", NULL, l->remote_kind);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+	if (g->n_nvlinks)
+		out_text(o, "  %zu/%zu nvlinks up", up, g->n_nvlinks);
+}
+
 static void render_gpus(struct cd_out *o, const struct cd_host *h)
 {
 	out_text(o, "\n## gpus (%zu)\n", h->n_gpus);
 	if (!h->n_gpus)
 		out_text(o, "  %s\n", h->part[CD_PART_GPU].reason ? h->part[CD_PART_GPU].reason : "none");
 	else
-		out_text(o, "  %5s %-28s %-13s %4s %10s  %s\n", "index", "name", "bus id", "numa", "memory", "uuid");
+		out_text(o, "  %5s %-28s %-13s %4s %10s %4s %-17s %s\n", "index", "name", "bus id", "numa", "memory", "cc",
+			 "pcie (max)", "uuid");
 	out_arr_open(o, "gpus");
 	for (size_t i = 0; i < h->n_gpus; i++) {
 		const struct cd_gpu *g = &h->gpus[i];
+		char link[64];
 
 		out_obj_open(o, NULL);
 		out_i64(o, OUT_ANY, "index", "  %5" PRId64, g->index);
@@ -366,7 +390,117 @@ static void render_gpus(struct cd_out *o, const struct cd_host *h)
 		out_i64(o, OUT_ANY, "numa", " %4" PRId64, g->numa);
 		out_i64(o, OUT_JSON, "memory_bytes", NULL, g->memory_bytes);
 		text_bytes(o, " %10s", g->memory_bytes);
-		out_str(o, OUT_ANY, "uuid", "  %s\n", g->uuid);
+		out_str(o, OUT_ANY, "compute_capability", " %4s", g->compute_capability);
+		out_bool(o, OUT_JSON, "persistence", NULL, g->persistence);
+		out_obj_open(o, "pcie");
+		out_i64(o, OUT_JSON, "gen", NULL, g->pcie_gen);
+		out_i64(o, OUT_JSON, "width", NULL, g->pcie_width);
+		out_i64(o, OUT_JSON, "max_gen", NULL, g->pcie_max_gen);
+		out_i64(o, OUT_JSON, "max_width", NULL, g->pcie_max_width);
+		out_dbl(o, OUT_JSON, "link_gbyte_s", NULL, g->pcie_link_gbyte_s);
+		out_obj_close(o);
+		link[0] = '\0';
+		if (g->pcie_gen != CD_NULL_I64 && g->pcie_width != CD_NULL_I64)
+			snprintf(link, sizeof(link), "Gen%" PRId64 " x%" PRId64 " (%" PRId64 " x%" PRId64 ")", g->pcie_gen,
+				 g->pcie_width, g->pcie_max_gen, g->pcie_max_width);
+		out_str(o, OUT_TEXT, NULL, " %-17s", link[0] ? link : NULL);
+		out_str(o, OUT_TEXT, NULL, " %s", g->uuid);
+		out_str(o, OUT_JSON, "uuid", NULL, g->uuid);
+		render_nvlinks(o, g);
+		out_nl(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+/* One matrix of the path section: rows are GPUs, cells strings (classes) or tri-states. */
+static void render_matrix(struct cd_out *o, const char *key, size_t rows, size_t cols, char *const *strs,
+			  const int *tris)
+{
+	if (!strs && !tris) {
+		out_null(o, key);
+		return;
+	}
+	out_arr_open(o, key);
+	for (size_t i = 0; i < rows; i++) {
+		out_arr_open(o, NULL);
+		for (size_t j = 0; j < cols; j++) {
+			if (strs)
+				out_str(o, OUT_JSON, NULL, NULL, strs[i * cols + j]);
+			else
+				out_bool(o, OUT_JSON, NULL, NULL, tris[i * cols + j]);
+		}
+		out_arr_close(o);
+	}
+	out_arr_close(o);
+}
+
+/* Text: the `nvidia-smi topo -m` layout, GPUs then network devices as columns. */
+static void text_path_matrix(struct cd_out *o, const struct cd_paths *p)
+{
+	size_t g = p->gpus.n, n = p->nets.n;
+
+	out_text(o, "  %-8s", "");
+	for (size_t j = 0; j < g; j++)
+		out_text(o, " GPU%-4zu", j);
+	for (size_t j = 0; j < n; j++)
+		out_text(o, " %-7.7s", p->nets.v[j]);
+	out_text(o, "  nccl p2p with\n");
+	for (size_t i = 0; i < g; i++) {
+		size_t peers = 0;
+
+		out_text(o, "  GPU%-5zu", i);
+		for (size_t j = 0; j < g; j++)
+			out_str(o, OUT_TEXT, NULL, " %-7s", p->gpu_gpu[i * g + j]);
+		for (size_t j = 0; j < n; j++)
+			out_str(o, OUT_TEXT, NULL, " %-7s", p->gpu_net[i * n + j]);
+		out_text(o, " ");
+		for (size_t j = 0; j < g; j++) {
+			if (j != i && p->nccl_p2p[i * g + j] == CD_TRI_TRUE)
+				out_text(o, "%s%zu", peers++ ? "," : " GPU", j);
+		}
+		out_text(o, "%s\n", peers ? "" : " none");
+	}
+}
+
+static void render_paths(struct cd_out *o, const struct cd_host *h)
+{
+	const struct cd_paths *p = &h->paths;
+	size_t g = p->gpus.n;
+
+	out_obj_open(o, "paths");
+	out_str(o, OUT_JSON, "source", NULL, p->source);
+	str_list(o, "gpus", &p->gpus);
+	str_list(o, "nets", &p->nets);
+	render_matrix(o, "gpu_gpu", g, g, p->gpu_gpu, NULL);
+	render_matrix(o, "gpu_net", g, p->nets.n, p->gpu_net, NULL);
+	out_str(o, OUT_JSON, "p2p_level", NULL, p->p2p_level);
+	out_str(o, OUT_JSON, "p2p_level_source", NULL, p->p2p_level_source);
+	render_matrix(o, "nccl_p2p", g, g, NULL, p->nccl_p2p);
+	render_matrix(o, "cuda_p2p", g, g, NULL, p->cuda_p2p);
+	render_matrix(o, "nvml_p2p", g, g, p->nvml_p2p, NULL);
+	out_obj_close(o);
+	if (g && p->gpu_gpu) {
+		out_text(o, "\n## paths (%s", p->source ? p->source : "n/a");
+		out_str(o, OUT_TEXT, NULL, "; nccl p2p up to %s", p->p2p_level);
+		out_str(o, OUT_TEXT, NULL, ", %s)\n", p->p2p_level_source);
+		text_path_matrix(o, p);
+	}
+
+	out_arr_open(o, "acs");
+	if (h->n_acs)
+		out_text(o, "\n## pcie acs on bridges between gpus (%zu)\n", h->n_acs);
+	for (size_t i = 0; i < h->n_acs; i++) {
+		const struct cd_acs *a = &h->acs[i];
+		char ctrl[16];
+
+		snprintf(ctrl, sizeof(ctrl), "0x%04" PRIx64, (uint64_t)a->ctrl);
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "bus_id", "  %-13s", a->bus_id);
+		out_bool(o, OUT_ANY, "redirect", " redirect %s", a->redirect);
+		out_str(o, OUT_ANY, "ctrl", " ctrl %s", a->ctrl == CD_NULL_I64 ? NULL : ctrl);
+		out_str(o, OUT_ANY, "reason", " (%s)", a->reason);
+		out_nl(o);
 		out_obj_close(o);
 	}
 	out_arr_close(o);
@@ -401,6 +535,7 @@ static void render_host(struct cd_out *o, const struct cd_host *h)
 	render_numa(o, h);
 	render_pci(o, h);
 	render_gpus(o, h);
+	render_paths(o, h);
 	render_nics(o, h);
 	render_hcas(o, h);
 	render_env(o, h);
@@ -455,6 +590,31 @@ static void render_probes(struct cd_out *o, const struct cd_results *r)
 			out_obj_close(o);
 		}
 		out_arr_close(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+static void render_reach(struct cd_out *o, const struct cd_results *r)
+{
+	out_arr_open(o, "reach");
+	if (r->n_reach)
+		out_text(o, "\n# tcp reachability (%zu attempts)\n", r->n_reach);
+	for (size_t i = 0; i < r->n_reach; i++) {
+		const struct cd_reach *x = &r->reach[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "from", "  %s", x->from);
+		out_str(o, OUT_ANY, "to", " -> %s", x->to);
+		out_str(o, OUT_ANY, "iface", " %s", x->iface);
+		out_str(o, OUT_ANY, "address", " %s:", x->address);
+		out_bool(o, OUT_JSON, "ok", NULL, x->ok);
+		out_str(o, OUT_TEXT, NULL, " %s", x->ok == CD_TRI_TRUE ? "ok" : x->ok == CD_TRI_FALSE ? "FAILED" : NULL);
+		out_dbl(o, OUT_JSON, "connect_us", NULL, x->connect_us);
+		if (isfinite(x->connect_us))
+			out_dbl(o, OUT_TEXT, NULL, " %.0f us", x->connect_us);
+		out_str(o, OUT_ANY, "error", " (%s)", x->error);
+		out_nl(o);
 		out_obj_close(o);
 	}
 	out_arr_close(o);
@@ -532,6 +692,7 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 		render_host(o, &r->hosts[i]);
 	out_arr_close(o);
 	render_probes(o, r);
+	render_reach(o, r);
 	render_findings(o, r);
 	render_advice(o, r);
 	out_null(o, "score");

@@ -186,7 +186,82 @@ struct cd_gpu *cd_host_add_gpu(struct cd_host *h)
 	g->index = CD_NULL_I64;
 	g->numa = CD_NULL_I64;
 	g->memory_bytes = CD_NULL_I64;
+	g->persistence = CD_TRI_NULL;
+	g->pcie_gen = g->pcie_width = g->pcie_max_gen = g->pcie_max_width = CD_NULL_I64;
+	g->pcie_link_gbyte_s = NAN;
 	return g;
+}
+
+struct cd_nvlink *cd_gpu_add_nvlink(struct cd_gpu *g)
+{
+	struct cd_nvlink *l = CD_PUSH(g->nvlinks, g->n_nvlinks, g->cap_nvlinks);
+
+	l->link = CD_NULL_I64;
+	l->up = CD_TRI_NULL;
+	l->version = CD_NULL_I64;
+	return l;
+}
+
+struct cd_acs *cd_host_add_acs(struct cd_host *h)
+{
+	struct cd_acs *a = CD_PUSH(h->acs, h->n_acs, h->cap_acs);
+
+	a->redirect = CD_TRI_NULL;
+	a->ctrl = CD_NULL_I64;
+	return a;
+}
+
+struct cd_reach *cd_results_add_reach(struct cd_results *r)
+{
+	struct cd_reach *x = CD_PUSH(r->reach, r->n_reach, r->cap_reach);
+
+	x->ok = CD_TRI_NULL;
+	x->connect_us = NAN;
+	return x;
+}
+
+static void free_strs(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void paths_free_matrices(struct cd_paths *p)
+{
+	size_t g = p->gpus.n;
+
+	free_strs(p->gpu_gpu, g * g);
+	free_strs(p->gpu_net, g * p->nets.n);
+	free_strs(p->nvml_p2p, g * g);
+	free(p->nccl_p2p);
+	free(p->cuda_p2p);
+	p->gpu_gpu = p->gpu_net = p->nvml_p2p = NULL;
+	p->nccl_p2p = p->cuda_p2p = NULL;
+}
+
+void cd_paths_alloc(struct cd_paths *p)
+{
+	size_t g = p->gpus.n;
+
+	paths_free_matrices(p);
+	p->gpu_gpu = xcalloc(g * g + 1, sizeof(*p->gpu_gpu));
+	p->gpu_net = xcalloc(g * p->nets.n + 1, sizeof(*p->gpu_net));
+	p->nvml_p2p = xcalloc(g * g + 1, sizeof(*p->nvml_p2p));
+	p->nccl_p2p = xcalloc(g * g + 1, sizeof(*p->nccl_p2p));
+	for (size_t i = 0; i < g * g; i++)
+		p->nccl_p2p[i] = CD_TRI_NULL;
+}
+
+void cd_paths_free(struct cd_paths *p)
+{
+	paths_free_matrices(p);
+	cd_strv_free(&p->gpus);
+	cd_strv_free(&p->nets);
+	free(p->source);
+	free(p->p2p_level);
+	free(p->p2p_level_source);
+	memset(p, 0, sizeof(*p));
 }
 
 void cd_host_set_env(struct cd_host *h, const char *key, const char *value)
@@ -322,11 +397,25 @@ static void host_free(struct cd_host *h)
 	}
 	free(h->pci);
 	for (size_t i = 0; i < h->n_gpus; i++) {
-		free(h->gpus[i].name);
-		free(h->gpus[i].uuid);
-		free(h->gpus[i].bus_id);
+		struct cd_gpu *g = &h->gpus[i];
+
+		free(g->name);
+		free(g->uuid);
+		free(g->bus_id);
+		free(g->compute_capability);
+		for (size_t j = 0; j < g->n_nvlinks; j++) {
+			free(g->nvlinks[j].remote_bus_id);
+			free(g->nvlinks[j].remote_kind);
+		}
+		free(g->nvlinks);
 	}
 	free(h->gpus);
+	cd_paths_free(&h->paths);
+	for (size_t i = 0; i < h->n_acs; i++) {
+		free(h->acs[i].bus_id);
+		free(h->acs[i].reason);
+	}
+	free(h->acs);
 	for (size_t i = 0; i < h->n_nics; i++) {
 		struct cd_nic *n = &h->nics[i];
 
@@ -405,6 +494,16 @@ void cd_results_free(struct cd_results *r)
 		free(r->probes[i].samples);
 	}
 	free(r->probes);
+	for (size_t i = 0; i < r->n_reach; i++) {
+		struct cd_reach *x = &r->reach[i];
+
+		free(x->from);
+		free(x->to);
+		free(x->iface);
+		free(x->address);
+		free(x->error);
+	}
+	free(r->reach);
 	cd_results_clear_judgement(r);
 	free(r->findings);
 	free(r->advice);

@@ -165,6 +165,14 @@ struct cd_hca {
 	size_t n_ports, cap_ports;
 };
 
+struct cd_nvlink {
+	int64_t link;
+	int up;             /* enum cd_tri */
+	int64_t version;    /* NVLink generation, as NVML reports it */
+	char *remote_bus_id;
+	char *remote_kind;  /* "gpu", "nvswitch", "cpu", "unknown" */
+};
+
 struct cd_gpu {
 	int64_t index;
 	char *name;
@@ -172,6 +180,57 @@ struct cd_gpu {
 	char *bus_id;
 	int64_t numa;
 	int64_t memory_bytes;
+	char *compute_capability; /* "9.0" */
+	int persistence;    /* persistence mode; enum cd_tri */
+	/* the GPU's own PCIe link: current and maximum; per-direction GB/s at the current one */
+	int64_t pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
+	double pcie_link_gbyte_s;
+	struct cd_nvlink *nvlinks;
+	size_t n_nvlinks, cap_nvlinks;
+};
+
+/*
+ * The path matrix of `nvidia-smi topo -m`: how traffic between two GPUs, or a GPU and
+ * a network device, travels. Classes: X (itself), NV# (# NVLinks), PIX (one PCIe
+ * switch), PXB (several switches, no host bridge), PHB (through a host bridge), NODE
+ * (across host bridges within a NUMA node), SYS (across the inter-socket link).
+ * Matrices are flat, row-major: gpu_gpu[i * n_gpus + j].
+ */
+struct cd_paths {
+	char *source;           /* what the classes came from: "hwloc", "hwloc+nvml" */
+	struct cd_strv gpus;    /* row labels: bus ids, in GPU index order */
+	struct cd_strv nets;    /* column labels of gpu_net: "mlx5_0", "eth0" */
+	char **gpu_gpu;         /* gpus.n × gpus.n classes */
+	char **gpu_net;         /* gpus.n × nets.n classes */
+	/* NCCL's P2P decision per pair: the class at or below the cutoff (and not disabled) */
+	char *p2p_level;        /* the cutoff in force: "PXB" is NCCL's default */
+	char *p2p_level_source; /* "default", "NCCL_P2P_LEVEL", "NCCL_P2P_DISABLE" */
+	int *nccl_p2p;          /* gpus.n × gpus.n; enum cd_tri */
+	/* what the driver says: cuDeviceCanAccessPeer, NVML's P2P read status */
+	int *cuda_p2p;          /* gpus.n × gpus.n; enum cd_tri; NULL until the GPU probe ran */
+	char **nvml_p2p;        /* "ok", "chipset_not_supported", "disabled_by_regkey", … */
+};
+
+/* The ACS redirect bits of a PCIe bridge on a path between GPUs: set, P2P goes up to the root. */
+struct cd_acs {
+	char *bus_id;
+	int redirect;       /* any of source validation / request or completion redirect / upstream forwarding; enum cd_tri */
+	int64_t ctrl;       /* the ACS control register; null when unreadable */
+	char *reason;       /* why unreadable: "needs root to read PCI config space beyond 64 bytes" */
+};
+
+/*
+ * One TCP connection attempt of the reachability probe: `from` connected to `to` on the
+ * address `address` of its interface `iface`.
+ */
+struct cd_reach {
+	char *from;         /* hostname that connected */
+	char *to;           /* hostname that listened */
+	char *iface;        /* the listener's interface */
+	char *address;      /* "10.0.0.18" */
+	int ok;             /* enum cd_tri */
+	double connect_us;
+	char *error;        /* "connection timed out after 2.0 s", "no route to host" */
 };
 
 struct cd_host {
@@ -192,6 +251,9 @@ struct cd_host {
 	size_t n_nics, cap_nics;
 	struct cd_hca *hcas;
 	size_t n_hcas, cap_hcas;
+	struct cd_paths paths;
+	struct cd_acs *acs;
+	size_t n_acs, cap_acs;
 	struct cd_kv *env;
 	size_t n_env, cap_env;
 };
@@ -258,6 +320,8 @@ struct cd_results {
 	size_t n_hosts, cap_hosts;
 	struct cd_probe_run *probes;
 	size_t n_probes, cap_probes;
+	struct cd_reach *reach;
+	size_t n_reach, cap_reach;
 	struct cd_finding *findings;
 	size_t n_findings, cap_findings;
 	struct cd_advice *advice;
@@ -282,6 +346,15 @@ struct cd_hca *cd_host_add_hca(struct cd_host *h);
 struct cd_ib_port *cd_hca_add_port(struct cd_hca *hca);
 struct cd_gid *cd_port_add_gid(struct cd_ib_port *p);
 struct cd_gpu *cd_host_add_gpu(struct cd_host *h);
+struct cd_nvlink *cd_gpu_add_nvlink(struct cd_gpu *g);
+struct cd_acs *cd_host_add_acs(struct cd_host *h);
+struct cd_reach *cd_results_add_reach(struct cd_results *r);
+/*
+ * Size the path matrices for the labels already in p->gpus and p->nets: classes
+ * NULL, tri-states null (cuda_p2p stays NULL). Frees earlier matrices.
+ */
+void cd_paths_alloc(struct cd_paths *p);
+void cd_paths_free(struct cd_paths *p);
 void cd_host_set_env(struct cd_host *h, const char *key, const char *value);
 struct cd_finding *cd_results_add_finding(struct cd_results *r, const char *id, enum cd_severity sev,
 					  const char *host, const char *subject, const char *title);

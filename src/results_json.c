@@ -345,9 +345,21 @@ static void load_numa(struct ld *l, const cJSON *el, void *ctx)
 	n->memory_bytes = get_i64(l, el, "memory_bytes");
 }
 
+static void load_nvlink(struct ld *l, const cJSON *el, void *ctx)
+{
+	struct cd_nvlink *n = cd_gpu_add_nvlink(ctx);
+
+	n->link = get_i64(l, el, "link");
+	n->up = get_tri(l, el, "up");
+	n->version = get_i64(l, el, "version");
+	n->remote_bus_id = get_str(l, el, "remote_bus_id");
+	n->remote_kind = get_str(l, el, "remote_kind");
+}
+
 static void load_gpu(struct ld *l, const cJSON *el, void *ctx)
 {
 	struct cd_gpu *g = cd_host_add_gpu(ctx);
+	const cJSON *pcie = get_obj(l, el, "pcie");
 
 	g->index = get_i64(l, el, "index");
 	g->name = get_str(l, el, "name");
@@ -355,6 +367,101 @@ static void load_gpu(struct ld *l, const cJSON *el, void *ctx)
 	g->numa = get_i64(l, el, "numa");
 	g->memory_bytes = get_i64(l, el, "memory_bytes");
 	g->uuid = get_str(l, el, "uuid");
+	g->compute_capability = get_str(l, el, "compute_capability");
+	g->persistence = get_tri(l, el, "persistence");
+	if (pcie) {
+		size_t m = enter(l, "pcie", 0);
+
+		g->pcie_gen = get_i64(l, pcie, "gen");
+		g->pcie_width = get_i64(l, pcie, "width");
+		g->pcie_max_gen = get_i64(l, pcie, "max_gen");
+		g->pcie_max_width = get_i64(l, pcie, "max_width");
+		g->pcie_link_gbyte_s = get_dbl(l, pcie, "link_gbyte_s");
+		leave(l, m);
+	}
+	each_obj(l, el, "nvlinks", g, load_nvlink);
+}
+
+/*
+ * A rows × cols matrix (array of arrays) into a flat row-major array: strings
+ * (strs) or true/false/null (tris). An absent matrix leaves the output untouched.
+ */
+static void load_matrix(struct ld *l, const cJSON *obj, const char *key, size_t rows, size_t cols, char **strs,
+			int *tris)
+{
+	const cJSON *a = get_arr(l, obj, key), *row, *cell;
+	size_t i = 0, m;
+
+	if (!a || l->failed)
+		return;
+	m = enter(l, key, 0);
+	if ((size_t)cJSON_GetArraySize(a) != rows) {
+		fail(l, NULL, "expected %zu rows, one per GPU", rows);
+		leave(l, m);
+		return;
+	}
+	cJSON_ArrayForEach(row, a) {
+		size_t j = 0, mr = enter(l, NULL, (long)i);
+
+		if (!cJSON_IsArray(row) || (size_t)cJSON_GetArraySize(row) != cols) {
+			fail(l, NULL, "expected an array of %zu cells", cols);
+			leave(l, m);
+			return;
+		}
+		cJSON_ArrayForEach(cell, row) {
+			size_t at = i * cols + j++;
+
+			if (strs && cJSON_IsString(cell)) {
+				strs[at] = xstrdup(cell->valuestring);
+			} else if (tris && cJSON_IsBool(cell)) {
+				tris[at] = cJSON_IsTrue(cell) ? CD_TRI_TRUE : CD_TRI_FALSE;
+			} else if (!cJSON_IsNull(cell)) {
+				fail(l, NULL, "cell %zu: expected %s or null", j - 1, strs ? "a string" : "true, false");
+				leave(l, m);
+				return;
+			}
+		}
+		leave(l, mr);
+		i++;
+	}
+	leave(l, m);
+}
+
+static void load_paths(struct ld *l, const cJSON *o, struct cd_paths *p)
+{
+	size_t g;
+
+	if (!o)
+		return;
+	p->source = get_str(l, o, "source");
+	get_strv(l, o, "gpus", &p->gpus);
+	get_strv(l, o, "nets", &p->nets);
+	p->p2p_level = get_str(l, o, "p2p_level");
+	p->p2p_level_source = get_str(l, o, "p2p_level_source");
+	if (l->failed || !get(o, "gpu_gpu"))
+		return; /* no matrices were computed (null in the document) */
+	cd_paths_alloc(p);
+	g = p->gpus.n;
+	load_matrix(l, o, "gpu_gpu", g, g, p->gpu_gpu, NULL);
+	load_matrix(l, o, "gpu_net", g, p->nets.n, p->gpu_net, NULL);
+	load_matrix(l, o, "nccl_p2p", g, g, NULL, p->nccl_p2p);
+	load_matrix(l, o, "nvml_p2p", g, g, p->nvml_p2p, NULL);
+	if (get(o, "cuda_p2p")) {
+		p->cuda_p2p = xcalloc(g * g + 1, sizeof(*p->cuda_p2p));
+		for (size_t i = 0; i < g * g; i++)
+			p->cuda_p2p[i] = CD_TRI_NULL;
+		load_matrix(l, o, "cuda_p2p", g, g, NULL, p->cuda_p2p);
+	}
+}
+
+static void load_acs(struct ld *l, const cJSON *el, void *ctx)
+{
+	struct cd_acs *a = cd_host_add_acs(ctx);
+
+	a->bus_id = get_str(l, el, "bus_id");
+	a->redirect = get_tri(l, el, "redirect");
+	a->ctrl = get_hex(l, el, "ctrl");
+	a->reason = get_str(l, el, "reason");
 }
 
 static void load_host(struct ld *l, const cJSON *d, void *ctx)
@@ -387,6 +494,10 @@ static void load_host(struct ld *l, const cJSON *d, void *ctx)
 	each_obj(l, d, "gpus", h, load_gpu);
 	each_obj(l, d, "nics", h, load_nic);
 	each_obj(l, d, "hcas", h, load_hca);
+	m = enter(l, "paths", 0);
+	load_paths(l, get_obj(l, d, "paths"), &h->paths);
+	leave(l, m);
+	each_obj(l, d, "acs", h, load_acs);
 
 	env = get_obj(l, d, "env");
 	cJSON_ArrayForEach(el, env) {
@@ -455,6 +566,19 @@ static void load_probe(struct ld *l, const cJSON *d, void *ctx)
 	each_obj(l, d, "results", p, load_sample);
 }
 
+static void load_reach(struct ld *l, const cJSON *d, void *ctx)
+{
+	struct cd_reach *x = cd_results_add_reach(ctx);
+
+	x->from = get_str(l, d, "from");
+	x->to = get_str(l, d, "to");
+	x->iface = get_str(l, d, "iface");
+	x->address = get_str(l, d, "address");
+	x->ok = get_tri(l, d, "ok");
+	x->connect_us = get_dbl(l, d, "connect_us");
+	x->error = get_str(l, d, "error");
+}
+
 static void load_advice(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_advice *a = cd_results_add_advice(ctx);
@@ -499,6 +623,7 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 	}
 	each_obj(l, root, "hosts", r, load_host);
 	each_obj(l, root, "probes", r, load_probe);
+	each_obj(l, root, "reach", r, load_reach);
 	each_obj(l, root, "findings", r, load_finding);
 	each_obj(l, root, "advice", r, load_advice);
 }

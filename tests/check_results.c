@@ -428,6 +428,68 @@ static void build_rich(struct cd_results *r)
 	gpu->bus_id = xstrdup("0000:19:00.0");
 	gpu->numa = 0;
 	gpu->memory_bytes = 150754820096LL;
+	gpu->compute_capability = xstrdup("9.0");
+	gpu->persistence = CD_TRI_TRUE;
+	gpu->pcie_gen = 4;
+	gpu->pcie_width = 16;
+	gpu->pcie_max_gen = 5;
+	gpu->pcie_max_width = 16;
+	gpu->pcie_link_gbyte_s = 31.5;
+	{
+		struct cd_nvlink *l = cd_gpu_add_nvlink(gpu);
+		struct cd_acs *a;
+		struct cd_reach *x;
+
+		l->link = 0;
+		l->up = CD_TRI_TRUE;
+		l->version = 4;
+		l->remote_bus_id = xstrdup("0000:c3:00.0");
+		l->remote_kind = xstrdup("nvswitch");
+		cd_gpu_add_nvlink(gpu)->link = 1; /* state unknown */
+
+		/* a second GPU, so the matrices are 2 × 2 */
+		gpu = cd_host_add_gpu(h);
+		gpu->index = 1;
+		gpu->bus_id = xstrdup("0000:3b:00.0");
+		cd_strv_push(&h->paths.gpus, "0000:19:00.0");
+		cd_strv_push(&h->paths.gpus, "0000:3b:00.0");
+		cd_strv_push(&h->paths.nets, "mlx5_0");
+		cd_paths_alloc(&h->paths);
+		h->paths.source = xstrdup("hwloc");
+		h->paths.p2p_level = xstrdup("PXB");
+		h->paths.p2p_level_source = xstrdup("default");
+		h->paths.gpu_gpu[0] = xstrdup("X");
+		h->paths.gpu_gpu[1] = xstrdup("NV18");
+		h->paths.gpu_gpu[2] = xstrdup("NV18");
+		h->paths.gpu_gpu[3] = xstrdup("X");
+		h->paths.gpu_net[0] = xstrdup("PIX");
+		h->paths.gpu_net[1] = xstrdup("SYS");
+		h->paths.nccl_p2p[1] = h->paths.nccl_p2p[2] = CD_TRI_TRUE;
+		h->paths.nvml_p2p[1] = xstrdup("ok");
+
+		a = cd_host_add_acs(h);
+		a->bus_id = xstrdup("0000:16:02.0");
+		a->redirect = CD_TRI_TRUE;
+		a->ctrl = 0x1d;
+		a = cd_host_add_acs(h);
+		a->bus_id = xstrdup("0000:16:03.0");
+		a->reason = xstrdup("needs root to read PCI config space beyond 64 bytes");
+
+		x = cd_results_add_reach(r);
+		x->from = xstrdup("node17");
+		x->to = xstrdup("node18");
+		x->iface = xstrdup("docker0");
+		x->address = xstrdup("172.17.0.1");
+		x->ok = CD_TRI_FALSE;
+		x->error = xstrdup("connection timed out after 2.0 s");
+		x = cd_results_add_reach(r);
+		x->from = xstrdup("node17");
+		x->to = xstrdup("node18");
+		x->iface = xstrdup("eth0");
+		x->address = xstrdup("10.0.0.18");
+		x->ok = CD_TRI_TRUE;
+		x->connect_us = 112.5;
+	}
 
 	n = cd_host_add_nic(h);
 	n->name = xstrdup("lo");
@@ -623,8 +685,25 @@ START_TEST(test_json_round_trip)
 	ck_assert_uint_eq(h->hcas[0].ports[1].n_gids, 2);
 	ck_assert_str_eq(h->hcas[0].ports[1].gids[1].type, "RoCE v2");
 	ck_assert_int_eq(h->hcas[0].ports[1].gids[1].ipv4, CD_TRI_TRUE);
-	ck_assert_uint_eq(h->n_gpus, 1);
+	ck_assert_uint_eq(h->n_gpus, 2);
 	ck_assert_int_eq(h->gpus[0].memory_bytes, 150754820096LL);
+	ck_assert_int_eq(h->gpus[0].pcie_max_gen, 5);
+	ck_assert_double_eq(h->gpus[0].pcie_link_gbyte_s, 31.5);
+	ck_assert_uint_eq(h->gpus[0].n_nvlinks, 2);
+	ck_assert_str_eq(h->gpus[0].nvlinks[0].remote_kind, "nvswitch");
+	ck_assert_int_eq(h->gpus[0].nvlinks[1].up, CD_TRI_NULL);
+	ck_assert_str_eq(h->paths.gpu_gpu[1], "NV18");
+	ck_assert_str_eq(h->paths.gpu_net[1], "SYS");
+	ck_assert_int_eq(h->paths.nccl_p2p[2], CD_TRI_TRUE);
+	ck_assert_int_eq(h->paths.nccl_p2p[0], CD_TRI_NULL);
+	ck_assert_ptr_null(h->paths.cuda_p2p);
+	ck_assert_ptr_null(h->paths.nvml_p2p[0]);
+	ck_assert_uint_eq(h->n_acs, 2);
+	ck_assert_int_eq(h->acs[0].ctrl, 0x1d);
+	ck_assert_int_eq(h->acs[1].redirect, CD_TRI_NULL);
+	ck_assert_uint_eq(back.n_reach, 2);
+	ck_assert_int_eq(back.reach[0].ok, CD_TRI_FALSE);
+	ck_assert_double_eq(back.reach[1].connect_us, 112.5);
 	ck_assert_uint_eq(h->n_env, 2);
 	ck_assert_str_eq(h->env[1].key, "NCCL_SOCKET_IFNAME");
 	ck_assert_uint_eq(back.n_findings, 2);
@@ -782,6 +861,12 @@ START_TEST(test_json_errors_paths)
 	       MSG("findings[0].severity: unknown value 'critical'"));
 	reject("{\"schema\": 1, \"hosts\": [{\"env\": {\"NCCL_DEBUG\": \"INFO\", \"NCCL_IB_HCA\": 5}}]}",
 	       MSG("hosts[0].env.NCCL_IB_HCA: expected a string"));
+	reject("{\"schema\": 1, \"hosts\": [{\"paths\": {\"gpus\": [\"a\", \"b\"], \"gpu_gpu\": [[\"X\"]]}}]}",
+	       MSG("hosts[0].paths.gpu_gpu: expected 2 rows, one per GPU"));
+	reject("{\"schema\": 1, \"hosts\": [{\"paths\": {\"gpus\": [\"a\"], \"gpu_gpu\": [[\"X\", \"PIX\"]]}}]}",
+	       MSG("hosts[0].paths.gpu_gpu[0]: expected an array of 1 cells"));
+	reject("{\"schema\": 1, \"hosts\": [{\"paths\": {\"gpus\": [\"a\"], \"gpu_gpu\": [[\"X\"]], \"nccl_p2p\": [[\"yes\"]]}}]}",
+	       MSG("hosts[0].paths.nccl_p2p[0]: cell 0: expected true, false or null"));
 	reject("{\"schema\": 1, \"hosts\": [{\"pci_devices\": [{\"vendor_id\": \"zz\"}]}]}",
 	       MSG("hosts[0].pci_devices[0].vendor_id: expected a hexadecimal id like \"0x15b3\""));
 	reject("{\"schema\": 1, \"hosts\": [{\"pci_devices\": [{\"pcie\": {\"gen\": true}}]}]}",
