@@ -41,8 +41,8 @@ CD_CFLAGS := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmi
 CD_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lm
 
 SRC := $(sort $(wildcard src/*.c probes/*.c))
-# rules/*.conf are compiled in (gen/embedded.c), so the binary needs nothing installed
-RULES_DATA := $(sort $(wildcard rules/*.conf))
+# every data file of rules/ is compiled in (gen/embedded.c), so the binary needs nothing installed
+RULES_DATA := $(sort $(filter-out rules/README%,$(wildcard rules/*)))
 OBJ := $(SRC:.c=.o) gen/embedded.o
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 TEST_OBJ := $(TEST_SRC:.c=.o)
