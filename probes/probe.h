@@ -47,6 +47,7 @@ struct cd_probe {
 	int64_t (*check)(struct cd_probe_env *env, size_t bytes); /* optional: wrong elements of the last op, -1 if it cannot tell */
 	void (*teardown)(struct cd_probe_env *env);     /* optional; called whenever setup succeeded (or is NULL) */
 	const char *phase;                              /* what a timeout in start/poll is called: "copy", "collective" */
+	const char *setup_phase;                        /* what a timeout in setup is called: "init"; NULL = "setup" */
 };
 
 /*
@@ -140,5 +141,73 @@ void cd_probe_skip(struct cd_probe_run *out, const char *reason);
  */
 int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const struct cd_sweep *sw,
 		       int warmup, int iters, double deadline_s, struct cd_probe_run *out);
+
+/* ---- the probe table: what `commdiag probe NAME…` and `check` run ---- */
+
+/* Which runs include a probe: `check --quick`, `check`, `check --full` (and `probe` always). */
+enum { CD_SET_QUICK = 1u << 0, CD_SET_DEFAULT = 1u << 1, CD_SET_FULL = 1u << 2 };
+#define CD_SETS_ALL (CD_SET_QUICK | CD_SET_DEFAULT | CD_SET_FULL)
+
+/* What one run of the table may use; main fills it, the families read it. */
+struct cd_probe_ctx {
+	struct cd_results *r;
+	struct cd_host *host;       /* this host's facts (GPUs, paths); probe runs name it */
+	const char *nccl_lib;       /* --nccl-lib, or NULL for libnccl.so.2 */
+	struct cd_sweep sweep;      /* -b/-e/-f/-i when user_sweep, else each probe's default */
+	int user_sweep;
+	int warmup, iters;          /* -w / -n; < 0: the probe's default */
+	double budget_s;            /* deadline of one probe run (one GPU, pair or communicator) */
+	double end_s;               /* absolute cd_now_s() after which nothing new starts; INFINITY for none */
+	unsigned set;               /* CD_SET_* of this run */
+	int rank, nranks;           /* MPI; 0 and 1 without */
+	unsigned have;              /* NEED_* bits the host satisfies (cd_probe_ctx_init) */
+	char *unmet[4];             /* per NEED_* bit (by bit number): why it is not satisfied */
+};
+
+struct cd_probe_def {
+	const char *name;           /* "copy.h2d" */
+	const char *summary;        /* one line for `commdiag probe` and the man page */
+	unsigned needs;             /* NEED_* */
+	unsigned sets;              /* CD_SET_* */
+	const char *min, *max;      /* default sweep (cd_parse_size forms) */
+	int warmup, iters;          /* defaults */
+	/*
+	 * Plan the targets (each GPU, each pair, one communicator …), run the harness on
+	 * each and append the runs to ctx->r. Called only when needs are met.
+	 */
+	void (*run)(const struct cd_probe_def *d, struct cd_probe_ctx *ctx);
+};
+
+/* The table, in run order. */
+const struct cd_probe_def *const *cd_probe_table(size_t *n);
+
+/*
+ * Fill ctx->have and the reasons behind unmet needs from the host's facts (GPU
+ * section, GPU count, whether NCCL loads) and ctx->nranks. Free with cd_probe_ctx_free.
+ */
+void cd_probe_ctx_init(struct cd_probe_ctx *ctx);
+void cd_probe_ctx_free(struct cd_probe_ctx *ctx);
+
+/*
+ * Mark the probes to run: each name is a probe ("copy.h2d"), a family ("copy"), or
+ * "all". Returns 0, or -1 with *bad pointing at the first name that matches nothing.
+ * selected[] has one flag per table entry.
+ */
+int cd_probe_select(char *const *names, int n, int *selected, const char **bad);
+
+/*
+ * Run the selected probes (NULL: those of ctx->set) in table order: a probe whose
+ * needs are unmet is recorded once as skipped with the reason; past ctx->end_s the
+ * rest are recorded as timeout, phase "start", without starting.
+ */
+void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected);
+
+/* For families: a new run in ctx->r named d->name on this host, device/peer as given (-1 = none). */
+struct cd_probe_run *cd_probe_new_run(struct cd_probe_ctx *ctx, const struct cd_probe_def *d, int device, int peer);
+/* The sweep to use for d: the user's, or d's default. */
+void cd_probe_sweep_for(const struct cd_probe_ctx *ctx, const struct cd_probe_def *d, struct cd_sweep *sw);
+/* The harness on one target with ctx's iterations and budget (capped at ctx->end_s). */
+int cd_probe_run_on(struct cd_probe_ctx *ctx, const struct cd_probe_def *d, const struct cd_probe *p,
+		    struct cd_probe_env *env, struct cd_probe_run *out);
 
 #endif

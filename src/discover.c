@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -44,9 +45,23 @@ void cd_discover_join(struct cd_host *h)
 	for (size_t i = 0; i < h->n_hcas; i++)
 		if (h->hcas[i].numa == CD_NULL_I64 && (d = pci_by_bus(h, h->hcas[i].bus_id)))
 			h->hcas[i].numa = d->numa;
-	for (size_t i = 0; i < h->n_gpus; i++)
-		if (h->gpus[i].numa == CD_NULL_I64 && (d = pci_by_bus(h, h->gpus[i].bus_id)))
-			h->gpus[i].numa = d->numa;
+	for (size_t i = 0; i < h->n_gpus; i++) {
+		struct cd_gpu *g = &h->gpus[i];
+
+		if (!(d = pci_by_bus(h, g->bus_id)))
+			continue;
+		if (g->numa == CD_NULL_I64)
+			g->numa = d->numa;
+		/* the driver (NVML) said nothing: the PCI tree's link is the same link */
+		if (g->pcie_gen == CD_NULL_I64) {
+			g->pcie_gen = d->gen;
+			g->pcie_width = d->width;
+			g->pcie_max_gen = d->max_gen;
+			g->pcie_max_width = d->max_width;
+		}
+		if (isnan(g->pcie_link_gbyte_s))
+			g->pcie_link_gbyte_s = d->link_gbyte_s;
+	}
 }
 
 int cd_discover_host(struct cd_host *h, const struct cd_discover_opts *o)

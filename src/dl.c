@@ -2,6 +2,8 @@
 #include "dl.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -38,4 +40,125 @@ void cd_dl_close(void *handle)
 {
 	if (handle)
 		dlclose(handle);
+}
+
+const char *cd_cu_strerror(const struct cd_cuda_api *cu, CUresult r, char *buf, size_t len)
+{
+	const char *name = NULL;
+
+	if (cu && cu->GetErrorName && cu->GetErrorName(r, &name) == CUDA_SUCCESS && name)
+		return name;
+	snprintf(buf, len, "CUresult %d", (int)r);
+	return buf;
+}
+
+const struct cd_cuda_api *cd_dl_cuda(const char **err)
+{
+	static struct cd_cuda_api cu;
+	static char *failed;
+	static int tried;
+	const struct cd_dl_sym syms[] = {
+		{ "cuInit", (void **)&cu.Init, 0 },
+		{ "cuDriverGetVersion", (void **)&cu.DriverGetVersion, 0 },
+		{ "cuGetErrorName", (void **)&cu.GetErrorName, 1 },
+		{ "cuDeviceGetCount", (void **)&cu.DeviceGetCount, 0 },
+		{ "cuDeviceGet", (void **)&cu.DeviceGet, 0 },
+		{ "cuDeviceGetName", (void **)&cu.DeviceGetName, 0 },
+		{ "cuDeviceGetPCIBusId", (void **)&cu.DeviceGetPCIBusId, 0 },
+		{ "cuDeviceTotalMem_v2", (void **)&cu.DeviceTotalMem, 0 },
+		{ "cuDeviceGetUuid_v2", (void **)&cu.DeviceGetUuid, 1 },
+		{ "cuDeviceGetAttribute", (void **)&cu.DeviceGetAttribute, 0 },
+		{ "cuDeviceCanAccessPeer", (void **)&cu.DeviceCanAccessPeer, 0 },
+		{ "cuDevicePrimaryCtxRetain", (void **)&cu.DevicePrimaryCtxRetain, 0 },
+		{ "cuDevicePrimaryCtxRelease_v2", (void **)&cu.DevicePrimaryCtxRelease, 0 },
+		{ "cuCtxSetCurrent", (void **)&cu.CtxSetCurrent, 0 },
+		{ "cuCtxEnablePeerAccess", (void **)&cu.CtxEnablePeerAccess, 0 },
+		{ "cuMemAlloc_v2", (void **)&cu.MemAlloc, 0 },
+		{ "cuMemFree_v2", (void **)&cu.MemFree, 0 },
+		{ "cuMemHostAlloc", (void **)&cu.MemHostAlloc, 0 },
+		{ "cuMemFreeHost", (void **)&cu.MemFreeHost, 0 },
+		{ "cuMemcpyHtoDAsync_v2", (void **)&cu.MemcpyHtoDAsync, 0 },
+		{ "cuMemcpyDtoHAsync_v2", (void **)&cu.MemcpyDtoHAsync, 0 },
+		{ "cuMemcpyDtoDAsync_v2", (void **)&cu.MemcpyDtoDAsync, 0 },
+		{ "cuMemcpyPeerAsync", (void **)&cu.MemcpyPeerAsync, 0 },
+		{ "cuMemsetD32Async", (void **)&cu.MemsetD32Async, 0 },
+		{ "cuStreamCreate", (void **)&cu.StreamCreate, 0 },
+		{ "cuStreamDestroy_v2", (void **)&cu.StreamDestroy, 0 },
+		{ "cuStreamQuery", (void **)&cu.StreamQuery, 0 },
+		{ NULL, NULL, 0 },
+	};
+	char *e = NULL;
+	void *h;
+
+	if (tried) {
+		*err = failed;
+		return failed ? NULL : &cu;
+	}
+	tried = 1;
+	h = cd_dl_open(CD_SONAME_CUDA, &e);
+	if (h && cd_dl_bind(h, CD_SONAME_CUDA, syms, &e) == 0) {
+		CUresult r = cu.Init(0);
+		char buf[32];
+
+		if (r == CUDA_SUCCESS)
+			return &cu;
+		e = xasprintf("cuInit: %s", cd_cu_strerror(&cu, r, buf, sizeof(buf)));
+	}
+	failed = e;
+	*err = failed;
+	return NULL;
+}
+
+const struct cd_nccl_api *cd_dl_nccl(const char *path, const char **err)
+{
+	static struct cd_nccl_api api;
+	static char *loaded_path, *failed;
+	const char *lib = path ? path : CD_SONAME_NCCL;
+	const struct cd_dl_sym syms[] = {
+		{ "ncclGetVersion", (void **)&api.GetVersion, 0 },
+		{ "ncclGetErrorString", (void **)&api.GetErrorString, 0 },
+		{ "ncclGetLastError", (void **)&api.GetLastError, 1 },
+		{ "ncclGetUniqueId", (void **)&api.GetUniqueId, 0 },
+		{ "ncclCommInitRankConfig", (void **)&api.CommInitRankConfig, 0 },
+		{ "ncclCommGetAsyncError", (void **)&api.CommGetAsyncError, 0 },
+		{ "ncclCommAbort", (void **)&api.CommAbort, 0 },
+		{ "ncclCommDestroy", (void **)&api.CommDestroy, 0 },
+		{ "ncclGroupStart", (void **)&api.GroupStart, 0 },
+		{ "ncclGroupEnd", (void **)&api.GroupEnd, 0 },
+		{ "ncclAllReduce", (void **)&api.AllReduce, 0 },
+		{ "ncclAllGather", (void **)&api.AllGather, 0 },
+		{ "ncclReduceScatter", (void **)&api.ReduceScatter, 0 },
+		{ "ncclBroadcast", (void **)&api.Broadcast, 0 },
+		{ "ncclReduce", (void **)&api.Reduce, 0 },
+		{ "ncclSend", (void **)&api.Send, 0 },
+		{ "ncclRecv", (void **)&api.Recv, 0 },
+		{ NULL, NULL, 0 },
+	};
+	char *e = NULL;
+	void *h;
+
+	if (loaded_path) {
+		if (!strcmp(loaded_path, lib)) {
+			*err = failed;
+			return failed ? NULL : &api;
+		}
+		/* another path: the earlier library stays loaded (RTLD_LOCAL keeps them apart) */
+		free(loaded_path);
+		free(failed);
+		failed = NULL;
+		memset(&api, 0, sizeof(api));
+	}
+	loaded_path = xstrdup(lib);
+	h = cd_dl_open(lib, &e);
+	if (h && cd_dl_bind(h, lib, syms, &e) < 0) {
+		/* a library without ncclCommInitRankConfig is not an NCCL commdiag can drive */
+		cd_dl_close(h);
+		h = NULL;
+	}
+	if (!h) {
+		failed = e;
+		*err = failed;
+		return NULL;
+	}
+	return &api;
 }

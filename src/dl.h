@@ -22,4 +22,75 @@ void *cd_dl_open(const char *name, char **err);
 int cd_dl_bind(void *handle, const char *libname, const struct cd_dl_sym *syms, char **err);
 void cd_dl_close(void *handle);
 
+/*
+ * The parts of the CUDA driver API and of NCCL that commdiag calls, bound once by
+ * their exported (versioned) names. The libraries stay loaded for the life of the
+ * process: the driver keeps state behind cuInit, and unloading it is not supported.
+ */
+#include <cuda.h>
+#include <nccl.h>
+
+struct cd_cuda_api {
+	CUresult (*Init)(unsigned int);
+	CUresult (*DriverGetVersion)(int *);
+	CUresult (*GetErrorName)(CUresult, const char **);   /* optional */
+	CUresult (*DeviceGetCount)(int *);
+	CUresult (*DeviceGet)(CUdevice *, int);
+	CUresult (*DeviceGetName)(char *, int, CUdevice);
+	CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
+	CUresult (*DeviceTotalMem)(size_t *, CUdevice);
+	CUresult (*DeviceGetUuid)(CUuuid *, CUdevice);       /* optional */
+	CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+	CUresult (*DeviceCanAccessPeer)(int *, CUdevice, CUdevice);
+	CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+	CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+	CUresult (*CtxSetCurrent)(CUcontext);
+	CUresult (*CtxEnablePeerAccess)(CUcontext, unsigned int);
+	CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+	CUresult (*MemFree)(CUdeviceptr);
+	CUresult (*MemHostAlloc)(void **, size_t, unsigned int);
+	CUresult (*MemFreeHost)(void *);
+	CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+	CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+	CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+	CUresult (*MemcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+	CUresult (*MemsetD32Async)(CUdeviceptr, unsigned int, size_t, CUstream);
+	CUresult (*StreamCreate)(CUstream *, unsigned int);
+	CUresult (*StreamDestroy)(CUstream);
+	CUresult (*StreamQuery)(CUstream);
+};
+
+struct cd_nccl_api {
+	ncclResult_t (*GetVersion)(int *);
+	const char *(*GetErrorString)(ncclResult_t);
+	const char *(*GetLastError)(ncclComm_t);              /* optional (NCCL >= 2.13) */
+	ncclResult_t (*GetUniqueId)(ncclUniqueId *);
+	ncclResult_t (*CommInitRankConfig)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *);
+	ncclResult_t (*CommGetAsyncError)(ncclComm_t, ncclResult_t *);
+	ncclResult_t (*CommAbort)(ncclComm_t);
+	ncclResult_t (*CommDestroy)(ncclComm_t);
+	ncclResult_t (*GroupStart)(void);
+	ncclResult_t (*GroupEnd)(void);
+	ncclResult_t (*AllReduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);
+	ncclResult_t (*AllGather)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
+	ncclResult_t (*ReduceScatter)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+				      cudaStream_t);
+	ncclResult_t (*Broadcast)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+	ncclResult_t (*Reduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t,
+			       cudaStream_t);
+	ncclResult_t (*Send)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+	ncclResult_t (*Recv)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+};
+
+/*
+ * The driver API, loaded and cuInit'ed once; NULL with *err (not owned: valid for
+ * the life of the process) saying why: the loader's message, a missing symbol, or
+ * cuInit's error.
+ */
+const struct cd_cuda_api *cd_dl_cuda(const char **err);
+/* NCCL from path (NULL: libnccl.so.2), loaded once per path; NULL with *err as above. */
+const struct cd_nccl_api *cd_dl_nccl(const char *path, const char **err);
+/* "CUDA_ERROR_OUT_OF_MEMORY" or "CUresult 2", in buf. */
+const char *cd_cu_strerror(const struct cd_cuda_api *cu, CUresult r, char *buf, size_t len);
+
 #endif

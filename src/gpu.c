@@ -14,28 +14,6 @@
 #include "dl.h"
 #include "gpu.h"
 
-struct cuda_api {
-	CUresult (*Init)(unsigned int);
-	CUresult (*DriverGetVersion)(int *);
-	CUresult (*DeviceGetCount)(int *);
-	CUresult (*DeviceGet)(CUdevice *, int);
-	CUresult (*DeviceGetName)(char *, int, CUdevice);
-	CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
-	CUresult (*DeviceTotalMem)(size_t *, CUdevice);
-	CUresult (*DeviceGetUuid)(CUuuid *, CUdevice);
-	CUresult (*GetErrorName)(CUresult, const char **);
-};
-
-static const char *cu_err(const struct cuda_api *cu, CUresult r, char *buf, size_t len)
-{
-	const char *name = NULL;
-
-	if (cu->GetErrorName && cu->GetErrorName(r, &name) == CUDA_SUCCESS && name)
-		return name;
-	snprintf(buf, len, "CUresult %d", (int)r);
-	return buf;
-}
-
 char *cd_gpu_nccl_version_str(int v)
 {
 	/* NCCL >= 2.9 encodes major*10000 + minor*100 + patch; older ones major*1000 + minor*100 + patch */
@@ -80,22 +58,18 @@ static void read_numa(const struct cd_discover_opts *o, struct cd_gpu *g)
 	free(p);
 }
 
-static void inventory(struct cd_host *h, const struct cd_discover_opts *o, const struct cuda_api *cu)
+static void inventory(struct cd_host *h, const struct cd_discover_opts *o, const struct cd_cuda_api *cu)
 {
 	char eb[32];
 	CUresult r;
 	int n = 0, ver = 0;
 
-	r = cu->Init(0);
-	if (r != CUDA_SUCCESS) {
-		cd_section_set(&h->part[CD_PART_GPU], CD_ST_SKIPPED, "cuInit: %s", cu_err(cu, r, eb, sizeof(eb)));
-		return;
-	}
 	if (cu->DriverGetVersion(&ver) == CUDA_SUCCESS)
 		h->versions.cuda_driver = ver;
 	r = cu->DeviceGetCount(&n);
 	if (r != CUDA_SUCCESS) {
-		cd_section_set(&h->part[CD_PART_GPU], CD_ST_ERROR, "cuDeviceGetCount: %s", cu_err(cu, r, eb, sizeof(eb)));
+		cd_section_set(&h->part[CD_PART_GPU], CD_ST_ERROR, "cuDeviceGetCount: %s",
+			       cd_cu_strerror(cu, r, eb, sizeof(eb)));
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -103,6 +77,7 @@ static void inventory(struct cd_host *h, const struct cd_discover_opts *o, const
 		CUdevice dev;
 		char name[256], bus[64];
 		size_t mem = 0;
+		int major = -1, minor = -1;
 		CUuuid uu;
 
 		if (cu->DeviceGet(&dev, i) != CUDA_SUCCESS)
@@ -118,6 +93,9 @@ static void inventory(struct cd_host *h, const struct cd_discover_opts *o, const
 		}
 		if (cu->DeviceTotalMem(&mem, dev) == CUDA_SUCCESS)
 			g->memory_bytes = (int64_t)mem;
+		if (cu->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS &&
+		    cu->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+			g->compute_capability = xasprintf("%d.%d", major, minor);
 		if (cu->DeviceGetUuid && cu->DeviceGetUuid(&uu, dev) == CUDA_SUCCESS) {
 			const unsigned char *b = (const unsigned char *)uu.bytes;
 
@@ -131,21 +109,9 @@ static void inventory(struct cd_host *h, const struct cd_discover_opts *o, const
 
 int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 {
-	struct cuda_api cu = { 0 };
-	const struct cd_dl_sym syms[] = {
-		{ "cuInit", (void **)&cu.Init, 0 },
-		{ "cuDriverGetVersion", (void **)&cu.DriverGetVersion, 0 },
-		{ "cuDeviceGetCount", (void **)&cu.DeviceGetCount, 0 },
-		{ "cuDeviceGet", (void **)&cu.DeviceGet, 0 },
-		{ "cuDeviceGetName", (void **)&cu.DeviceGetName, 0 },
-		{ "cuDeviceGetPCIBusId", (void **)&cu.DeviceGetPCIBusId, 0 },
-		{ "cuDeviceTotalMem_v2", (void **)&cu.DeviceTotalMem, 0 },
-		{ "cuDeviceGetUuid_v2", (void **)&cu.DeviceGetUuid, 1 },
-		{ "cuGetErrorName", (void **)&cu.GetErrorName, 1 },
-		{ NULL, NULL, 0 },
-	};
+	const struct cd_cuda_api *cu;
 	char buf[128], *err = NULL, *path;
-	void *lib;
+	const char *why = NULL;
 
 	/* the kernel module's version is readable without any user-space library */
 	path = xasprintf("%s/sys/module/nvidia/version", o->sysfs_root ? o->sysfs_root : "");
@@ -157,20 +123,15 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	if (!h->versions.nccl)
 		cd_debug(1, "gpu: nccl version unknown: %s", err);
 	free(err);
-	err = NULL;
 
-	lib = cd_dl_open(CD_SONAME_CUDA, &err);
-	if (!lib) {
-		cd_section_set(&h->part[CD_PART_GPU], CD_ST_SKIPPED, "%s", err);
-		free(err);
+	cu = cd_dl_cuda(&why);
+	if (!cu) {
+		/* no driver, or a driver without devices, is a host without GPUs to test; any other cuInit failure is a fault */
+		int fault = !strncmp(why, "cuInit", 6) && !strstr(why, "NO_DEVICE");
+
+		cd_section_set(&h->part[CD_PART_GPU], fault ? CD_ST_ERROR : CD_ST_SKIPPED, "%s", why);
 		return 0;
 	}
-	if (cd_dl_bind(lib, CD_SONAME_CUDA, syms, &err) < 0) {
-		cd_section_set(&h->part[CD_PART_GPU], CD_ST_ERROR, "%s", err);
-		free(err);
-	} else {
-		inventory(h, o, &cu);
-	}
-	/* the driver API keeps state behind cuInit; unloading it is not supported */
+	inventory(h, o, cu);
 	return 0;
 }

@@ -27,6 +27,7 @@
 
 #include "discover.h"
 #include "out.h"
+#include "probe.h"
 #include "report.h"
 #include "results.h"
 #include "rules.h"
@@ -42,9 +43,11 @@
 #define C_REPORT (1u << 2)
 #define C_VERSION (1u << 3)
 #define C_HELP (1u << 4)
+#define C_PROBE (1u << 5)
 #define C_ALL (~0u)
 /* the global options: every command that writes a report takes them */
-#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION)
+#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE)
+#define DEFAULT_PROBE_TIMEOUT_S 30.0
 
 struct ctx {
 	enum out_format format;
@@ -55,6 +58,10 @@ struct ctx {
 	double timeout_s;
 	const char *from;
 	struct cd_discover_opts dopt;
+	unsigned probe_set;         /* CD_SET_*: --quick, default, --full */
+	const char *sweep[4];       /* -b -e -f -i as given */
+	int warmup, iters;          /* -w -n; -1 = each probe's default */
+	double probe_timeout_s;
 	char **args; /* positional arguments after the command */
 	int nargs;
 };
@@ -72,12 +79,15 @@ static int cmd_topo(struct ctx *c);
 static int cmd_report(struct ctx *c);
 static int cmd_version(struct ctx *c);
 static int cmd_help(struct ctx *c);
+static int cmd_probe(struct ctx *c);
 
 static const struct cmd cmds[] = {
 	{ "check", cmd_check, C_CHECK, "discover this host, score it against the rules, and report (the default)",
 	  "check [--from FILE.json] [--topology FILE.xml] [options]" },
 	{ "topo", cmd_topo, C_TOPO, "discovery only: system, NUMA, PCI, interfaces, RDMA devices, GPUs",
 	  "topo [--topology FILE.xml] [options]" },
+	{ "probe", cmd_probe, C_PROBE, "run the named probes (or a family: copy, p2p, nccl; 'all'); no name lists them",
+	  "probe [NAME...] [-b MIN] [-e MAX] [-f FACTOR|-i STEP] [-n ITERS] [-w WARMUP] [options]" },
 	{ "report", cmd_report, C_REPORT, "render a saved JSON document again (text, or JSON with --json)",
 	  "report --from FILE.json|- [options]" },
 	{ "version", cmd_version, C_VERSION, "commdiag's version and the versions of the libraries it finds",
@@ -93,6 +103,9 @@ enum {
 	OPT_TOPOLOGY,
 	OPT_FROM,
 	OPT_NCCL_LIB,
+	OPT_QUICK,
+	OPT_FULL,
+	OPT_PROBE_TIMEOUT,
 };
 
 static const struct opt {
@@ -118,15 +131,28 @@ static const struct opt {
 	  "replay a saved hwloc XML topology instead of this machine's" },
 	{ { "from", required_argument, NULL, OPT_FROM }, 0, C_CHECK | C_REPORT, "FILE.json",
 	  "load a saved document ('-' for stdin); check re-scores it with the current rules" },
-	{ { "nccl-lib", required_argument, NULL, OPT_NCCL_LIB }, 0, C_CHECK | C_TOPO | C_VERSION, "PATH",
+	{ { "nccl-lib", required_argument, NULL, OPT_NCCL_LIB }, 0, C_CHECK | C_TOPO | C_VERSION | C_PROBE, "PATH",
 	  "load this NCCL library instead of libnccl.so.2" },
+	{ { "quick", no_argument, NULL, OPT_QUICK }, 0, C_CHECK, NULL, "only the quick probes (a prolog's budget)" },
+	{ { "full", no_argument, NULL, OPT_FULL }, 0, C_CHECK, NULL, "every probe, not only the default set" },
+	{ { "minbytes", required_argument, NULL, 'b' }, 'b', C_CHECK | C_PROBE, "SIZE",
+	  "smallest size of the sweep, like 8, 64K, 8M, 1G (nccl-tests' -b)" },
+	{ { "maxbytes", required_argument, NULL, 'e' }, 'e', C_CHECK | C_PROBE, "SIZE", "largest size of the sweep (-e)" },
+	{ { "stepfactor", required_argument, NULL, 'f' }, 'f', C_CHECK | C_PROBE, "N",
+	  "multiply the size by N each step (-f, default 2)" },
+	{ { "stepbytes", required_argument, NULL, 'i' }, 'i', C_CHECK | C_PROBE, "SIZE", "add SIZE each step instead (-i)" },
+	{ { "iters", required_argument, NULL, 'n' }, 'n', C_CHECK | C_PROBE, "N", "timed iterations per size (-n)" },
+	{ { "warmup-iters", required_argument, NULL, 'w' }, 'w', C_CHECK | C_PROBE, "N",
+	  "untimed warm-up iterations per size (-w)" },
+	{ { "probe-timeout", required_argument, NULL, OPT_PROBE_TIMEOUT }, 0, C_CHECK | C_PROBE, "SECONDS",
+	  "deadline of one probe on one GPU, pair or communicator (default 30)" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
 /* ---- the run deadline: nothing hangs, whatever a library call does ---- */
 
 static volatile sig_atomic_t deadline_phase; /* index into phases[] */
-static const char *const phases[] = { "start", "discovery", "rules", "report" };
+static const char *const phases[] = { "start", "discovery", "rules", "report", "probes" };
 /* The -o temporary file, so a deadline or a signal never leaves half a report behind. */
 static char *volatile pending_tmp;
 
@@ -314,7 +340,28 @@ static int exit_for(const struct ctx *c, const struct cd_results *r)
 	return worst >= 0 && worst >= (int)c->fail_on ? EXIT_FINDINGS : 0;
 }
 
-static int discover_and_report(struct ctx *c, const char *mode, int score)
+/* The probes of this run: the selected ones (probe NAME…), or the set of check. */
+static void run_probes(struct ctx *c, struct cd_results *r, const int *selected, double t0)
+{
+	struct cd_probe_ctx pc = { .r = r, .host = &r->hosts[0], .nccl_lib = c->dopt.nccl_lib,
+				   .warmup = c->warmup, .iters = c->iters, .budget_s = c->probe_timeout_s,
+				   .set = c->probe_set, .rank = 0, .nranks = 1 };
+	/* leave the report time before the --timeout alarm */
+	double margin = c->timeout_s * 0.1 < 2.0 ? c->timeout_s * 0.1 : 2.0;
+
+	pc.end_s = t0 + c->timeout_s - margin;
+	if (c->sweep[0] || c->sweep[1] || c->sweep[2] || c->sweep[3]) {
+		/* validated in main() already */
+		cd_sweep_init(&pc.sweep, c->sweep[0], c->sweep[1], c->sweep[2], c->sweep[3], NULL);
+		pc.user_sweep = 1;
+	}
+	phase(4);
+	cd_probe_ctx_init(&pc);
+	cd_probe_run_table(&pc, selected);
+	cd_probe_ctx_free(&pc);
+}
+
+static int discover_and_report(struct ctx *c, const char *mode, int score, const int *selected)
 {
 	struct cd_results r;
 	double t0 = cd_now_s();
@@ -336,6 +383,8 @@ static int discover_and_report(struct ctx *c, const char *mode, int score)
 			cd_results_free(&r);
 			return EXIT_USAGE;
 		}
+		if (score)
+			run_probes(c, &r, selected, t0);
 	}
 	if (score) {
 		phase(2);
@@ -356,12 +405,53 @@ static int cmd_check(struct ctx *c)
 	if (c->from && c->dopt.topology_xml)
 		return cd_error("options '--from' and '--topology' exclude each other: a saved document has its topology"),
 		       EXIT_USAGE;
-	return discover_and_report(c, "check", 1);
+	return discover_and_report(c, "check", 1, NULL);
+}
+
+static void list_probes(void)
+{
+	size_t n;
+	const struct cd_probe_def *const *t = cd_probe_table(&n);
+
+	printf("%-18s %-13s %-14s %s\n", "probe", "needs", "runs in", "what it measures");
+	for (size_t i = 0; i < n; i++) {
+		const struct cd_probe_def *d = t[i];
+		char needs[64] = "", sets[32] = "";
+
+		snprintf(needs, sizeof(needs), "%s%s%s%s", d->needs & NEED_GPU2 ? "2 gpus " : d->needs & NEED_GPU ? "gpu " : "",
+			 d->needs & NEED_NCCL ? "nccl " : "", d->needs & NEED_RANKS2 ? "2 ranks " : "",
+			 d->needs ? "" : "-");
+		snprintf(sets, sizeof(sets), "%s", d->sets & CD_SET_QUICK ? "quick" :
+			 d->sets & CD_SET_DEFAULT ? "default" : "full");
+		printf("%-18s %-13s %-14s %s\n", d->name, needs, sets, d->summary);
+	}
+}
+
+static int cmd_probe(struct ctx *c)
+{
+	size_t n;
+	int *selected, rc;
+	const char *bad = NULL;
+
+	if (c->nargs == 0) {
+		list_probes();
+		return 0;
+	}
+	cd_probe_table(&n);
+	selected = xcalloc(n + 1, sizeof(*selected));
+	if (cd_probe_select(c->args, c->nargs, selected, &bad) < 0) {
+		free(selected);
+		cd_error("probe: unknown probe '%s': see 'commdiag probe' for the list", bad);
+		return EXIT_USAGE;
+	}
+	rc = discover_and_report(c, "probe", 1, selected);
+	free(selected);
+	return rc;
 }
 
 static int cmd_topo(struct ctx *c)
 {
-	return discover_and_report(c, "topo", 0);
+	return discover_and_report(c, "topo", 0, NULL);
 }
 
 static int cmd_report(struct ctx *c)
@@ -501,12 +591,33 @@ static const struct opt *opt_by_val(int val)
 	return NULL;
 }
 
+static int used_both(const int *used, int a, int b)
+{
+	return used[opt_by_val(a) - opts] && used[opt_by_val(b) - opts];
+}
+
+/* A whole number >= min for -n / -w. */
+static int parse_count(const char *opt, const char *s, int min, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > 1000000)
+		return cd_error("option '%s': '%s' is not a whole number from %d to 1000000", opt, s, min);
+	*out = (int)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct option lo[ARRAY_SIZE(opts) + 1];
 	char shortopts[64] = "";
 	int used[ARRAY_SIZE(opts)] = { 0 };
-	struct ctx c = { .format = OUT_FMT_TEXT, .fail_on = CD_SEV_FAIL, .timeout_s = DEFAULT_TIMEOUT_S, .color = 1 };
+	struct ctx c = { .format = OUT_FMT_TEXT, .fail_on = CD_SEV_FAIL, .timeout_s = DEFAULT_TIMEOUT_S, .color = 1,
+			 .probe_set = CD_SET_DEFAULT, .warmup = -1, .iters = -1,
+			 .probe_timeout_s = DEFAULT_PROBE_TIMEOUT_S };
 	const struct cmd *cmd = &cmds[0];
 	int opt, rc, verbosity = 0;
 
@@ -588,6 +699,29 @@ int main(int argc, char **argv)
 		case OPT_NCCL_LIB:
 			c.dopt.nccl_lib = optarg;
 			break;
+		case OPT_QUICK:
+			c.probe_set = CD_SET_QUICK;
+			break;
+		case OPT_FULL:
+			c.probe_set = CD_SET_FULL;
+			break;
+		case 'b':
+		case 'e':
+		case 'f':
+		case 'i':
+			c.sweep[strchr("befi", opt) - "befi"] = optarg;
+			break;
+		case 'n':
+		case 'w':
+			if (parse_count(opt == 'n' ? "--iters" : "--warmup-iters", optarg, opt == 'n' ? 1 : 0,
+					opt == 'n' ? &c.iters : &c.warmup) < 0)
+				return EXIT_USAGE;
+			break;
+		case OPT_PROBE_TIMEOUT:
+			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
+				return cd_error("option '--probe-timeout': '%s' is not a number of seconds above 0", optarg),
+				       EXIT_USAGE;
+			break;
 		case 'h':
 			cmd = NULL;
 			break;
@@ -612,8 +746,20 @@ int main(int argc, char **argv)
 	}
 	c.args = &argv[optind];
 	c.nargs = argc - optind;
-	if (c.nargs && cmd->fn != cmd_help)
+	if (c.nargs && cmd->fn != cmd_help && cmd->fn != cmd_probe)
 		return cd_error("%s: unexpected argument '%s'", cmd->name, c.args[0]), EXIT_USAGE;
+	if (used_both(used, OPT_QUICK, OPT_FULL))
+		return cd_error("options '--quick' and '--full' exclude each other"), EXIT_USAGE;
+	if (c.sweep[0] || c.sweep[1] || c.sweep[2] || c.sweep[3]) {
+		struct cd_sweep sw;
+		char *err = NULL;
+
+		if (cd_sweep_init(&sw, c.sweep[0], c.sweep[1], c.sweep[2], c.sweep[3], &err) < 0) {
+			cd_error("%s", err);
+			free(err);
+			return EXIT_USAGE;
+		}
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
 		if (used[i] && !(opts[i].applies & cmd->id))
 			return cd_error("option '--%s' does not apply to '%s', see 'commdiag help %s'", opts[i].lo.name,

@@ -454,7 +454,8 @@ int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const
 						  : xasprintf("setup did not complete within %.1f s", deadline_s);
 			else
 				msg = env->why[0] ? xstrdup(env->why) : xstrdup("setup failed");
-			run_set(out, r == CD_PROBE_TIMEOUT ? CD_ST_TIMEOUT : CD_ST_ERROR, "setup", msg);
+			run_set(out, r == CD_PROBE_TIMEOUT ? CD_ST_TIMEOUT : CD_ST_ERROR,
+				p->setup_phase ? p->setup_phase : "setup", msg);
 			free(msg);
 			goto out;
 		}

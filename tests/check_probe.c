@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dl.h"
 #include "probe.h"
 #include "suites.h"
 
@@ -613,6 +614,170 @@ START_TEST(test_skip_and_needs)
 }
 END_TEST
 
+/* ---- the probe table and its runner ---- */
+
+static int table_index(const char *name)
+{
+	size_t n;
+	const struct cd_probe_def *const *t = cd_probe_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i]->name, name))
+			return (int)i;
+	return -1;
+}
+
+START_TEST(test_table_wellformed)
+{
+	size_t n;
+	const struct cd_probe_def *const *t = cd_probe_table(&n);
+
+	ck_assert_uint_gt(n, 0);
+	for (size_t i = 0; i < n; i++) {
+		struct cd_sweep sw;
+		char *err = NULL;
+
+		ck_assert_msg(t[i]->name && strchr(t[i]->name, '.'), "probe %zu: name is family.op", i);
+		ck_assert_ptr_nonnull(t[i]->summary);
+		ck_assert_ptr_nonnull(t[i]->run);
+		ck_assert_msg(t[i]->sets & CD_SET_FULL, "%s: --full runs everything", t[i]->name);
+		ck_assert_msg(!(t[i]->sets & CD_SET_QUICK) || (t[i]->sets & CD_SET_DEFAULT),
+			      "%s: quick probes are in the default set too", t[i]->name);
+		ck_assert_msg(cd_sweep_init(&sw, t[i]->min, t[i]->max, NULL, NULL, &err) == 0, "%s: %s", t[i]->name,
+			      err);
+		ck_assert_int_ge(t[i]->iters, 1);
+		ck_assert_int_ge(t[i]->warmup, 0);
+		for (size_t k = 0; k < i; k++)
+			ck_assert_str_ne(t[k]->name, t[i]->name);
+	}
+}
+END_TEST
+
+START_TEST(test_table_select)
+{
+	size_t n;
+	int *sel;
+	const char *bad = NULL;
+	char *exact[] = { "copy.d2h" }, *family[] = { "copy" }, *all[] = { "all" }, *unknown[] = { "copy", "cpy" };
+	char *prefix_only[] = { "cop" };
+
+	cd_probe_table(&n);
+	sel = calloc(n, sizeof(*sel));
+	ck_assert_int_eq(cd_probe_select(exact, 1, sel, &bad), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(sel[i], (int)i == table_index("copy.d2h"));
+	ck_assert_int_eq(cd_probe_select(family, 1, sel, &bad), 0);
+	ck_assert_int_eq(sel[table_index("copy.h2d")], 1);
+	ck_assert_int_eq(sel[table_index("copy.bidir")], 1);
+	ck_assert_int_eq(cd_probe_select(all, 1, sel, &bad), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(sel[i], 1);
+	ck_assert_int_eq(cd_probe_select(unknown, 2, sel, &bad), -1);
+	ck_assert_str_eq(bad, "cpy");
+	/* a family is a whole word before the dot, not any prefix */
+	ck_assert_int_eq(cd_probe_select(prefix_only, 1, sel, &bad), -1);
+	free(sel);
+}
+END_TEST
+
+/* A host whose GPU section says why there are no GPUs, as on this CI machine. */
+static struct cd_host *host_without_gpus(struct cd_results *r)
+{
+	struct cd_host *h;
+
+	cd_results_init(r);
+	h = cd_results_add_host(r);
+	h->hostname = strdup("node17");
+	cd_section_set(&h->part[CD_PART_GPU], CD_ST_SKIPPED, "libcuda.so.1: cannot open shared object file");
+	return h;
+}
+
+START_TEST(test_table_skips_with_reason)
+{
+	struct cd_results r;
+	struct cd_probe_ctx pc = { .r = &r, .nranks = 1, .set = CD_SET_DEFAULT, .budget_s = 5, .end_s = INFINITY,
+				   .warmup = -1, .iters = -1 };
+	size_t n;
+	const struct cd_probe_def *const *t = cd_probe_table(&n);
+	size_t in_default = 0;
+
+	pc.host = host_without_gpus(&r);
+	cd_probe_ctx_init(&pc);
+	ck_assert_uint_eq(pc.have & (NEED_GPU | NEED_GPU2 | NEED_RANKS2), 0);
+	cd_probe_run_table(&pc, NULL);
+	for (size_t i = 0; i < n; i++)
+		in_default += !!(t[i]->sets & CD_SET_DEFAULT);
+	/* one skipped run per probe of the set, each saying why, none started */
+	ck_assert_uint_eq(r.n_probes, in_default);
+	for (size_t i = 0; i < r.n_probes; i++) {
+		ck_assert_int_eq(r.probes[i].status, CD_ST_SKIPPED);
+		ck_assert_str_eq(r.probes[i].host, "node17");
+		ck_assert_int_eq(r.probes[i].device, CD_NULL_I64);
+		if (!strncmp(r.probes[i].name, "copy.", 5))
+			ck_assert_str_eq(r.probes[i].reason, "needs a GPU: libcuda.so.1: cannot open shared object file");
+	}
+	cd_probe_ctx_free(&pc);
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_table_unmet_reasons)
+{
+	struct cd_results r;
+	struct cd_probe_ctx pc = { .r = &r, .nranks = 1, .nccl_lib = "libdoesnotexist.so.9" };
+	struct cd_host *h = host_without_gpus(&r);
+
+	pc.host = h;
+	cd_section_set(&h->part[CD_PART_GPU], CD_ST_OK, NULL);
+	cd_host_add_gpu(h)->index = 0;
+	cd_probe_ctx_init(&pc);
+	ck_assert_uint_eq(pc.have, NEED_GPU);
+	ck_assert_str_eq(pc.unmet[1], "needs two GPUs: this host has one");
+	ck_assert_msg(strstr(pc.unmet[2], "needs NCCL: libdoesnotexist.so.9") != NULL, "%s", pc.unmet[2]);
+	ck_assert_str_eq(pc.unmet[3], "needs two or more ranks: run under mpirun or srun");
+	cd_probe_ctx_free(&pc);
+	cd_results_free(&r);
+}
+END_TEST
+
+/* With the needs met but no driver to load, a GPU probe fails in setup with the loader's reason. */
+START_TEST(test_table_run_without_driver)
+{
+	struct cd_results r;
+	struct cd_probe_ctx pc = { .r = &r, .nranks = 1, .budget_s = 5, .end_s = INFINITY, .warmup = -1, .iters = -1 };
+	struct cd_host *h = host_without_gpus(&r);
+	const char *why = NULL;
+	int *sel;
+	size_t n;
+	char *name[] = { "copy.h2d" };
+
+	if (cd_dl_cuda(&why))
+		return; /* a machine with a driver: this case cannot be made here */
+	pc.host = h;
+	cd_host_add_gpu(h)->index = 0;
+	cd_host_add_gpu(h)->index = 1;
+	pc.have = NEED_GPU | NEED_GPU2;
+	cd_probe_table(&n);
+	sel = calloc(n, sizeof(*sel));
+	ck_assert_int_eq(cd_probe_select(name, 1, sel, &why), 0);
+	cd_probe_run_table(&pc, sel);
+	ck_assert_uint_eq(r.n_probes, 2); /* one per GPU */
+	ck_assert_int_eq(r.probes[1].device, 1);
+	ck_assert_int_eq(r.probes[1].status, CD_ST_ERROR);
+	ck_assert_str_eq(r.probes[1].phase, "setup");
+	ck_assert_msg(strstr(r.probes[1].reason, "libcuda.so.1") != NULL, "%s", r.probes[1].reason);
+
+	/* past the run's end nothing starts: recorded as timeout before it began */
+	pc.end_s = cd_now_s() - 1;
+	cd_probe_run_table(&pc, sel);
+	ck_assert_uint_eq(r.n_probes, 3);
+	ck_assert_int_eq(r.probes[2].status, CD_ST_TIMEOUT);
+	ck_assert_str_eq(r.probes[2].phase, "start");
+	free(sel);
+	cd_results_free(&r);
+}
+END_TEST
+
 Suite *probe_suite(void)
 {
 	Suite *s = suite_create("probe");
@@ -641,6 +806,11 @@ Suite *probe_suite(void)
 	tcase_add_test(th, test_run_bad_arguments);
 	tcase_add_test(th, test_run_backoff_accuracy);
 	tcase_add_test(th, test_skip_and_needs);
+	tcase_add_test(th, test_table_wellformed);
+	tcase_add_test(th, test_table_select);
+	tcase_add_test(th, test_table_skips_with_reason);
+	tcase_add_test(th, test_table_unmet_reasons);
+	tcase_add_test(th, test_table_run_without_driver);
 	suite_add_tcase(s, th);
 	return s;
 }

@@ -50,6 +50,12 @@ rc=$?
 if [ $rc -le 1 ]; then ok; else bad "check --json exit $rc"; fi
 json_true "schema" "$TMP/check.json" 'd["schema"] == 1'
 json_true "one host" "$TMP/check.json" 'len(d["hosts"]) == 1 and d["run"]["ranks"] == 1'
+if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hosts"][0]["status"]["gpu"])' "$TMP/check.json")" != ok ]; then
+	# no GPU here: every GPU probe of the default set is present, skipped, with the loader's reason
+	json_true "gpu probes skipped" "$TMP/check.json" 'len([p for p in d["probes"] if p["name"].startswith("copy.")]) >= 3 and all(p["status"] == "skipped" and p["reason"].startswith("needs a GPU: ") and d["hosts"][0]["reason"]["gpu"] in p["reason"] for p in d["probes"] if p["name"].split(".")[0] in ("copy", "p2p", "nccl"))'
+else
+	skip "a GPU is present: the skip path is not exercised"
+fi
 json_true "lo present" "$TMP/check.json" '[n for n in d["hosts"][0]["nics"] if n["name"] == "lo" and n["kind"] == "loopback" and "127.0.0.1/8" in n["ipv4"]]'
 if [ -e /sys/class/net/eth0 ]; then
 	json_true "eth0 present" "$TMP/check.json" '[n for n in d["hosts"][0]["nics"] if n["name"] == "eth0"]'
@@ -197,6 +203,24 @@ for k in commdiag hwloc libnl libibverbs cJSON nccl; do out_has "version names $
 "$BIN" version --json >"$TMP/v.json" 2>/dev/null
 json_true "version json" "$TMP/v.json" 'd["commdiag"] and d["hwloc"] and d["cjson"]'
 
+# --- probe: the list, a chosen probe, bad names and sizes ---
+run "probe list" 0 "$BIN" probe
+out_has "probe list" "copy.h2d"
+run "probe copy --json" 0 "$BIN" probe copy --json -o "$TMP/probe.json"
+json_true "probe copy: only copy probes" "$TMP/probe.json" 'd["run"]["mode"] == "probe" and d["probes"] and all(p["name"].startswith("copy.") for p in d["probes"]) and len({p["name"] for p in d["probes"]}) == 4'
+run "probe unknown" 2 "$BIN" probe copy nosuch
+err_has "probe unknown" "unknown probe 'nosuch'"
+run "probe bad size" 2 "$BIN" probe copy -b 12Q
+err_has "probe bad size" "-b: '12Q' is not a size"
+run "probe bad iters" 2 "$BIN" probe copy -n 0
+err_has "probe bad iters" "option '--iters': '0' is not a whole number from 1"
+run "quick and full" 2 "$BIN" check --quick --full
+err_has "quick and full" "exclude each other"
+run "sweep on topo" 2 "$BIN" topo -b 8M
+err_has "sweep on topo" "does not apply to 'topo'"
+run "quick check" 0 "$BIN" check --quick --json -o "$TMP/quick.json"
+json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"copy.h2d", "copy.d2h"}'
+
 # --- the man page renders without warnings and documents every command help lists ---
 if command -v groff >/dev/null; then
 	if groff -man -ww -z man/commdiag.1 2>"$TMP/err" && [ ! -s "$TMP/err" ]; then ok; else bad "man page warnings: $(head -c 300 "$TMP/err")"; fi
@@ -204,7 +228,7 @@ else
 	skip "groff not installed: man page rendering not checked"
 fi
 for c in $("$BIN" help | awk '/^commands:/{f=1;next} /^$/{f=0} f{print $1}'); do
-	if grep -q "^\.B $c\b\|^\.TP.*$c\|^\.SS.*$c\|commdiag $c" man/commdiag.1; then ok; else bad "man page lacks command '$c'"; fi
+	if grep -q "^\.BR\? $c\b\|^\.TP.*$c\|^\.SS.*$c\|commdiag $c" man/commdiag.1; then ok; else bad "man page lacks command '$c'"; fi
 done
 
 echo "e2e: $pass passed, $fail failed, $skip skipped"
