@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "discover.h"
+#include "topo.h"
 
 static const struct cd_pci_device *pci_by_bus(const struct cd_host *h, const char *bus_id)
 {
@@ -25,6 +28,108 @@ static const struct cd_pci_device *pci_by_osdev(const struct cd_host *h, const c
 			if (!strcmp(h->pci[i].os_devices.v[k], name))
 				return &h->pci[i];
 	return NULL;
+}
+
+/* PCI addresses compare by value: NVML writes 8-digit domains, sysfs and hwloc 4. */
+static int bus_eq(const char *a, const char *b)
+{
+	unsigned x[4], y[4];
+
+	if (!a || !b)
+		return 0;
+	if (sscanf(a, "%x:%x:%x.%x", &x[0], &x[1], &x[2], &x[3]) != 4 ||
+	    sscanf(b, "%x:%x:%x.%x", &y[0], &y[1], &y[2], &y[3]) != 4)
+		return !strcasecmp(a, b);
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
+}
+
+/*
+ * hwloc lists GPUs in bus order; CUDA numbers them its own way (CUDA_DEVICE_ORDER).
+ * Rows and columns follow the GPU indices the driver reports, so "GPU3" means the
+ * same device in the matrix, the probes and nvidia-smi.
+ */
+static void paths_in_gpu_order(struct cd_host *h)
+{
+	struct cd_paths *p = &h->paths, q = { 0 };
+	size_t n = p->gpus.n, m = p->nets.n, *at;
+
+	if (!p->gpu_gpu || n != h->n_gpus)
+		return;
+	at = xcalloc(n, sizeof(*at));
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k < n && !bus_eq(h->gpus[i].bus_id, p->gpus.v[k]))
+			k++;
+		if (k == n) {
+			free(at);
+			return; /* a GPU hwloc did not see: keep hwloc's order */
+		}
+		at[i] = k;
+	}
+	for (size_t i = 0; i < n; i++)
+		cd_strv_push(&q.gpus, p->gpus.v[at[i]]);
+	for (size_t j = 0; j < m; j++)
+		cd_strv_push(&q.nets, p->nets.v[j]);
+	cd_paths_alloc(&q);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			q.gpu_gpu[i * n + j] = p->gpu_gpu[at[i] * n + at[j]];
+			p->gpu_gpu[at[i] * n + at[j]] = NULL;
+		}
+		for (size_t j = 0; j < m; j++) {
+			q.gpu_net[i * m + j] = p->gpu_net[at[i] * m + j];
+			p->gpu_net[at[i] * m + j] = NULL;
+		}
+	}
+	q.source = p->source;
+	p->source = NULL;
+	cd_paths_free(p);
+	*p = q;
+	free(at);
+}
+
+/* NVLinks the driver reports (NVML), counted per GPU pair and into NVSwitches. */
+static void paths_from_nvlinks(struct cd_host *h)
+{
+	struct cd_paths *p = &h->paths;
+	size_t n = p->gpus.n;
+	int any = 0, *sw;
+
+	if (!p->gpu_gpu || n != h->n_gpus)
+		return;
+	sw = xcalloc(n, sizeof(*sw));
+	for (size_t i = 0; i < n; i++)
+		for (size_t l = 0; l < h->gpus[i].n_nvlinks; l++) {
+			const struct cd_nvlink *k = &h->gpus[i].nvlinks[l];
+
+			sw[i] += k->up == CD_TRI_TRUE && k->remote_kind && !strcmp(k->remote_kind, "nvswitch");
+		}
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			int links = 0, via = sw[i] < sw[j] ? sw[i] : sw[j];
+
+			if (i == j)
+				continue;
+			for (size_t l = 0; l < h->gpus[i].n_nvlinks; l++) {
+				const struct cd_nvlink *k = &h->gpus[i].nvlinks[l];
+
+				links += k->up == CD_TRI_TRUE && bus_eq(k->remote_bus_id, h->gpus[j].bus_id);
+			}
+			if (!links)
+				links = via;
+			if (!links)
+				continue;
+			free(p->gpu_gpu[i * n + j]);
+			p->gpu_gpu[i * n + j] = xasprintf("NV%d", links);
+			any = 1;
+		}
+	}
+	free(sw);
+	if (any) {
+		free(p->source);
+		p->source = xstrdup("hwloc+nvml");
+	}
 }
 
 void cd_discover_join(struct cd_host *h)
@@ -62,6 +167,8 @@ void cd_discover_join(struct cd_host *h)
 		if (isnan(g->pcie_link_gbyte_s))
 			g->pcie_link_gbyte_s = d->link_gbyte_s;
 	}
+	paths_in_gpu_order(h);
+	paths_from_nvlinks(h);
 }
 
 int cd_discover_host(struct cd_host *h, const struct cd_discover_opts *o)
@@ -78,10 +185,12 @@ int cd_discover_host(struct cd_host *h, const struct cd_discover_opts *o)
 		for (size_t i = 0; i < ARRAY_SIZE(live); i++)
 			cd_section_set(&h->part[live[i]], CD_ST_SKIPPED,
 				       "--topology replays '%s': live devices are not discovered", o->topology_xml);
+		cd_paths_decide_p2p(h);
 		return 0;
 	}
 	if (cd_net_discover(h, o) < 0 || cd_ib_discover(h, o) < 0 || cd_gpu_discover(h, o) < 0)
 		return -1;
 	cd_discover_join(h);
+	cd_paths_decide_p2p(h);
 	return 0;
 }

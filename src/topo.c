@@ -20,6 +20,7 @@
 #define PCI_CLASS_DISPLAY	0x03
 #define PCI_CLASS_IB_NET	0x0207	/* network controller, InfiniBand */
 #define PCI_CLASS_IB_SERIAL	0x0c06	/* serial bus controller, InfiniBand (older HCAs, mlx4) */
+#define PCI_VENDOR_NVIDIA	0x10de
 
 int cd_topo_pcie_gen_from_speed(const char *s)
 {
@@ -181,6 +182,221 @@ static void copy_pci(struct cd_host *h, hwloc_topology_t topo, const char *sysfs
 	}
 }
 
+/* ---- the path matrix (nvidia-smi topo -m) from the PCI tree and hwloc's NVLink distances ---- */
+
+#define MAX_PATH_DEPTH 64
+
+static hwloc_obj_t pci_parent_dev(hwloc_obj_t o)
+{
+	while (o && o->type != HWLOC_OBJ_PCI_DEVICE)
+		o = o->parent;
+	return o;
+}
+
+/* The matrix is about what CUDA and NCCL drive: NVIDIA display-class devices. */
+static int is_gpu_obj(hwloc_obj_t o)
+{
+	return (o->attr->pcidev.class_id >> 8) == PCI_CLASS_DISPLAY && o->attr->pcidev.vendor_id == PCI_VENDOR_NVIDIA;
+}
+
+static int is_nvswitch_obj(hwloc_obj_t o)
+{
+	const char *sub = o->subtype;
+
+	return sub && !strcmp(sub, "NVSwitch");
+}
+
+/* The name a network device goes by: its verbs name (mlx5_0) first, else its netdev (eth0). */
+static const char *net_name(hwloc_obj_t pci)
+{
+	const char *netdev = NULL;
+
+	for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
+		if (c->type != HWLOC_OBJ_OS_DEVICE || !c->name)
+			continue;
+		if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS)
+			return c->name;
+		if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && !netdev)
+			netdev = c->name;
+	}
+	return netdev;
+}
+
+/*
+ * The PCIe part of a path class: where a and b meet in the tree. Below one PCIe
+ * switch (at most one bridge on each side of the meeting bridge) is PIX; more
+ * switches without the host bridge PXB; through a host bridge PHB; across host
+ * bridges within one NUMA node NODE; otherwise SYS.
+ */
+static const char *pcie_class(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b)
+{
+	hwloc_obj_t up[MAX_PATH_DEPTH], lca = NULL, o;
+	int n = 0, ka = -1, kb = 0;
+	int64_t na, nb;
+
+	for (o = a; o && n < MAX_PATH_DEPTH; o = o->parent)
+		up[n++] = o;
+	for (o = b; o && !lca; o = o->parent, kb++)
+		for (int i = 0; i < n; i++)
+			if (up[i] == o) {
+				lca = o;
+				ka = i;
+				break;
+			}
+	if (!lca)
+		return "SYS";
+	kb--; /* the loop counted the step onto the meeting object */
+	if (lca->type == HWLOC_OBJ_BRIDGE) {
+		int bridges_a = 0, bridges_b = 0;
+
+		if (lca->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
+			return "PHB";
+		for (int i = 1; i < ka; i++)
+			bridges_a += up[i]->type == HWLOC_OBJ_BRIDGE;
+		for (o = b->parent; o && o != lca; o = o->parent)
+			bridges_b += o->type == HWLOC_OBJ_BRIDGE;
+		return bridges_a <= 1 && bridges_b <= 1 ? "PIX" : "PXB";
+	}
+	if (lca->type == HWLOC_OBJ_PCI_DEVICE) /* functions of one device */
+		return "PIX";
+	(void)kb;
+	na = pci_numa(topo, a);
+	nb = pci_numa(topo, b);
+	return na != CD_NULL_I64 && na == nb ? "NODE" : "SYS";
+}
+
+/*
+ * NVLink bandwidth between PCI devices, from hwloc's "NVLinkBandwidth" matrix (its
+ * NVML backend; present in exports from NVLink machines). Objects may be NVML OS
+ * devices or PCI devices (NVSwitches); both are reduced to their PCI device.
+ */
+struct nvl {
+	hwloc_obj_t *gpus;
+	size_t n;
+	double *bw;        /* n × n, MB/s between GPUs */
+	double *to_switch; /* n: MB/s from each GPU into NVSwitches */
+};
+
+static int gpu_slot(const struct nvl *v, hwloc_obj_t pci)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->gpus[i] == pci)
+			return (int)i;
+	return -1;
+}
+
+static void nvlink_bandwidth(hwloc_topology_t topo, struct nvl *v)
+{
+	struct hwloc_distances_s *d[4];
+	unsigned nr = ARRAY_SIZE(d);
+
+	if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, d, 0) < 0)
+		return;
+	for (unsigned k = 0; k < nr && k < ARRAY_SIZE(d); k++) {
+		unsigned m = d[k]->nbobjs;
+
+		for (unsigned i = 0; i < m; i++) {
+			hwloc_obj_t a = pci_parent_dev(d[k]->objs[i]);
+			int ia = a ? gpu_slot(v, a) : -1;
+
+			if (ia < 0)
+				continue;
+			for (unsigned j = 0; j < m; j++) {
+				hwloc_obj_t b = pci_parent_dev(d[k]->objs[j]);
+				double bw = (double)d[k]->values[i * m + j];
+				int ib;
+
+				if (i == j || !b || bw <= 0)
+					continue;
+				if ((ib = gpu_slot(v, b)) >= 0)
+					v->bw[(size_t)ia * v->n + (size_t)ib] = bw;
+				else if (is_nvswitch_obj(b))
+					v->to_switch[ia] += bw;
+			}
+		}
+		hwloc_distances_release(topo, d[k]);
+	}
+}
+
+/*
+ * hwloc reports NVLink as bandwidth: 20000 MB/s per link for NVLink 1 (P100),
+ * 25000 for later generations. The per-link rate is the one that divides every
+ * value (P100's 40000 is two links of 20000, not 1.6 of 25000).
+ */
+static double nvlink_unit(const struct nvl *v)
+{
+	static const double units[] = { 25000, 20000 };
+
+	for (size_t u = 0; u < ARRAY_SIZE(units); u++) {
+		int fits = 1;
+
+		for (size_t i = 0; i < v->n * v->n && fits; i++)
+			fits = fmod(v->bw[i], units[u]) == 0;
+		for (size_t i = 0; i < v->n && fits; i++)
+			fits = fmod(v->to_switch[i], units[u]) == 0;
+		if (fits)
+			return units[u];
+	}
+	return 25000;
+}
+
+static void copy_paths(struct cd_host *h, hwloc_topology_t topo)
+{
+	struct cd_paths *p = &h->paths;
+	struct nvl v = { 0 };
+	hwloc_obj_t obj = NULL, *nets = NULL;
+	size_t n_nets = 0, cap_nets = 0, cap_gpus = 0;
+	double unit;
+
+	while ((obj = hwloc_get_next_pcidev(topo, obj))) {
+		if (is_gpu_obj(obj)) {
+			*CD_PUSH(v.gpus, v.n, cap_gpus) = obj;
+		} else if (net_name(obj)) {
+			*CD_PUSH(nets, n_nets, cap_nets) = obj;
+		}
+	}
+	cd_paths_free(p);
+	if (!v.n) {
+		free(nets);
+		free(v.gpus);
+		return;
+	}
+	for (size_t i = 0; i < v.n; i++) {
+		struct hwloc_pcidev_attr_s *pa = &v.gpus[i]->attr->pcidev;
+		char *bus = xasprintf("%04x:%02x:%02x.%01x", pa->domain, pa->bus, pa->dev, pa->func);
+
+		cd_strv_push(&p->gpus, bus);
+		free(bus);
+	}
+	for (size_t j = 0; j < n_nets; j++)
+		cd_strv_push(&p->nets, net_name(nets[j]));
+	cd_paths_alloc(p);
+	p->source = xstrdup("hwloc");
+	v.bw = xcalloc(v.n * v.n, sizeof(*v.bw));
+	v.to_switch = xcalloc(v.n, sizeof(*v.to_switch));
+	nvlink_bandwidth(topo, &v);
+	unit = nvlink_unit(&v);
+	for (size_t i = 0; i < v.n; i++) {
+		for (size_t j = 0; j < v.n; j++) {
+			double links = v.bw[i * v.n + j] / unit;
+			double sw = fmin(v.to_switch[i], v.to_switch[j]) / unit;
+
+			if (i == j)
+				p->gpu_gpu[i * v.n + j] = xstrdup("X");
+			else if (links >= 1 || sw >= 1)
+				p->gpu_gpu[i * v.n + j] = xasprintf("NV%d", (int)(links >= 1 ? links : sw));
+			else
+				p->gpu_gpu[i * v.n + j] = xstrdup(pcie_class(topo, v.gpus[i], v.gpus[j]));
+		}
+		for (size_t j = 0; j < n_nets; j++)
+			p->gpu_net[i * n_nets + j] = xstrdup(pcie_class(topo, v.gpus[i], nets[j]));
+	}
+	free(v.bw);
+	free(v.to_switch);
+	free(v.gpus);
+	free(nets);
+}
+
 /*
  * The hwloc release in use at run time. hwloc has no release-string API
  * (hwloc_get_api_version() is the API, 0x20800 for all of 2.8.x-2.9.x), but
@@ -323,10 +539,89 @@ int cd_topo_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	h->topology_source = xstrdup(xml ? xml : "live");
 	copy_numa(h, topo);
 	copy_pci(h, topo, sysfs_root, live);
+	copy_paths(h, topo);
 	hwloc_topology_destroy(topo);
 
 	cd_debug(1, "topo: %zu NUMA nodes, %zu PCI devices from %s", h->n_numa, h->n_pci,
 		 h->topology_source);
 	cd_section_set(st, CD_ST_OK, NULL);
 	return 0;
+}
+
+/*
+ * NCCL_P2P_LEVEL's names and legacy integers (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS) as
+ * a rank on the class scale; NODE is NCCL's PHB (same NUMA node, through the CPU).
+ */
+static int level_rank(const char *s)
+{
+	static const struct { const char *name; int rank; } names[] = {
+		{ "LOC", 0 }, { "NVL", 1 }, { "PIX", 2 }, { "PXB", 3 }, { "PHB", 4 }, { "NODE", 4 }, { "SYS", 5 },
+	};
+	char *end;
+	long v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcasecmp(s, names[i].name))
+			return names[i].rank;
+	v = strtol(s, &end, 10);
+	if (end != s && !*end && v >= 0) /* legacy integers skip NVL */
+		return v == 0 ? 0 : v >= 4 ? 5 : (int)v + 1;
+	return -1;
+}
+
+int cd_path_class_rank(const char *cls)
+{
+	if (!cls)
+		return -1;
+	if (!strcmp(cls, "X"))
+		return 0;
+	if (!strncmp(cls, "NV", 2) && cls[2] >= '1' && cls[2] <= '9')
+		return 1;
+	return strncmp(cls, "NV", 2) ? level_rank(cls) : -1;
+}
+
+static const char *env_of(const struct cd_host *h, const char *key)
+{
+	for (size_t i = 0; i < h->n_env; i++)
+		if (!strcmp(h->env[i].key, key))
+			return h->env[i].value;
+	return NULL;
+}
+
+void cd_paths_decide_p2p(struct cd_host *h)
+{
+	struct cd_paths *p = &h->paths;
+	const char *level = env_of(h, "NCCL_P2P_LEVEL"), *disable = env_of(h, "NCCL_P2P_DISABLE");
+	size_t n = p->gpus.n;
+	int cutoff = 3; /* PXB */
+
+	if (!p->gpu_gpu)
+		return;
+	free(p->p2p_level);
+	free(p->p2p_level_source);
+	if (disable && strcmp(disable, "0")) {
+		/* NCCL reads the variable as an integer: any non-zero value disables P2P */
+		p->p2p_level = xstrdup("LOC");
+		p->p2p_level_source = xstrdup("NCCL_P2P_DISABLE");
+		cutoff = 0;
+	} else if (level && level_rank(level) >= 0) {
+		p->p2p_level = xstrdup(level);
+		p->p2p_level_source = xstrdup("NCCL_P2P_LEVEL");
+		cutoff = level_rank(level);
+	} else {
+		p->p2p_level = xstrdup("PXB");
+		p->p2p_level_source = xstrdup(level ? "default (NCCL_P2P_LEVEL not understood)" : "default");
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			int r = cd_path_class_rank(p->gpu_gpu[i * n + j]);
+
+			if (i == j)
+				p->nccl_p2p[i * n + j] = CD_TRI_NULL;
+			else if (r < 0)
+				p->nccl_p2p[i * n + j] = CD_TRI_NULL;
+			else
+				p->nccl_p2p[i * n + j] = r >= 1 && r <= cutoff ? CD_TRI_TRUE : CD_TRI_FALSE;
+		}
+	}
 }

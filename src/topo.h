@@ -19,4 +19,16 @@ int cd_topo_pcie_gen_from_speed(const char *s);
  */
 void cd_topo_read_pcie_link(struct cd_pci_device *d, const char *sysfs_root);
 
+/*
+ * A path class on NCCL's P2P scale: X 0, NV# 1, PIX 2, PXB 3, PHB and NODE 4,
+ * SYS 5; -1 for anything else (NULL, unknown names).
+ */
+int cd_path_class_rank(const char *cls);
+
+/*
+ * Fill h->paths' P2P cutoff and nccl_p2p from its classes and the host's
+ * NCCL_P2P_DISABLE / NCCL_P2P_LEVEL (NCCL's default cutoff is PXB).
+ */
+void cd_paths_decide_p2p(struct cd_host *h);
+
 #endif

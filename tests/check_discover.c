@@ -87,6 +87,100 @@ START_TEST(test_join_keeps_sysfs_numa)
 }
 END_TEST
 
+static struct cd_gpu *gpu_at(struct cd_host *h, int index, const char *bus)
+{
+	struct cd_gpu *g = cd_host_add_gpu(h);
+
+	g->index = index;
+	g->bus_id = strdup(bus);
+	return g;
+}
+
+static void nvlinks(struct cd_gpu *g, int n, const char *remote, const char *kind)
+{
+	for (int i = 0; i < n; i++) {
+		struct cd_nvlink *l = cd_gpu_add_nvlink(g);
+
+		l->link = (int64_t)g->n_nvlinks - 1;
+		l->up = CD_TRI_TRUE;
+		l->remote_bus_id = strdup(remote);
+		l->remote_kind = strdup(kind);
+	}
+}
+
+#define GG(h, i, j) (h)->paths.gpu_gpu[(i) * (h)->paths.gpus.n + (j)]
+
+/* The driver numbers GPUs its own way: the matrix follows it, and NVML's NVLinks refine it. */
+START_TEST(test_join_paths_follow_driver_order)
+{
+	struct cd_results r;
+	struct cd_host *h;
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/power8gpudistances.xml" };
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	ck_assert_int_eq(cd_topo_discover(h, &o), 0);
+	/* hwloc's order: 0002, 0003, 000a, 000b; the driver's: 0003 first, NVML-style 8-digit domains */
+	gpu_at(h, 0, "00000003:01:00.0");
+	gpu_at(h, 1, "00000002:01:00.0");
+	gpu_at(h, 2, "0000000a:01:00.0");
+	gpu_at(h, 3, "0000000b:01:00.0");
+	nvlinks(&h->gpus[2], 3, "0000000b:01:00.0", "gpu");
+	cd_discover_join(h);
+	ck_assert_str_eq(h->paths.gpus.v[0], "0003:01:00.0");
+	ck_assert_str_eq(h->paths.gpus.v[1], "0002:01:00.0");
+	ck_assert_str_eq(GG(h, 0, 1), "NV2");
+	ck_assert_str_eq(GG(h, 0, 2), "SYS");
+	ck_assert_str_eq(GG(h, 1, 1), "X");
+	/* NVML counted three links from GPU2 to GPU3 where hwloc's export said two */
+	ck_assert_str_eq(GG(h, 2, 3), "NV3");
+	ck_assert_str_eq(h->paths.source, "hwloc+nvml");
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_join_paths_nvswitch)
+{
+	struct cd_results r;
+	struct cd_host *h;
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/power8gpudistances.xml" };
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	ck_assert_int_eq(cd_topo_discover(h, &o), 0);
+	nvlinks(gpu_at(h, 0, "0002:01:00.0"), 4, "0000:c3:00.0", "nvswitch");
+	gpu_at(h, 1, "0003:01:00.0");
+	nvlinks(gpu_at(h, 2, "000a:01:00.0"), 6, "0000:c4:00.0", "nvswitch");
+	gpu_at(h, 3, "000b:01:00.0");
+	cd_discover_join(h);
+	/* through the switches, as many links as the weaker side has */
+	ck_assert_str_eq(GG(h, 0, 2), "NV4");
+	ck_assert_str_eq(GG(h, 2, 0), "NV4");
+	ck_assert_str_eq(GG(h, 0, 3), "SYS"); /* GPU3 has no switch links */
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_join_paths_unknown_gpu_keeps_hwloc_order)
+{
+	struct cd_results r;
+	struct cd_host *h;
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/power8gpudistances.xml" };
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	ck_assert_int_eq(cd_topo_discover(h, &o), 0);
+	gpu_at(h, 0, "0003:01:00.0");
+	gpu_at(h, 1, "0002:01:00.0");
+	gpu_at(h, 2, "000a:01:00.0");
+	gpu_at(h, 3, "0042:01:00.0");
+	cd_discover_join(h);
+	ck_assert_str_eq(h->paths.gpus.v[0], "0002:01:00.0");
+	ck_assert_str_eq(h->paths.source, "hwloc");
+	cd_results_free(&r);
+}
+END_TEST
+
 START_TEST(test_topology_replay_skips_live_sections)
 {
 	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
@@ -117,6 +211,9 @@ Suite *discover_suite(void)
 	tcase_add_test(tc, test_join_by_os_device_name);
 	tcase_add_test(tc, test_join_keeps_sysfs_numa);
 	tcase_add_test(tc, test_topology_replay_skips_live_sections);
+	tcase_add_test(tc, test_join_paths_follow_driver_order);
+	tcase_add_test(tc, test_join_paths_nvswitch);
+	tcase_add_test(tc, test_join_paths_unknown_gpu_keeps_hwloc_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

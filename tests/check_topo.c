@@ -245,6 +245,115 @@ START_TEST(test_conan_noio)
 }
 END_TEST
 
+/* Cell (i, j) of a path matrix. */
+#define GG(i, j) host->paths.gpu_gpu[(i) * host->paths.gpus.n + (j)]
+#define GN(i, j) host->paths.gpu_net[(i) * host->paths.nets.n + (j)]
+#define P2P(i, j) host->paths.nccl_p2p[(i) * host->paths.gpus.n + (j)]
+
+START_TEST(test_paths_dgx2)
+{
+	replay_ok(XML("nvidiaDGX2.xml"));
+	cd_paths_decide_p2p(host);
+	ck_assert_str_eq(host->paths.source, "hwloc");
+	/* 16 V100s, each with one NVLink into each of 6 NVSwitches: NV6 everywhere, as nvidia-smi */
+	ck_assert_uint_eq(host->paths.gpus.n, 16);
+	ck_assert_uint_eq(host->paths.nets.n, 0);
+	for (size_t i = 0; i < 16; i++)
+		for (size_t j = 0; j < 16; j++)
+			ck_assert_str_eq(GG(i, j), i == j ? "X" : "NV6");
+	ck_assert_int_eq(P2P(0, 15), CD_TRI_TRUE);
+	ck_assert_int_eq(P2P(3, 3), CD_TRI_NULL);
+	/* the NVSwitches are not GPUs */
+	for (size_t i = 0; i < host->paths.gpus.n; i++)
+		ck_assert_int_eq(by_bus(host->paths.gpus.v[i])->kind, CD_PCI_GPU);
+}
+END_TEST
+
+START_TEST(test_paths_power8_nvlink_pairs)
+{
+	replay_ok(XML("power8gpudistances.xml"));
+	/* NVLink 1: 40000 MB/s is two links of 20 GB/s; the pairs sit on different sockets */
+	ck_assert_uint_eq(host->paths.gpus.n, 4);
+	ck_assert_str_eq(host->paths.gpus.v[0], "0002:01:00.0");
+	ck_assert_str_eq(GG(0, 1), "NV2");
+	ck_assert_str_eq(GG(2, 3), "NV2");
+	ck_assert_str_eq(GG(0, 2), "SYS");
+	ck_assert_str_eq(GG(1, 3), "SYS");
+	ck_assert_str_eq(GG(3, 3), "X");
+
+	cd_paths_decide_p2p(host);
+	ck_assert_str_eq(host->paths.p2p_level, "PXB");
+	ck_assert_str_eq(host->paths.p2p_level_source, "default");
+	ck_assert_int_eq(P2P(0, 1), CD_TRI_TRUE);
+	ck_assert_int_eq(P2P(0, 2), CD_TRI_FALSE);
+
+	cd_host_set_env(host, "NCCL_P2P_LEVEL", "SYS");
+	cd_paths_decide_p2p(host);
+	ck_assert_str_eq(host->paths.p2p_level_source, "NCCL_P2P_LEVEL");
+	ck_assert_int_eq(P2P(0, 2), CD_TRI_TRUE);
+	cd_host_set_env(host, "NCCL_P2P_LEVEL", "3"); /* legacy integer: PHB */
+	cd_paths_decide_p2p(host);
+	ck_assert_int_eq(P2P(0, 2), CD_TRI_FALSE);
+	ck_assert_int_eq(P2P(2, 3), CD_TRI_TRUE);
+	cd_host_set_env(host, "NCCL_P2P_LEVEL", "LOC");
+	cd_paths_decide_p2p(host);
+	ck_assert_int_eq(P2P(0, 1), CD_TRI_FALSE);
+	cd_host_set_env(host, "NCCL_P2P_LEVEL", "bogus");
+	cd_paths_decide_p2p(host);
+	ck_assert_str_eq(host->paths.p2p_level_source, "default (NCCL_P2P_LEVEL not understood)");
+	ck_assert_int_eq(P2P(0, 1), CD_TRI_TRUE);
+	cd_host_set_env(host, "NCCL_P2P_LEVEL", "SYS");
+	cd_host_set_env(host, "NCCL_P2P_DISABLE", "1"); /* wins over the level */
+	cd_paths_decide_p2p(host);
+	ck_assert_str_eq(host->paths.p2p_level_source, "NCCL_P2P_DISABLE");
+	ck_assert_int_eq(P2P(0, 1), CD_TRI_FALSE);
+	ck_assert_int_eq(P2P(0, 2), CD_TRI_FALSE);
+}
+END_TEST
+
+START_TEST(test_paths_conan_pcie_classes)
+{
+	replay_ok(XML("32em64t-2n8c2t-pci-normalio.xml"));
+	/* NVIDIA GPUs only (the Radeon is not in the matrix), NICs by verbs name first */
+	ck_assert_uint_eq(host->paths.gpus.n, 3);
+	ck_assert_uint_eq(host->paths.nets.n, 3);
+	ck_assert_str_eq(host->paths.nets.v[2], "mlx5_0");
+	ck_assert_str_eq(host->paths.nets.v[0], "eth0");
+	/* the K40m and the ConnectX-4 share one PCIe switch; the socket-0 GPU is SYS from everything */
+	ck_assert_str_eq(GN(2, 2), "PIX");
+	ck_assert_str_eq(GN(1, 2), "PHB");
+	ck_assert_str_eq(GN(0, 0), "SYS");
+	ck_assert_str_eq(GG(1, 2), "PHB");
+	ck_assert_str_eq(GG(0, 1), "SYS");
+}
+END_TEST
+
+START_TEST(test_paths_none)
+{
+	replay_ok(XML("32em64t-2n8c2t-pci-noio.xml"));
+	cd_paths_decide_p2p(host);
+	ck_assert_uint_eq(host->paths.gpus.n, 0);
+	ck_assert_ptr_null(host->paths.gpu_gpu);
+	ck_assert_ptr_null(host->paths.p2p_level);
+}
+END_TEST
+
+START_TEST(test_path_class_rank)
+{
+	ck_assert_int_eq(cd_path_class_rank("X"), 0);
+	ck_assert_int_eq(cd_path_class_rank("NV18"), 1);
+	ck_assert_int_eq(cd_path_class_rank("PIX"), 2);
+	ck_assert_int_eq(cd_path_class_rank("PXB"), 3);
+	ck_assert_int_eq(cd_path_class_rank("PHB"), 4);
+	ck_assert_int_eq(cd_path_class_rank("NODE"), 4);
+	ck_assert_int_eq(cd_path_class_rank("SYS"), 5);
+	ck_assert_int_eq(cd_path_class_rank("NV"), -1);
+	ck_assert_int_eq(cd_path_class_rank("NVX"), -1);
+	ck_assert_int_eq(cd_path_class_rank(NULL), -1);
+	ck_assert_int_eq(cd_path_class_rank("weird"), -1);
+}
+END_TEST
+
 START_TEST(test_dgx2)
 {
 	static const struct { const char *osdev, *bus_id; int numa; } gpus[] = {
@@ -585,6 +694,11 @@ Suite *topo_suite(void)
 	tcase_add_test(tc, test_bertha_eth_placement);
 	tcase_add_test(tc, test_usnic_vfs);
 	tcase_add_test(tc, test_power8_domains);
+	tcase_add_test(tc, test_paths_dgx2);
+	tcase_add_test(tc, test_paths_power8_nvlink_pairs);
+	tcase_add_test(tc, test_paths_conan_pcie_classes);
+	tcase_add_test(tc, test_paths_none);
+	tcase_add_test(tc, test_path_class_rank);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
