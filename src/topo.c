@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <hwloc.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -397,6 +399,92 @@ static void copy_paths(struct cd_host *h, hwloc_topology_t topo)
 	free(nets);
 }
 
+/* ---- PCIe ACS on the bridges above GPUs ---- */
+
+#define PCI_EXT_CAP_START 0x100
+#define PCI_EXT_CAP_ID_ACS 0x000d
+#define PCI_ACS_CTRL 6
+
+int cd_pci_acs_ctrl(const unsigned char *cfg, size_t len, unsigned *ctrl)
+{
+	size_t off = PCI_EXT_CAP_START;
+	int hops = 0;
+
+	if (len < PCI_EXT_CAP_START + 4)
+		return -1;
+	/* the extended capability list: a 16-bit id, 4-bit version, 12-bit next offset */
+	while (off && off + 8 <= len && hops++ < 256) {
+		uint32_t hdr = (uint32_t)cfg[off] | (uint32_t)cfg[off + 1] << 8 | (uint32_t)cfg[off + 2] << 16 |
+			       (uint32_t)cfg[off + 3] << 24;
+
+		if (hdr == 0 || hdr == 0xffffffffu)
+			return 0;
+		if ((hdr & 0xffff) == PCI_EXT_CAP_ID_ACS) {
+			*ctrl = (unsigned)cfg[off + PCI_ACS_CTRL] | (unsigned)cfg[off + PCI_ACS_CTRL + 1] << 8;
+			return 1;
+		}
+		off = (hdr >> 20) & 0xffc;
+		if (off < PCI_EXT_CAP_START)
+			return 0;
+	}
+	return 0;
+}
+
+void cd_topo_read_acs(struct cd_host *h, const char *bus_id, const char *sysfs_root)
+{
+	char *path = xasprintf("%s/sys/bus/pci/devices/%s/config", sysfs_root ? sysfs_root : "", bus_id);
+	unsigned char cfg[4096];
+	struct cd_acs *a = cd_host_add_acs(h);
+	size_t len = 0;
+	unsigned ctrl;
+	FILE *f;
+	int rc;
+
+	a->bus_id = xstrdup(bus_id);
+	f = fopen(path, "rb");
+	if (f) {
+		len = fread(cfg, 1, sizeof(cfg), f);
+		fclose(f);
+	}
+	if (!f) {
+		a->reason = xasprintf("cannot read %s: %s", path, strerror(errno));
+	} else if ((rc = cd_pci_acs_ctrl(cfg, len, &ctrl)) < 0) {
+		/* the kernel hides everything past the first 64 bytes from non-root readers */
+		a->reason = xasprintf("only %zu bytes of PCI config space readable: run as root to read ACS", len);
+	} else if (rc == 0) {
+		a->redirect = CD_TRI_FALSE;
+		a->reason = xstrdup("no ACS capability");
+	} else {
+		a->ctrl = ctrl;
+		a->redirect = ctrl & (CD_ACS_RR | CD_ACS_CR) ? CD_TRI_TRUE : CD_TRI_FALSE;
+	}
+	free(path);
+}
+
+/* Every PCI-to-PCI bridge above a GPU, once: P2P between GPUs crosses them. */
+static void read_acs_above_gpus(struct cd_host *h, hwloc_topology_t topo, const char *sysfs_root)
+{
+	hwloc_obj_t obj = NULL;
+
+	while ((obj = hwloc_get_next_pcidev(topo, obj))) {
+		if (!is_gpu_obj(obj))
+			continue;
+		for (hwloc_obj_t b = obj->parent; b && b->type == HWLOC_OBJ_BRIDGE; b = b->parent) {
+			struct hwloc_pcidev_attr_s *pa = &b->attr->pcidev;
+			char bus[16];
+			size_t k;
+
+			if (b->attr->bridge.upstream_type != HWLOC_OBJ_BRIDGE_PCI)
+				break; /* the host bridge has no config space of its own here */
+			snprintf(bus, sizeof(bus), "%04x:%02x:%02x.%01x", pa->domain, pa->bus, pa->dev, pa->func);
+			for (k = 0; k < h->n_acs && strcmp(h->acs[k].bus_id, bus); k++)
+				;
+			if (k == h->n_acs)
+				cd_topo_read_acs(h, bus, sysfs_root);
+		}
+	}
+}
+
 /*
  * The hwloc release in use at run time. hwloc has no release-string API
  * (hwloc_get_api_version() is the API, 0x20800 for all of 2.8.x-2.9.x), but
@@ -540,6 +628,8 @@ int cd_topo_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	copy_numa(h, topo);
 	copy_pci(h, topo, sysfs_root, live);
 	copy_paths(h, topo);
+	if (live)
+		read_acs_above_gpus(h, topo, sysfs_root);
 	hwloc_topology_destroy(topo);
 
 	cd_debug(1, "topo: %zu NUMA nodes, %zu PCI devices from %s", h->n_numa, h->n_pci,

@@ -31,4 +31,17 @@ int cd_path_class_rank(const char *cls);
  */
 void cd_paths_decide_p2p(struct cd_host *h);
 
+/* ACS control bits that send peer-to-peer requests and completions up to the root complex */
+#define CD_ACS_RR 0x0004
+#define CD_ACS_CR 0x0008
+
+/*
+ * The ACS control register from a device's config space (len bytes of sysfs
+ * "config"): 1 found, 0 no ACS capability, -1 the extended space is not there
+ * (fewer than 260 bytes: non-root readers see 64).
+ */
+int cd_pci_acs_ctrl(const unsigned char *cfg, size_t len, unsigned *ctrl);
+/* Append bus_id's ACS state to h->acs, from <sysfs_root>/sys/bus/pci/devices/<bus_id>/config. */
+void cd_topo_read_acs(struct cd_host *h, const char *bus_id, const char *sysfs_root);
+
 #endif

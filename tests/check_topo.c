@@ -354,6 +354,41 @@ START_TEST(test_path_class_rank)
 }
 END_TEST
 
+START_TEST(test_acs)
+{
+	static const char *const bus[] = { "0000:16:02.0", "0000:16:04.0", "0000:16:05.0", "0000:16:03.0",
+					   "0000:16:09.0" };
+	unsigned char cfg[300] = { 0 };
+	unsigned ctrl = 0;
+
+	for (size_t i = 0; i < 5; i++)
+		cd_topo_read_acs(host, bus[i], FAKE_SYSFS);
+	ck_assert_uint_eq(host->n_acs, 5);
+	ck_assert_int_eq(host->acs[0].ctrl, 0x001d);
+	ck_assert_int_eq(host->acs[0].redirect, CD_TRI_TRUE);
+	ck_assert_ptr_null(host->acs[0].reason);
+	ck_assert_int_eq(host->acs[1].ctrl, 0x0001);
+	ck_assert_int_eq(host->acs[1].redirect, CD_TRI_FALSE);
+	ck_assert_int_eq(host->acs[2].redirect, CD_TRI_FALSE);
+	ck_assert_str_eq(host->acs[2].reason, "no ACS capability");
+	/* unreadable is null with the reason, never a guess */
+	ck_assert_int_eq(host->acs[3].redirect, CD_TRI_NULL);
+	ck_assert_int_eq(host->acs[3].ctrl, CD_NULL_I64);
+	ck_assert_str_eq(host->acs[3].reason, "only 64 bytes of PCI config space readable: run as root to read ACS");
+	ck_assert_int_eq(host->acs[4].redirect, CD_TRI_NULL);
+	ck_assert_msg(strstr(host->acs[4].reason, "No such file") != NULL, "%s", host->acs[4].reason);
+
+	/* a capability list that loops or points backwards ends */
+	cfg[0x100] = 0x01;
+	cfg[0x103] = 0x10; /* next = 0x100: itself */
+	ck_assert_int_eq(cd_pci_acs_ctrl(cfg, sizeof(cfg), &ctrl), 0);
+	cfg[0x103] = 0x00;
+	cfg[0x102] = 0x80; /* next = 0x008, inside the legacy space */
+	ck_assert_int_eq(cd_pci_acs_ctrl(cfg, sizeof(cfg), &ctrl), 0);
+	ck_assert_int_eq(cd_pci_acs_ctrl(cfg, 100, &ctrl), -1);
+}
+END_TEST
+
 START_TEST(test_dgx2)
 {
 	static const struct { const char *osdev, *bus_id; int numa; } gpus[] = {
@@ -699,6 +734,7 @@ Suite *topo_suite(void)
 	tcase_add_test(tc, test_paths_conan_pcie_classes);
 	tcase_add_test(tc, test_paths_none);
 	tcase_add_test(tc, test_path_class_rank);
+	tcase_add_test(tc, test_acs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
