@@ -223,18 +223,46 @@ static void run_copy(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 }
 
 const struct cd_probe_def cd_probe_copy_h2d = {
-	"copy.h2d", "host to GPU copy bandwidth from pinned memory, per GPU", NEED_GPU, CD_SETS_ALL,
-	"256M", "256M", 2, 10, run_copy,
+	.name = "copy.h2d",
+	.summary = "host to GPU copy bandwidth from pinned memory, per GPU",
+	.needs = NEED_GPU,
+	.sets = CD_SETS_ALL,
+	.min = "256M",
+	.max = "256M",
+	.warmup = 2,
+	.iters = 10,
+	.run = run_copy,
 };
 const struct cd_probe_def cd_probe_copy_d2h = {
-	"copy.d2h", "GPU to host copy bandwidth into pinned memory, per GPU", NEED_GPU, CD_SETS_ALL,
-	"256M", "256M", 2, 10, run_copy,
+	.name = "copy.d2h",
+	.summary = "GPU to host copy bandwidth into pinned memory, per GPU",
+	.needs = NEED_GPU,
+	.sets = CD_SETS_ALL,
+	.min = "256M",
+	.max = "256M",
+	.warmup = 2,
+	.iters = 10,
+	.run = run_copy,
 };
 const struct cd_probe_def cd_probe_copy_d2d = {
-	"copy.d2d", "copy within one GPU's memory (bytes copied / time), per GPU", NEED_GPU,
-	CD_SET_DEFAULT | CD_SET_FULL, "256M", "256M", 2, 10, run_copy,
+	.name = "copy.d2d",
+	.summary = "copy within one GPU's memory (bytes copied / time), per GPU",
+	.needs = NEED_GPU,
+	.sets = CD_SET_DEFAULT | CD_SET_FULL,
+	.min = "256M",
+	.max = "256M",
+	.warmup = 2,
+	.iters = 10,
+	.run = run_copy,
 };
 const struct cd_probe_def cd_probe_copy_bidir = {
-	"copy.bidir", "host to GPU and GPU to host at once; busbw is both directions together", NEED_GPU,
-	CD_SET_FULL, "256M", "256M", 2, 10, run_copy,
+	.name = "copy.bidir",
+	.summary = "host to GPU and GPU to host at once; busbw is both directions together",
+	.needs = NEED_GPU,
+	.sets = CD_SET_FULL,
+	.min = "256M",
+	.max = "256M",
+	.warmup = 2,
+	.iters = 10,
+	.run = run_copy,
 };

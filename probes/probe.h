@@ -176,6 +176,8 @@ struct cd_probe_def {
 	 * each and append the runs to ctx->r. Called only when needs are met.
 	 */
 	void (*run)(const struct cd_probe_def *d, struct cd_probe_ctx *ctx);
+	/* optional: once after the table ran, for state a family shares (NCCL communicators) */
+	void (*finish)(void);
 };
 
 /* The table, in run order. */

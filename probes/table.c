@@ -4,12 +4,15 @@
 #include "util.h"
 
 extern const struct cd_probe_def cd_probe_copy_h2d, cd_probe_copy_d2h, cd_probe_copy_d2d, cd_probe_copy_bidir;
+extern const struct cd_probe_def cd_probe_p2p_bw, cd_probe_p2p_latency;
 
 static const struct cd_probe_def *const table[] = {
 	&cd_probe_copy_h2d,
 	&cd_probe_copy_d2h,
 	&cd_probe_copy_d2d,
 	&cd_probe_copy_bidir,
+	&cd_probe_p2p_bw,
+	&cd_probe_p2p_latency,
 };
 
 const struct cd_probe_def *const *cd_probe_table(size_t *n)

@@ -166,4 +166,13 @@ void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected)
 		cd_debug(1, "probe: %s", d->name);
 		d->run(d, ctx);
 	}
+	for (size_t k = 0; k < nt; k++) {
+		size_t j = 0;
+
+		/* several probes of a family share one finish: call it once */
+		while (j < k && t[j]->finish != t[k]->finish)
+			j++;
+		if (t[k]->finish && j == k)
+			t[k]->finish();
+	}
 }

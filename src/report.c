@@ -552,6 +552,9 @@ static void render_probes(struct cd_out *o, const struct cd_results *r)
 
 		out_obj_open(o, NULL);
 		out_str(o, OUT_ANY, "name", "  %-20s", p->name);
+		out_str(o, OUT_JSON, "variant", NULL, p->variant);
+		if (p->variant)
+			out_str(o, OUT_TEXT, NULL, " %s", p->variant);
 		out_str(o, OUT_JSON, "host", NULL, p->host);
 		out_i64(o, OUT_JSON, "device", NULL, p->device);
 		out_i64(o, OUT_JSON, "peer", NULL, p->peer);

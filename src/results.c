@@ -490,6 +490,7 @@ void cd_results_free(struct cd_results *r)
 		free(r->probes[i].name);
 		free(r->probes[i].reason);
 		free(r->probes[i].phase);
+		free(r->probes[i].variant);
 		free(r->probes[i].host);
 		free(r->probes[i].samples);
 	}

@@ -296,6 +296,7 @@ struct cd_probe_run {
 	enum cd_status status;
 	char *reason;           /* why skipped, failed or timed out */
 	char *phase;            /* "init", "connect", "collective", "copy": where a timeout happened */
+	char *variant;          /* "out_of_place", "in_place" for collectives; NULL otherwise */
 	char *host;
 	int64_t device;         /* GPU index; null for host-only probes */
 	int64_t peer;           /* peer GPU or rank; null when none */

@@ -559,6 +559,7 @@ static void load_probe(struct ld *l, const cJSON *d, void *ctx)
 	p->status = enum_of(l, d, "status", cd_status_parse, CD_ST_ERROR);
 	p->reason = get_str(l, d, "reason");
 	p->phase = get_str(l, d, "phase");
+	p->variant = get_str(l, d, "variant");
 	p->host = get_str(l, d, "host");
 	p->device = get_i64(l, d, "device");
 	p->peer = get_i64(l, d, "peer");
