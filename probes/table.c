@@ -5,6 +5,9 @@
 
 extern const struct cd_probe_def cd_probe_copy_h2d, cd_probe_copy_d2h, cd_probe_copy_d2d, cd_probe_copy_bidir;
 extern const struct cd_probe_def cd_probe_p2p_bw, cd_probe_p2p_latency;
+extern const struct cd_probe_def cd_probe_nccl_init, cd_probe_nccl_all_reduce, cd_probe_nccl_all_gather,
+	cd_probe_nccl_reduce_scatter, cd_probe_nccl_broadcast, cd_probe_nccl_reduce, cd_probe_nccl_alltoall,
+	cd_probe_nccl_sendrecv;
 
 static const struct cd_probe_def *const table[] = {
 	&cd_probe_copy_h2d,
@@ -13,6 +16,15 @@ static const struct cd_probe_def *const table[] = {
 	&cd_probe_copy_bidir,
 	&cd_probe_p2p_bw,
 	&cd_probe_p2p_latency,
+	/* nccl.init first: the collectives share its communicators */
+	&cd_probe_nccl_init,
+	&cd_probe_nccl_all_reduce,
+	&cd_probe_nccl_all_gather,
+	&cd_probe_nccl_reduce_scatter,
+	&cd_probe_nccl_broadcast,
+	&cd_probe_nccl_reduce,
+	&cd_probe_nccl_alltoall,
+	&cd_probe_nccl_sendrecv,
 };
 
 const struct cd_probe_def *const *cd_probe_table(size_t *n)

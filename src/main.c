@@ -413,17 +413,18 @@ static void list_probes(void)
 	size_t n;
 	const struct cd_probe_def *const *t = cd_probe_table(&n);
 
-	printf("%-18s %-13s %-14s %s\n", "probe", "needs", "runs in", "what it measures");
+	printf("%-20s %-9s %-8s %s\n", "probe", "needs", "set", "what it measures");
 	for (size_t i = 0; i < n; i++) {
 		const struct cd_probe_def *d = t[i];
 		char needs[64] = "", sets[32] = "";
 
-		snprintf(needs, sizeof(needs), "%s%s%s%s", d->needs & NEED_GPU2 ? "2 gpus " : d->needs & NEED_GPU ? "gpu " : "",
-			 d->needs & NEED_NCCL ? "nccl " : "", d->needs & NEED_RANKS2 ? "2 ranks " : "",
-			 d->needs ? "" : "-");
+		snprintf(needs, sizeof(needs), "%s%s%s%s", d->needs & NEED_GPU2 ? "2gpu," : d->needs & NEED_GPU ? "gpu," : "",
+			 d->needs & NEED_NCCL ? "nccl," : "", d->needs & NEED_RANKS2 ? "2ranks," : "", d->needs ? "" : "-");
+		if (needs[strlen(needs) - 1] == ',')
+			needs[strlen(needs) - 1] = '\0';
 		snprintf(sets, sizeof(sets), "%s", d->sets & CD_SET_QUICK ? "quick" :
 			 d->sets & CD_SET_DEFAULT ? "default" : "full");
-		printf("%-18s %-13s %-14s %s\n", d->name, needs, sets, d->summary);
+		printf("%-20s %-9s %-8s %s\n", d->name, needs, sets, d->summary);
 	}
 }
 
