@@ -3,7 +3,7 @@
  * GPU to GPU copies for every ordered pair: nvbandwidth's device_to_device copy
  * through the copy engines, with peer access enabled where the driver allows it.
  * Where it does not, the driver stages the copy through host memory; the pair is
- * still measured and paths.cuda_p2p records that peer access was unavailable.
+ * still measured (discovery's paths.cuda_p2p says which pairs have peer access).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -157,38 +157,10 @@ static const struct cd_probe p_p2p = {
 	.check = p2p_check, .teardown = p2p_teardown, .phase = "copy",
 };
 
-/* What the driver says about peer access, per ordered pair, into the path section. */
-static void record_access(struct cd_host *h, const struct cd_cuda_api *cu)
-{
-	struct cd_paths *p = &h->paths;
-	size_t n = h->n_gpus;
-
-	if (p->cuda_p2p || p->gpus.n != n)
-		return;
-	p->cuda_p2p = xcalloc(n * n + 1, sizeof(*p->cuda_p2p));
-	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < n; j++) {
-			CUdevice a, b;
-			int can = 0;
-
-			p->cuda_p2p[i * n + j] = CD_TRI_NULL;
-			if (i == j || cu->DeviceGet(&a, (int)h->gpus[i].index) != CUDA_SUCCESS ||
-			    cu->DeviceGet(&b, (int)h->gpus[j].index) != CUDA_SUCCESS ||
-			    cu->DeviceCanAccessPeer(&can, a, b) != CUDA_SUCCESS)
-				continue;
-			p->cuda_p2p[i * n + j] = can ? CD_TRI_TRUE : CD_TRI_FALSE;
-		}
-	}
-}
-
 static void run_p2p(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 {
-	const char *why = NULL;
-	const struct cd_cuda_api *cu = cd_dl_cuda(&why);
 	size_t n = ctx->host->n_gpus;
 
-	if (cu)
-		record_access(ctx->host, cu);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < n; j++) {
 			int a = (int)ctx->host->gpus[i].index, b = (int)ctx->host->gpus[j].index;

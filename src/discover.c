@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "discover.h"
+#include "gpu.h"
 #include "topo.h"
 
 static const struct cd_pci_device *pci_by_bus(const struct cd_host *h, const char *bus_id)
@@ -169,6 +170,7 @@ void cd_discover_join(struct cd_host *h)
 	}
 	paths_in_gpu_order(h);
 	paths_from_nvlinks(h);
+	cd_gpu_p2p_matrix(h);
 }
 
 int cd_discover_host(struct cd_host *h, const struct cd_discover_opts *o)

@@ -162,3 +162,46 @@ const struct cd_nccl_api *cd_dl_nccl(const char *path, const char **err)
 	}
 	return &api;
 }
+
+const struct cd_nvml_api *cd_dl_nvml(const char **err)
+{
+	static struct cd_nvml_api nv;
+	static char *failed;
+	static int tried;
+	const struct cd_dl_sym syms[] = {
+		{ "nvmlInit_v2", (void **)&nv.Init, 0 },
+		{ "nvmlErrorString", (void **)&nv.ErrorString, 0 },
+		{ "nvmlSystemGetDriverVersion", (void **)&nv.SystemGetDriverVersion, 0 },
+		{ "nvmlDeviceGetHandleByPciBusId_v2", (void **)&nv.DeviceGetHandleByPciBusId, 0 },
+		{ "nvmlDeviceGetCurrPcieLinkGeneration", (void **)&nv.DeviceGetCurrPcieLinkGeneration, 0 },
+		{ "nvmlDeviceGetCurrPcieLinkWidth", (void **)&nv.DeviceGetCurrPcieLinkWidth, 0 },
+		{ "nvmlDeviceGetMaxPcieLinkGeneration", (void **)&nv.DeviceGetMaxPcieLinkGeneration, 0 },
+		{ "nvmlDeviceGetMaxPcieLinkWidth", (void **)&nv.DeviceGetMaxPcieLinkWidth, 0 },
+		{ "nvmlDeviceGetPersistenceMode", (void **)&nv.DeviceGetPersistenceMode, 0 },
+		{ "nvmlDeviceGetNvLinkState", (void **)&nv.DeviceGetNvLinkState, 0 },
+		{ "nvmlDeviceGetNvLinkVersion", (void **)&nv.DeviceGetNvLinkVersion, 0 },
+		{ "nvmlDeviceGetNvLinkRemotePciInfo_v2", (void **)&nv.DeviceGetNvLinkRemotePciInfo, 0 },
+		{ "nvmlDeviceGetNvLinkRemoteDeviceType", (void **)&nv.DeviceGetNvLinkRemoteDeviceType, 1 },
+		{ "nvmlDeviceGetP2PStatus", (void **)&nv.DeviceGetP2PStatus, 0 },
+		{ NULL, NULL, 0 },
+	};
+	char *e = NULL;
+	void *h;
+
+	if (tried) {
+		*err = failed;
+		return failed ? NULL : &nv;
+	}
+	tried = 1;
+	h = cd_dl_open(CD_SONAME_NVML, &e);
+	if (h && cd_dl_bind(h, CD_SONAME_NVML, syms, &e) == 0) {
+		nvmlReturn_t r = nv.Init();
+
+		if (r == NVML_SUCCESS)
+			return &nv;
+		e = xasprintf("nvmlInit: %s", nv.ErrorString(r));
+	}
+	failed = e;
+	*err = failed;
+	return NULL;
+}

@@ -82,6 +82,28 @@ struct cd_nccl_api {
 	ncclResult_t (*Recv)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
 };
 
+#include "nvml.h"
+
+struct cd_nvml_api {
+	nvmlReturn_t (*Init)(void);
+	const char *(*ErrorString)(nvmlReturn_t);
+	nvmlReturn_t (*SystemGetDriverVersion)(char *, unsigned int);
+	nvmlReturn_t (*DeviceGetHandleByPciBusId)(const char *, nvmlDevice_t *);
+	nvmlReturn_t (*DeviceGetCurrPcieLinkGeneration)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*DeviceGetCurrPcieLinkWidth)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*DeviceGetMaxPcieLinkGeneration)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*DeviceGetMaxPcieLinkWidth)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*DeviceGetPersistenceMode)(nvmlDevice_t, nvmlEnableState_t *);
+	nvmlReturn_t (*DeviceGetNvLinkState)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
+	nvmlReturn_t (*DeviceGetNvLinkVersion)(nvmlDevice_t, unsigned int, unsigned int *);
+	nvmlReturn_t (*DeviceGetNvLinkRemotePciInfo)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
+	nvmlReturn_t (*DeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t, unsigned int, int *); /* optional */
+	nvmlReturn_t (*DeviceGetP2PStatus)(nvmlDevice_t, nvmlDevice_t, int, int *);
+};
+
+/* NVML, loaded and initialised once; NULL with *err as for the driver API. */
+const struct cd_nvml_api *cd_dl_nvml(const char **err);
+
 /*
  * The driver API, loaded and cuInit'ed once; NULL with *err (not owned: valid for
  * the life of the process) saying why: the loader's message, a missing symbol, or

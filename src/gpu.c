@@ -4,6 +4,7 @@
  * the driver gets a `skipped` GPU section whose reason is the loader's own message.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,47 @@ static void read_numa(const struct cd_discover_opts *o, struct cd_gpu *g)
 	free(p);
 }
 
+/* NVML's view of one GPU: its PCIe link as the driver trained it, persistence, NVLinks. */
+static void nvml_facts(const struct cd_nvml_api *nv, struct cd_gpu *g)
+{
+	nvmlDevice_t d;
+	unsigned v;
+	nvmlEnableState_t on;
+
+	if (!g->bus_id || nv->DeviceGetHandleByPciBusId(g->bus_id, &d) != NVML_SUCCESS)
+		return;
+	if (nv->DeviceGetCurrPcieLinkGeneration(d, &v) == NVML_SUCCESS)
+		g->pcie_gen = v;
+	if (nv->DeviceGetCurrPcieLinkWidth(d, &v) == NVML_SUCCESS)
+		g->pcie_width = v;
+	if (nv->DeviceGetMaxPcieLinkGeneration(d, &v) == NVML_SUCCESS)
+		g->pcie_max_gen = v;
+	if (nv->DeviceGetMaxPcieLinkWidth(d, &v) == NVML_SUCCESS)
+		g->pcie_max_width = v;
+	if (nv->DeviceGetPersistenceMode(d, &on) == NVML_SUCCESS)
+		g->persistence = on ? CD_TRI_TRUE : CD_TRI_FALSE;
+	for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+		struct cd_nvlink *l;
+		nvmlPciInfo_t pci;
+		int type;
+
+		/* links past the GPU's count answer NOT_SUPPORTED or INVALID_ARGUMENT */
+		if (nv->DeviceGetNvLinkState(d, link, &on) != NVML_SUCCESS)
+			continue;
+		l = cd_gpu_add_nvlink(g);
+		l->link = link;
+		l->up = on ? CD_TRI_TRUE : CD_TRI_FALSE;
+		if (nv->DeviceGetNvLinkVersion(d, link, &v) == NVML_SUCCESS)
+			l->version = v;
+		if (nv->DeviceGetNvLinkRemotePciInfo(d, link, &pci) == NVML_SUCCESS)
+			l->remote_bus_id = xasprintf("%04x:%02x:%02x.0", pci.domain, pci.bus, pci.device);
+		if (nv->DeviceGetNvLinkRemoteDeviceType && nv->DeviceGetNvLinkRemoteDeviceType(d, link, &type) == NVML_SUCCESS)
+			l->remote_kind = xstrdup(type == NVML_NVLINK_DEVICE_TYPE_GPU      ? "gpu" :
+						 type == NVML_NVLINK_DEVICE_TYPE_SWITCH   ? "nvswitch" :
+						 type == NVML_NVLINK_DEVICE_TYPE_IBMNPU   ? "cpu" : "unknown");
+	}
+}
+
 static void inventory(struct cd_host *h, const struct cd_discover_opts *o, const struct cd_cuda_api *cu)
 {
 	char eb[32];
@@ -107,9 +149,86 @@ static void inventory(struct cd_host *h, const struct cd_discover_opts *o, const
 	cd_section_set(&h->part[CD_PART_GPU], CD_ST_OK, NULL);
 }
 
+static const char *const p2p_status_names[] = {
+	"ok", "chipset_not_supported", "gpu_not_supported", "ioh_topology_not_supported", "disabled_by_regkey",
+	"not_supported", "unknown",
+};
+
+void cd_gpu_p2p_matrix(struct cd_host *h)
+{
+	struct cd_paths *p = &h->paths;
+	const char *why = NULL;
+	const struct cd_cuda_api *cu = cd_dl_cuda(&why);
+	const struct cd_nvml_api *nv = cd_dl_nvml(&why);
+	size_t n = h->n_gpus;
+
+	if (!cu || !p->gpu_gpu || p->gpus.n != n)
+		return;
+	free(p->cuda_p2p);
+	p->cuda_p2p = xcalloc(n * n + 1, sizeof(*p->cuda_p2p));
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			CUdevice a, b;
+			nvmlDevice_t da, db;
+			int can = 0, st;
+
+			p->cuda_p2p[i * n + j] = CD_TRI_NULL;
+			if (i == j)
+				continue;
+			if (cu->DeviceGet(&a, (int)h->gpus[i].index) == CUDA_SUCCESS &&
+			    cu->DeviceGet(&b, (int)h->gpus[j].index) == CUDA_SUCCESS &&
+			    cu->DeviceCanAccessPeer(&can, a, b) == CUDA_SUCCESS)
+				p->cuda_p2p[i * n + j] = can ? CD_TRI_TRUE : CD_TRI_FALSE;
+			if (nv && nv->DeviceGetHandleByPciBusId(h->gpus[i].bus_id, &da) == NVML_SUCCESS &&
+			    nv->DeviceGetHandleByPciBusId(h->gpus[j].bus_id, &db) == NVML_SUCCESS &&
+			    nv->DeviceGetP2PStatus(da, db, NVML_P2P_CAPS_INDEX_READ, &st) == NVML_SUCCESS) {
+				free(p->nvml_p2p[i * n + j]);
+				p->nvml_p2p[i * n + j] =
+					xstrdup(st >= 0 && (size_t)st < ARRAY_SIZE(p2p_status_names) ? p2p_status_names[st] : "unknown");
+			}
+		}
+	}
+}
+
+/*
+ * NVSwitch systems route NVLink traffic only once the fabric manager has set up
+ * the switches: whether its daemon runs is the fact (nvidia-fabricmanager starts
+ * nv-fabricmanager). NULL where there are no NVSwitches.
+ */
+static void fabric_manager(struct cd_host *h, const char *proc_root)
+{
+	int nvswitch = 0, running = 0;
+	char *path;
+	DIR *d;
+	struct dirent *e;
+
+	for (size_t i = 0; i < h->n_pci; i++)
+		nvswitch |= h->pci[i].vendor_id == 0x10de && h->pci[i].class_id == 0x0680;
+	if (!nvswitch)
+		return;
+	path = xasprintf("%s/proc", proc_root ? proc_root : "");
+	d = opendir(path);
+	free(path);
+	while (d && !running && (e = readdir(d))) {
+		char comm[64], *p;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		p = xasprintf("%s/proc/%s/comm", proc_root ? proc_root : "", e->d_name);
+		if (cd_read_line(p, comm, sizeof(comm)) == 0 && !strcmp(comm, "nv-fabricmanager"))
+			running = 1;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(h->system.fabric_manager);
+	h->system.fabric_manager = xstrdup(d ? (running ? "running" : "not running") : "unknown");
+}
+
 int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 {
 	const struct cd_cuda_api *cu;
+	const struct cd_nvml_api *nv;
 	char buf[128], *err = NULL, *path;
 	const char *why = NULL;
 
@@ -124,6 +243,7 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 		cd_debug(1, "gpu: nccl version unknown: %s", err);
 	free(err);
 
+	fabric_manager(h, o->sysfs_root);
 	cu = cd_dl_cuda(&why);
 	if (!cu) {
 		/* no driver, or a driver without devices, is a host without GPUs to test; any other cuInit failure is a fault */
@@ -133,5 +253,16 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 		return 0;
 	}
 	inventory(h, o, cu);
+	nv = cd_dl_nvml(&why);
+	if (nv) {
+		char ver[96];
+
+		if (!h->versions.driver && nv->SystemGetDriverVersion(ver, sizeof(ver)) == NVML_SUCCESS)
+			h->versions.driver = xstrdup(ver);
+		for (size_t i = 0; i < h->n_gpus; i++)
+			nvml_facts(nv, &h->gpus[i]);
+	} else {
+		cd_debug(1, "gpu: no NVML facts: %s", why);
+	}
 	return 0;
 }

@@ -181,6 +181,33 @@ START_TEST(test_join_paths_unknown_gpu_keeps_hwloc_order)
 }
 END_TEST
 
+/* NVSwitches need the fabric manager running; a fake /proc says whether it is. */
+START_TEST(test_fabric_manager)
+{
+	static const char *const roots[] = { "tests/data/fm/running", "tests/data/fm/stopped" };
+	static const char *const want[] = { "running", "not running" };
+
+	for (int k = 0; k < 3; k++) {
+		struct cd_results r;
+		struct cd_host *h;
+		struct cd_discover_opts o = { .sysfs_root = roots[k % 2] };
+		struct cd_pci_device *d;
+
+		cd_results_init(&r);
+		h = cd_results_add_host(&r);
+		d = pci(h, "0000:c3:00.0", 0, NULL);
+		d->vendor_id = 0x10de;
+		d->class_id = k < 2 ? 0x0680 : 0x0302; /* the third host has no NVSwitch */
+		ck_assert_int_eq(cd_gpu_discover(h, &o), 0);
+		if (k < 2)
+			ck_assert_str_eq(h->system.fabric_manager, want[k]);
+		else
+			ck_assert_ptr_null(h->system.fabric_manager);
+		cd_results_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(test_topology_replay_skips_live_sections)
 {
 	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
@@ -212,6 +239,7 @@ Suite *discover_suite(void)
 	tcase_add_test(tc, test_join_keeps_sysfs_numa);
 	tcase_add_test(tc, test_topology_replay_skips_live_sections);
 	tcase_add_test(tc, test_join_paths_follow_driver_order);
+	tcase_add_test(tc, test_fabric_manager);
 	tcase_add_test(tc, test_join_paths_nvswitch);
 	tcase_add_test(tc, test_join_paths_unknown_gpu_keeps_hwloc_order);
 	suite_add_tcase(s, tc);
