@@ -89,8 +89,12 @@ static void nvml_facts(const struct cd_nvml_api *nv, struct cd_gpu *g)
 		l = cd_gpu_add_nvlink(g);
 		l->link = link;
 		l->up = on ? CD_TRI_TRUE : CD_TRI_FALSE;
+		/*
+		 * Older drivers answer the generation (1-4); newer ones nvmlNvlinkVersion_t,
+		 * where 6 is 4.0 and 7 is 5.0. Only those two are unambiguous to translate.
+		 */
 		if (nv->DeviceGetNvLinkVersion(d, link, &v) == NVML_SUCCESS)
-			l->version = v;
+			l->version = v == 6 ? 4 : v == 7 ? 5 : v;
 		if (nv->DeviceGetNvLinkRemotePciInfo(d, link, &pci) == NVML_SUCCESS)
 			l->remote_bus_id = xasprintf("%04x:%02x:%02x.0", pci.domain, pci.bus, pci.device);
 		if (nv->DeviceGetNvLinkRemoteDeviceType && nv->DeviceGetNvLinkRemoteDeviceType(d, link, &type) == NVML_SUCCESS)
