@@ -734,8 +734,12 @@ static void render_score(struct cd_out *o, const struct cd_results *r)
 	out_obj_open(o, "score");
 	out_text(o, "\n");
 	out_color(o, OUT_COLOR_BOLD);
-	out_i64(o, OUT_ANY, "total", "# score %" PRId64, s->total);
-	out_str(o, OUT_ANY, "grade", "/100 \u00b7 %s\n", s->grade);
+	out_i64(o, OUT_JSON, "total", NULL, s->total);
+	out_str(o, OUT_JSON, "grade", NULL, s->grade);
+	if (s->total == CD_NULL_I64)
+		out_text(o, "# score n/a: no dimension has data\n");
+	else
+		out_text(o, "# score %" PRId64 "/100 \u00b7 %s\n", s->total, s->grade ? s->grade : "n/a");
 	out_color(o, OUT_COLOR_NONE);
 	for (int d = 0; d < CD_DIM_COUNT; d++) {
 		out_text(o, "  %-10s", cd_dim_str(d));
