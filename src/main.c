@@ -25,17 +25,20 @@
 #define MPI_VERSION_LEN 1
 #endif
 
+#include "conf.h"
 #include "discover.h"
 #include "out.h"
 #include "probe.h"
 #include "report.h"
 #include "results.h"
 #include "rules.h"
+#include "score.h"
 
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
 #define EXIT_RUNTIME 3
 #define DEFAULT_TIMEOUT_S 120.0
+#define MAX_REPEAT 64 /* --rules and -D occurrences */
 
 /* Which commands an option applies to. */
 #define C_CHECK (1u << 0)
@@ -44,9 +47,15 @@
 #define C_VERSION (1u << 3)
 #define C_HELP (1u << 4)
 #define C_PROBE (1u << 5)
+#define C_RULES (1u << 6)
+#define C_SCORE (1u << 7)
 #define C_ALL (~0u)
 /* the global options: every command that writes a report takes them */
-#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE)
+#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE)
+/* the commands that judge, and so take thresholds */
+#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES)
+/* the commands that take positional arguments */
+#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
 
 struct ctx {
@@ -62,6 +71,7 @@ struct ctx {
 	const char *sweep[4];       /* -b -e -f -i as given */
 	int warmup, iters;          /* -w -n; -1 = each probe's default */
 	double probe_timeout_s;
+	struct cd_conf_opts conf; /* --profile, --rules, -D */
 	char **args; /* positional arguments after the command */
 	int nargs;
 };
@@ -80,6 +90,8 @@ static int cmd_report(struct ctx *c);
 static int cmd_version(struct ctx *c);
 static int cmd_help(struct ctx *c);
 static int cmd_probe(struct ctx *c);
+static int cmd_rules(struct ctx *c);
+static int cmd_score(struct ctx *c);
 
 static const struct cmd cmds[] = {
 	{ "check", cmd_check, C_CHECK, "discover this host, score it against the rules, and report (the default)",
@@ -93,6 +105,10 @@ static const struct cmd cmds[] = {
 	{ "version", cmd_version, C_VERSION, "commdiag's version and the versions of the libraries it finds",
 	  "version [--nccl-lib PATH] [--json]" },
 	{ "help", cmd_help, C_HELP, "this list, or the options of one command", "help [COMMAND]" },
+	{ "rules", cmd_rules, C_RULES, "list every rule and threshold in force, or validate a rules file",
+	  "rules [--profile NAME] [--rules FILE] [-D KEY=VALUE] [--json] | rules check FILE..." },
+	{ "score", cmd_score, C_SCORE, "re-judge a saved JSON document with the current rules (check --from)",
+	  "score FILE.json|- [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
 };
 
 enum {
@@ -106,6 +122,8 @@ enum {
 	OPT_QUICK,
 	OPT_FULL,
 	OPT_PROBE_TIMEOUT,
+	OPT_PROFILE,
+	OPT_RULES,
 };
 
 static const struct opt {
@@ -146,6 +164,12 @@ static const struct opt {
 	  "untimed warm-up iterations per size (-w)" },
 	{ { "probe-timeout", required_argument, NULL, OPT_PROBE_TIMEOUT }, 0, C_CHECK | C_PROBE, "SECONDS",
 	  "deadline of one probe on one GPU, pair or communicator (default 30)" },
+	{ { "profile", required_argument, NULL, OPT_PROFILE }, 0, C_JUDGE, "NAME",
+	  "thresholds of this hardware profile ('none': default.conf only) instead of the one chosen from the GPUs" },
+	{ { "rules", required_argument, NULL, OPT_RULES }, 0, C_JUDGE, "FILE",
+	  "read thresholds from FILE over the profile's (repeatable)" },
+	{ { "define", required_argument, NULL, 'D' }, 'D', C_JUDGE, "KEY=VALUE",
+	  "set one threshold, over everything else (repeatable)" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -361,6 +385,21 @@ static void run_probes(struct ctx *c, struct cd_results *r, const int *selected,
 	cd_probe_ctx_free(&pc);
 }
 
+/* Thresholds for r: profile, --rules, -D; a bad one is an input error (exit 2). */
+static int judge(struct ctx *c, struct cd_results *r)
+{
+	struct cd_conf conf;
+
+	if (cd_conf_load(&conf, &c->conf, r) < 0) {
+		cd_conf_free(&conf);
+		return -1;
+	}
+	cd_rules_evaluate_conf(r, &conf);
+	cd_score_compute(r, &conf);
+	cd_conf_free(&conf);
+	return 0;
+}
+
 static int discover_and_report(struct ctx *c, const char *mode, int score, const int *selected)
 {
 	struct cd_results r;
@@ -368,6 +407,15 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 	int rc;
 
 	cd_results_init(&r);
+	if (score) {
+		struct cd_conf conf;
+
+		/* a bad --rules, -D or --profile stops the run before any discovery */
+		rc = cd_conf_load(&conf, &c->conf, NULL);
+		cd_conf_free(&conf);
+		if (rc < 0)
+			return EXIT_USAGE;
+	}
 	if (c->from) {
 		/* re-judge a saved run: its facts stay, its findings and advice are made anew */
 		if (cd_results_load_file(&r, c->from) < 0)
@@ -388,7 +436,10 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 	}
 	if (score) {
 		phase(2);
-		cd_rules_evaluate(&r);
+		if (judge(c, &r) < 0) {
+			cd_results_free(&r);
+			return EXIT_USAGE;
+		}
 	}
 	if (!c->from && !deterministic())
 		r.run.duration_s = cd_now_s() - t0;
@@ -453,6 +504,51 @@ static int cmd_probe(struct ctx *c)
 static int cmd_topo(struct ctx *c)
 {
 	return discover_and_report(c, "topo", 0, NULL);
+}
+
+static int cmd_score(struct ctx *c)
+{
+	if (c->nargs != 1)
+		return cd_error("score: which document? use 'commdiag score FILE.json' ('-' for stdin)"), EXIT_USAGE;
+	if (c->from)
+		return cd_error("score: the document is the argument; '--from' is for check and report"), EXIT_USAGE;
+	c->from = c->args[0];
+	return discover_and_report(c, "check", 1, NULL);
+}
+
+static void render_rules(struct cd_out *o, const void *conf)
+{
+	cd_report_rules(o, conf);
+}
+
+static int cmd_rules(struct ctx *c)
+{
+	struct cd_conf conf;
+	int rc;
+
+	phase(2);
+	if (c->nargs && !strcmp(c->args[0], "check")) {
+		if (c->nargs < 2)
+			return cd_error("rules check: which file? use 'commdiag rules check FILE'"), EXIT_USAGE;
+		for (int i = 1; i < c->nargs; i++) {
+			int n = cd_conf_check_file(c->args[i]);
+
+			if (n < 0)
+				return EXIT_USAGE;
+			printf("%s: %d key%s, ok\n", c->args[i], n, n == 1 ? "" : "s");
+		}
+		return 0;
+	}
+	if (c->nargs)
+		return cd_error("rules: unknown argument '%s': expected 'check FILE' or nothing", c->args[0]), EXIT_USAGE;
+	if (cd_conf_load(&conf, &c->conf, NULL) < 0) {
+		cd_conf_free(&conf);
+		return EXIT_USAGE;
+	}
+	phase(3);
+	rc = emit(c, render_rules, &conf);
+	cd_conf_free(&conf);
+	return rc;
 }
 
 static int cmd_report(struct ctx *c)
@@ -621,6 +717,8 @@ int main(int argc, char **argv)
 			 .probe_timeout_s = DEFAULT_PROBE_TIMEOUT_S };
 	const struct cmd *cmd = &cmds[0];
 	int opt, rc, verbosity = 0;
+	/* --rules and -D repeat; on the stack, so early usage errors leak nothing */
+	const char *rule_files[MAX_REPEAT], *defs[MAX_REPEAT];
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		lo[i] = opts[i].lo;
@@ -723,6 +821,19 @@ int main(int argc, char **argv)
 				return cd_error("option '--probe-timeout': '%s' is not a number of seconds above 0", optarg),
 				       EXIT_USAGE;
 			break;
+		case OPT_PROFILE:
+			c.conf.profile = optarg;
+			break;
+		case OPT_RULES:
+			if (c.conf.n_files == MAX_REPEAT)
+				return cd_error("option '--rules': at most %d files", MAX_REPEAT), EXIT_USAGE;
+			rule_files[c.conf.n_files++] = optarg;
+			break;
+		case 'D':
+			if (c.conf.n_defs == MAX_REPEAT)
+				return cd_error("option '-D': at most %d definitions", MAX_REPEAT), EXIT_USAGE;
+			defs[c.conf.n_defs++] = optarg;
+			break;
 		case 'h':
 			cmd = NULL;
 			break;
@@ -747,7 +858,9 @@ int main(int argc, char **argv)
 	}
 	c.args = &argv[optind];
 	c.nargs = argc - optind;
-	if (c.nargs && cmd->fn != cmd_help && cmd->fn != cmd_probe)
+	c.conf.files = rule_files;
+	c.conf.defs = defs;
+	if (c.nargs && !(cmd->id & C_ARGS))
 		return cd_error("%s: unexpected argument '%s'", cmd->name, c.args[0]), EXIT_USAGE;
 	if (used_both(used, OPT_QUICK, OPT_FULL))
 		return cd_error("options '--quick' and '--full' exclude each other"), EXIT_USAGE;

@@ -5,10 +5,12 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "out.h"
 #include "report.h"
+#include "rules.h"
 
 static void str_list(struct cd_out *o, const char *key, const struct cd_strv *sv)
 {
@@ -655,6 +657,7 @@ static void render_findings(struct cd_out *o, const struct cd_results *r)
 		out_dbl(o, OUT_JSON, "measured", NULL, f->measured);
 		out_dbl(o, OUT_JSON, "expected", NULL, f->expected);
 		out_str(o, OUT_JSON, "unit", NULL, f->unit);
+		out_str(o, OUT_JSON, "threshold", NULL, f->threshold);
 		out_arr_open(o, "evidence");
 		for (size_t k = 0; k < f->evidence.n; k++)
 			out_str(o, OUT_ANY, NULL, "        - %s\n", f->evidence.v[k]);
@@ -687,6 +690,84 @@ static void render_advice(struct cd_out *o, const struct cd_results *r)
 	out_arr_close(o);
 }
 
+/* How the rules ran: the profile, where the thresholds came from, and what could not be judged. */
+static void render_rules(struct cd_out *o, const struct cd_results *r)
+{
+	const struct cd_rules_run *rr = &r->rules;
+
+	if (!rr->present) {
+		out_null(o, "rules");
+		return;
+	}
+	out_obj_open(o, "rules");
+	out_text(o, "\n# rules\n");
+	out_str(o, OUT_JSON, "profile", NULL, rr->profile);
+	out_text(o, "  profile     %s", rr->profile ? rr->profile : "none");
+	out_str(o, OUT_ANY, "profile_reason", " (%s)\n", rr->profile_reason);
+	str_list(o, "sources", &rr->sources);
+	out_text(o, "  thresholds ");
+	for (size_t i = 0; i < rr->sources.n; i++)
+		out_text(o, "%s%s", i ? " \u00b7 " : " ", rr->sources.v[i]);
+	out_text(o, "\n  evaluated  ");
+	for (size_t i = 0; i < rr->evaluated.n; i++)
+		out_text(o, " %s", rr->evaluated.v[i]);
+	out_text(o, "%s\n", rr->evaluated.n ? "" : " none");
+	str_list(o, "evaluated", &rr->evaluated);
+	out_arr_open(o, "not_evaluated");
+	if (rr->n_not_evaluated)
+		out_text(o, "  not evaluated (no data: these rules said nothing, which is not a pass)\n");
+	for (size_t i = 0; i < rr->n_not_evaluated; i++) {
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "group", "    %s", rr->not_evaluated[i].group);
+		out_str(o, OUT_ANY, "reason", ": %s\n", rr->not_evaluated[i].reason);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+	out_obj_close(o);
+}
+
+static void render_score(struct cd_out *o, const struct cd_results *r)
+{
+	const struct cd_score *s = &r->score;
+
+	if (!s->present) {
+		out_null(o, "score");
+		return;
+	}
+	out_obj_open(o, "score");
+	out_text(o, "\n");
+	out_color(o, OUT_COLOR_BOLD);
+	out_i64(o, OUT_JSON, "total", NULL, s->total);
+	out_str(o, OUT_JSON, "grade", NULL, s->grade);
+	if (s->total == CD_NULL_I64)
+		out_text(o, "# score n/a: no dimension has data\n");
+	else
+		out_text(o, "# score %" PRId64 "/100 \u00b7 %s\n", s->total, s->grade ? s->grade : "n/a");
+	out_color(o, OUT_COLOR_NONE);
+	for (int d = 0; d < CD_DIM_COUNT; d++) {
+		out_text(o, "  %-10s", cd_dim_str(d));
+		out_i64(o, OUT_ANY, cd_dim_str(d), " %4" PRId64, s->dim[d]);
+		if (isnan(s->weight[d]))
+			out_text(o, "  (   -)");
+		else
+			out_text(o, "  (%3.0f %%)", 100.0 * s->weight[d]);
+		out_text(o, "  %s\n", s->basis[d] ? s->basis[d] : "");
+	}
+	out_obj_open(o, "weights");
+	for (int d = 0; d < CD_DIM_COUNT; d++)
+		out_dbl(o, OUT_JSON, cd_dim_str(d), NULL, s->weight[d]);
+	out_obj_close(o);
+	out_bool(o, OUT_JSON, "renormalised", NULL, s->renormalised);
+	if (s->renormalised == CD_TRI_TRUE)
+		out_text(o, "  weights renormalised over the dimensions with data (30/25/25/20 %% when all have data)\n");
+	out_obj_open(o, "basis");
+	for (int d = 0; d < CD_DIM_COUNT; d++)
+		out_str(o, OUT_JSON, cd_dim_str(d), NULL, s->basis[d]);
+	out_obj_close(o);
+	out_text(o, "  grades: excellent \u2265 85, good 70\u201384, needs work < 70\n");
+	out_obj_close(o);
+}
+
 void cd_report(struct cd_out *o, const struct cd_results *r)
 {
 	render_tool_run(o, r);
@@ -698,5 +779,93 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 	render_reach(o, r);
 	render_findings(o, r);
 	render_advice(o, r);
-	out_null(o, "score");
+	render_rules(o, r);
+	render_score(o, r);
+}
+
+/* ---- `commdiag rules` ---- */
+
+static void render_threshold(struct cd_out *o, const struct cd_conf *c, enum cd_key k, const char *text_fmt)
+{
+	const struct cd_conf_key *ck = cd_conf_key(k);
+	char v[96];
+
+	out_obj_open(o, NULL);
+	out_str(o, OUT_JSON, "key", NULL, ck->name);
+	if (ck->unit == CD_U_TEXT)
+		out_str(o, OUT_JSON, "value", NULL, c->text[k]);
+	else
+		out_dbl(o, OUT_JSON, "value", NULL, cd_conf_get(c, k));
+	out_str(o, OUT_JSON, "unit", NULL, cd_unit_str(ck->unit));
+	out_str(o, OUT_JSON, "origin", NULL, c->origin[k]);
+	out_text(o, text_fmt, ck->name, cd_conf_fmt(c, k, v, sizeof(v)), c->origin[k] ? c->origin[k] : "unset");
+	out_obj_close(o);
+}
+
+static void render_rule_list(struct cd_out *o, const struct cd_conf *c)
+{
+	size_t n;
+	const struct cd_rule *t = cd_rules_table(&n);
+
+	out_text(o, "\n# rules (%zu)\n  %-8s %-9s %-9s %s\n", n, "id", "group", "severity", "checks");
+	out_arr_open(o, "rules");
+	for (size_t i = 0; i < n; i++) {
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "id", "  %-8s", t[i].id);
+		out_str(o, OUT_ANY, "group", " %-9s", t[i].group);
+		out_str(o, OUT_ANY, "severity", " %-9s", t[i].severity);
+		out_str(o, OUT_ANY, "summary", " %s\n", t[i].summary);
+		out_arr_open(o, "thresholds");
+		for (size_t k = 0; k < ARRAY_SIZE(t[i].keys) && t[i].keys[k] != CD_K_NONE; k++)
+			render_threshold(o, c, t[i].keys[k], "                             %s = %s (%s)\n");
+		out_arr_close(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+static void render_profiles(struct cd_out *o)
+{
+	const char *const *names = cd_conf_profiles();
+	size_t n = 0;
+
+	while (names[n])
+		n++;
+	out_text(o, "\n# profiles (%zu)\n  %-13s %-12s %-36s %s\n", n, "name", "interconnect", "gpu names", "description");
+	out_arr_open(o, "profiles");
+	for (size_t i = 0; names[i]; i++) {
+		struct cd_conf p;
+		char *file = xasprintf("%s.conf", names[i]);
+
+		cd_conf_init(&p);
+		cd_conf_load_embedded(&p, file);
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "name", "  %-13s", names[i]);
+		out_str(o, OUT_ANY, "interconnect", " %-12s", p.text[CD_K_PROFILE_IC]);
+		out_str(o, OUT_ANY, "gpu_names", " %-36s", p.text[CD_K_PROFILE_GPUS] ? p.text[CD_K_PROFILE_GPUS] : "-");
+		out_str(o, OUT_ANY, "description", " %s\n", p.text[CD_K_PROFILE_DESC]);
+		out_obj_close(o);
+		cd_conf_free(&p);
+		free(file);
+	}
+	out_arr_close(o);
+}
+
+void cd_report_rules(struct cd_out *o, const struct cd_conf *c)
+{
+	out_str(o, OUT_JSON, "profile", NULL, c->profile);
+	out_text(o, "profile %s", c->profile ? c->profile : "none");
+	out_str(o, OUT_ANY, "profile_reason", " (%s)\n", c->profile_reason);
+	str_list(o, "sources", &c->sources);
+	out_text(o, "thresholds from");
+	for (size_t i = 0; i < c->sources.n; i++)
+		out_text(o, "%s%s", i ? " \u00b7 " : " ", c->sources.v[i]);
+	out_nl(o);
+	render_rule_list(o, c);
+	out_text(o, "\n# thresholds (%d)\n", CD_K_COUNT - 1);
+	out_arr_open(o, "thresholds");
+	for (int k = CD_K_NONE + 1; k < CD_K_COUNT; k++)
+		render_threshold(o, c, k, "  %-34s %-14s %s\n");
+	out_arr_close(o);
+	render_profiles(o);
 }

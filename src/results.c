@@ -17,6 +17,10 @@ static const char *const part_names[] = {
 static const char *const severity_names[] = {
 	[CD_SEV_INFO] = "info", [CD_SEV_WARN] = "warn", [CD_SEV_FAIL] = "fail",
 };
+static const char *const dim_names[] = {
+	[CD_DIM_BANDWIDTH] = "bandwidth", [CD_DIM_LATENCY] = "latency", [CD_DIM_BALANCE] = "balance",
+	[CD_DIM_STABILITY] = "stability",
+};
 static const char *const pci_kind_names[] = {
 	[CD_PCI_OTHER] = "other", [CD_PCI_NIC] = "nic", [CD_PCI_HCA] = "hca",
 	[CD_PCI_GPU] = "gpu", [CD_PCI_STORAGE] = "storage", [CD_PCI_BRIDGE] = "bridge",
@@ -46,6 +50,7 @@ int cd_status_parse(const char *s) { return parse_of(status_names, ARRAY_SIZE(st
 const char *cd_part_str(enum cd_part p) { return name_of(part_names, ARRAY_SIZE(part_names), p); }
 const char *cd_severity_str(enum cd_severity s) { return name_of(severity_names, ARRAY_SIZE(severity_names), s); }
 int cd_severity_parse(const char *s) { return parse_of(severity_names, ARRAY_SIZE(severity_names), s); }
+const char *cd_dim_str(enum cd_dim d) { return name_of(dim_names, ARRAY_SIZE(dim_names), d); }
 const char *cd_pci_kind_str(enum cd_pci_kind k) { return name_of(pci_kind_names, ARRAY_SIZE(pci_kind_names), k); }
 int cd_pci_kind_parse(const char *s) { return parse_of(pci_kind_names, ARRAY_SIZE(pci_kind_names), s); }
 const char *cd_nic_kind_str(enum cd_nic_kind k) { return name_of(nic_kind_names, ARRAY_SIZE(nic_kind_names), k); }
@@ -87,6 +92,50 @@ void cd_results_init(struct cd_results *r)
 	r->run.ranks = 1;
 	r->run.duration_s = NAN;
 	r->run.timeout_s = NAN;
+	cd_score_init(&r->score);
+}
+
+void cd_score_init(struct cd_score *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->total = CD_NULL_I64;
+	s->renormalised = CD_TRI_NULL;
+	for (int d = 0; d < CD_DIM_COUNT; d++) {
+		s->dim[d] = CD_NULL_I64;
+		s->weight[d] = NAN;
+	}
+}
+
+void cd_score_free(struct cd_score *s)
+{
+	free(s->grade);
+	for (int d = 0; d < CD_DIM_COUNT; d++)
+		free(s->basis[d]);
+	cd_score_init(s);
+}
+
+struct cd_not_evaluated *cd_rules_run_add_not_evaluated(struct cd_rules_run *rr, const char *group,
+							const char *reason)
+{
+	struct cd_not_evaluated *n = CD_PUSH(rr->not_evaluated, rr->n_not_evaluated, rr->cap_not_evaluated);
+
+	n->group = xstrdup(group);
+	n->reason = xstrdup(reason);
+	return n;
+}
+
+void cd_rules_run_free(struct cd_rules_run *rr)
+{
+	free(rr->profile);
+	free(rr->profile_reason);
+	cd_strv_free(&rr->sources);
+	cd_strv_free(&rr->evaluated);
+	for (size_t i = 0; i < rr->n_not_evaluated; i++) {
+		free(rr->not_evaluated[i].group);
+		free(rr->not_evaluated[i].reason);
+	}
+	free(rr->not_evaluated);
+	memset(rr, 0, sizeof(*rr));
 }
 
 void cd_host_init(struct cd_host *h)
@@ -461,6 +510,7 @@ void cd_results_clear_judgement(struct cd_results *r)
 		free(f->subject);
 		free(f->title);
 		free(f->unit);
+		free(f->threshold);
 		cd_strv_free(&f->evidence);
 	}
 	r->n_findings = 0;
@@ -474,6 +524,8 @@ void cd_results_clear_judgement(struct cd_results *r)
 		cd_strv_free(&a->path);
 	}
 	r->n_advice = 0;
+	cd_rules_run_free(&r->rules);
+	cd_score_free(&r->score);
 }
 
 void cd_results_free(struct cd_results *r)

@@ -267,6 +267,7 @@ struct cd_finding {
 	double measured;    /* NAN when the finding is not about a number */
 	double expected;
 	char *unit;         /* of measured/expected: "bytes", "gbyte_s" */
+	char *threshold;    /* the rules/ key that set `expected` ("copy.warn_pct"); NULL when none */
 	struct cd_strv evidence;
 };
 
@@ -305,6 +306,37 @@ struct cd_probe_run {
 	size_t n_samples, cap_samples;
 };
 
+/* A rule group that could not be evaluated, and why (its data is absent, not passing). */
+struct cd_not_evaluated {
+	char *group;        /* "nccl", "ib", … */
+	char *reason;
+};
+
+/* How the rules ran: which thresholds, from where, and what they could not judge. */
+struct cd_rules_run {
+	int present;        /* 0 until the rules ran (JSON null) */
+	char *profile;      /* "h100-sxm"; NULL when only default.conf applied */
+	char *profile_reason; /* "auto: 8× NVIDIA H100 80GB HBM3 with NVLink", "--profile" */
+	struct cd_strv sources; /* "default.conf (embedded)", "site.conf (--rules)", "-D copy.warn_pct=70" */
+	struct cd_strv evaluated; /* rule groups that had data */
+	struct cd_not_evaluated *not_evaluated;
+	size_t n_not_evaluated, cap_not_evaluated;
+};
+
+/* The score card's four dimensions, in this order everywhere. */
+enum cd_dim { CD_DIM_BANDWIDTH, CD_DIM_LATENCY, CD_DIM_BALANCE, CD_DIM_STABILITY, CD_DIM_COUNT };
+const char *cd_dim_str(enum cd_dim d);
+
+struct cd_score {
+	int present;        /* 0 until scored (JSON null) */
+	int64_t total;      /* 0–100; null when no dimension has data */
+	char *grade;        /* "excellent", "good", "needs work"; NULL with total */
+	int64_t dim[CD_DIM_COUNT];   /* 0–100; null when the dimension has no data */
+	double weight[CD_DIM_COUNT]; /* weight used (after renormalisation); NAN when no data */
+	char *basis[CD_DIM_COUNT];   /* what decided the value, or why there is no data */
+	int renormalised;   /* enum cd_tri: a dimension had no data, the others' weights were scaled up */
+};
+
 struct cd_run {
 	char *started;      /* ISO 8601 UTC; NULL under COMMDIAG_DETERMINISTIC */
 	char *mode;         /* "check", "topo" */
@@ -327,6 +359,8 @@ struct cd_results {
 	size_t n_findings, cap_findings;
 	struct cd_advice *advice;
 	size_t n_advice, cap_advice;
+	struct cd_rules_run rules;  /* written by rules.c only */
+	struct cd_score score;      /* written by score.c only */
 };
 
 /* A document with the defaults every field needs (nulls, not zeros). */
@@ -364,7 +398,13 @@ struct cd_advice *cd_results_add_advice(struct cd_results *r);
 struct cd_probe_run *cd_results_add_probe(struct cd_results *r, const char *name);
 struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p);
 
-/* Drop the findings and advice (keeping their arrays), so rules and advice can run again. */
+struct cd_not_evaluated *cd_rules_run_add_not_evaluated(struct cd_rules_run *rr, const char *group,
+							const char *reason);
+void cd_rules_run_free(struct cd_rules_run *rr);
+void cd_score_init(struct cd_score *s);
+void cd_score_free(struct cd_score *s);
+
+/* Drop the findings, advice, rules run and score (keeping arrays), so rules and advice can run again. */
 void cd_results_clear_judgement(struct cd_results *r);
 
 /* Highest severity among the findings, or -1 when there are none. */

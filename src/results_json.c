@@ -529,6 +529,7 @@ static void load_finding(struct ld *l, const cJSON *d, void *ctx)
 	f->measured = get_dbl(l, d, "measured");
 	f->expected = get_dbl(l, d, "expected");
 	f->unit = get_str(l, d, "unit");
+	f->threshold = get_str(l, d, "threshold");
 	get_strv(l, d, "evidence", &f->evidence);
 }
 
@@ -591,6 +592,68 @@ static void load_advice(struct ld *l, const cJSON *d, void *ctx)
 	a->why = get_str(l, d, "why");
 }
 
+static void load_not_evaluated(struct ld *l, const cJSON *d, void *ctx)
+{
+	char *group = get_str(l, d, "group"), *reason = get_str(l, d, "reason");
+
+	cd_rules_run_add_not_evaluated(ctx, group ? group : "", reason);
+	free(group);
+	free(reason);
+}
+
+/* "rules": null (not run) or how the rules ran. */
+static void load_rules(struct ld *l, const cJSON *root, struct cd_rules_run *rr)
+{
+	const cJSON *o = get_obj(l, root, "rules");
+	size_t m;
+
+	if (!o)
+		return;
+	m = enter(l, "rules", 0);
+	rr->present = 1;
+	rr->profile = get_str(l, o, "profile");
+	rr->profile_reason = get_str(l, o, "profile_reason");
+	get_strv(l, o, "sources", &rr->sources);
+	get_strv(l, o, "evaluated", &rr->evaluated);
+	each_obj(l, o, "not_evaluated", rr, load_not_evaluated);
+	leave(l, m);
+}
+
+/* "score": null (not scored) or the card; dimensions are integers 0-100 or null. */
+static void load_score(struct ld *l, const cJSON *root, struct cd_score *s)
+{
+	const cJSON *o = get_obj(l, root, "score"), *w, *b;
+	size_t m;
+
+	if (!o)
+		return;
+	m = enter(l, "score", 0);
+	s->present = 1;
+	s->total = get_i64(l, o, "total");
+	s->grade = get_str(l, o, "grade");
+	w = get_obj(l, o, "weights");
+	b = get_obj(l, o, "basis");
+	for (int d = 0; d < CD_DIM_COUNT; d++) {
+		size_t mw;
+
+		s->dim[d] = get_i64(l, o, cd_dim_str(d));
+		if (s->dim[d] != CD_NULL_I64 && (s->dim[d] < 0 || s->dim[d] > 100))
+			fail(l, cd_dim_str(d), "expected an integer from 0 to 100 or null");
+		mw = enter(l, "weights", 0);
+		if (w)
+			s->weight[d] = get_dbl(l, w, cd_dim_str(d));
+		leave(l, mw);
+		mw = enter(l, "basis", 0);
+		if (b)
+			s->basis[d] = get_str(l, b, cd_dim_str(d));
+		leave(l, mw);
+	}
+	if (s->total != CD_NULL_I64 && (s->total < 0 || s->total > 100))
+		fail(l, "total", "expected an integer from 0 to 100 or null");
+	s->renormalised = get_tri(l, o, "renormalised");
+	leave(l, m);
+}
+
 static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 {
 	const cJSON *tool = get_obj(l, root, "tool"), *run = get_obj(l, root, "run");
@@ -627,6 +690,8 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 	each_obj(l, root, "reach", r, load_reach);
 	each_obj(l, root, "findings", r, load_finding);
 	each_obj(l, root, "advice", r, load_advice);
+	load_rules(l, root, &r->rules);
+	load_score(l, root, &r->score);
 }
 
 int cd_results_load_json(struct cd_results *r, const char *text, size_t len, const char *name)

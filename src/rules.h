@@ -2,18 +2,36 @@
 #ifndef CD_RULES_H
 #define CD_RULES_H
 
+#include "conf.h"
 #include "results.h"
 
+struct cd_eval; /* one evaluation: the document, the thresholds, what fired */
+
 struct cd_rule {
-	const char *id;      /* stable, never reused: "NET002" */
-	const char *group;   /* "system", "net", "ib", "gpu", … */
-	const char *summary; /* what it checks, for `commdiag help` and the man page */
-	/* Append the findings of one host; return how many. */
-	int (*check)(struct cd_results *r, const struct cd_host *h);
+	const char *id;       /* stable, never reused: "NET002" */
+	const char *group;    /* "system", "net", "pcie", "nvlink", "p2p", "ib", "gpu", "copy", "nccl", … */
+	const char *severity; /* what it can report, for the listing: "fail", "warn", "warn|fail" */
+	const char *summary;  /* what it checks, for `commdiag rules` and the man page */
+	enum cd_key keys[4];  /* the thresholds it reads (CD_K_NONE ends the list) */
+	int per_host;         /* called once per host, else once per document with h == NULL */
+	/* Append findings; return how many. */
+	int (*check)(struct cd_eval *e, const struct cd_host *h);
+};
+
+struct cd_rule_group {
+	const char *name;
+	const char *summary;
 };
 
 const struct cd_rule *cd_rules_table(size_t *n);
-/* Run every rule over every host; returns the number of findings added. */
+const struct cd_rule_group *cd_rules_groups(size_t *n);
+
+/*
+ * Run every rule over the document with these thresholds: fills r->rules (profile,
+ * sources, groups evaluated and not) and appends findings; returns how many.
+ */
+int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c);
+/* The same with the embedded defaults and the profile chosen from r's GPUs. */
 int cd_rules_evaluate(struct cd_results *r);
 /* Administratively up and operationally up (or "unknown", as virtual devices report). */
 int cd_nic_is_up(const struct cd_nic *n);

@@ -588,6 +588,7 @@ static void build_rich(struct cd_results *r)
 	f->expected = 1073741824;
 	f->unit = xstrdup("bytes");
 	cd_finding_evidence(f, "/dev/shm is 64.0 MiB inside a docker container, below 1.0 GiB");
+	f->threshold = xstrdup("system.shm_min_bytes");
 	cd_finding_evidence(f, "quote \" and backslash \\ and tab \t survive");
 	f = cd_results_add_finding(r, "NET001", CD_SEV_FAIL, "node17", "docker0", "interface does not reach other hosts");
 
@@ -623,6 +624,28 @@ static void build_rich(struct cd_results *r)
 	cd_strv_push(&a->path, "multi-host?");
 	cd_strv_push(&a->path, "socket iface reachable from all hosts?");
 	a->why = xstrdup("eth0 reaches all 4 hosts; docker0 reaches none");
+
+	/* the rules run and the score card, one dimension without data */
+	r->rules.present = 1;
+	r->rules.profile = xstrdup("h100-sxm");
+	r->rules.profile_reason = xstrdup("auto: 8\u00d7 NVIDIA H100 80GB HBM3 with NVLink");
+	cd_strv_push(&r->rules.sources, "embedded default.conf");
+	cd_strv_push(&r->rules.sources, "-D copy.warn_pct=70");
+	cd_strv_push(&r->rules.evaluated, "system");
+	cd_rules_run_add_not_evaluated(&r->rules, "nccl", "no finished nccl.* probe");
+	cd_rules_run_add_not_evaluated(&r->rules, "ib", NULL);
+	r->score.present = 1;
+	r->score.total = 64;
+	r->score.grade = xstrdup("needs work");
+	r->score.dim[CD_DIM_BANDWIDTH] = 40;
+	r->score.dim[CD_DIM_BALANCE] = 88;
+	r->score.dim[CD_DIM_STABILITY] = 70;
+	r->score.weight[CD_DIM_BANDWIDTH] = 0.4;
+	r->score.weight[CD_DIM_BALANCE] = 0.3333;
+	r->score.weight[CD_DIM_STABILITY] = 0.2667;
+	r->score.renormalised = CD_TRI_TRUE;
+	for (int dim = 0; dim < CD_DIM_COUNT; dim++)
+		r->score.basis[dim] = xasprintf("basis of %s", cd_dim_str(dim));
 }
 
 static int load(struct cd_results *r, const char *text)
@@ -728,6 +751,21 @@ START_TEST(test_json_round_trip)
 	ck_assert_uint_eq(back.n_advice, 1);
 	ck_assert_uint_eq(back.advice[0].path.n, 2);
 	ck_assert_str_eq(back.advice[0].why, "eth0 reaches all 4 hosts; docker0 reaches none");
+	ck_assert_int_eq(back.rules.present, 1);
+	ck_assert_str_eq(back.rules.profile, "h100-sxm");
+	ck_assert_uint_eq(back.rules.sources.n, 2);
+	ck_assert_uint_eq(back.rules.n_not_evaluated, 2);
+	ck_assert_str_eq(back.rules.not_evaluated[0].reason, "no finished nccl.* probe");
+	ck_assert_ptr_null(back.rules.not_evaluated[1].reason);
+	ck_assert_int_eq(back.score.present, 1);
+	ck_assert_int_eq(back.score.total, 64);
+	ck_assert_str_eq(back.score.grade, "needs work");
+	ck_assert_int_eq(back.score.dim[CD_DIM_LATENCY], CD_NULL_I64);
+	ck_assert(isnan(back.score.weight[CD_DIM_LATENCY]));
+	ck_assert_double_eq(back.score.weight[CD_DIM_BALANCE], 0.3333);
+	ck_assert_int_eq(back.score.renormalised, CD_TRI_TRUE);
+	ck_assert_str_eq(back.score.basis[CD_DIM_STABILITY], "basis of stability");
+	ck_assert_str_eq(back.findings[0].threshold, "system.shm_min_bytes");
 
 	/* the text renderings agree too */
 	free(s1);
@@ -754,6 +792,8 @@ START_TEST(test_json_round_trip_empty)
 	ck_assert_str_eq(s2, s1);
 	ck_assert_int_eq(back.run.ranks, 1);
 	ck_assert(isnan(back.run.duration_s));
+	ck_assert_int_eq(back.rules.present, 0); /* "rules": null */
+	ck_assert_int_eq(back.score.present, 0); /* "score": null */
 	free(s1);
 	free(s2);
 	cd_results_free(&r);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "results.h"
+#include "conf.h"
 #include "rules.h"
 #include "suites.h"
 
@@ -130,8 +131,10 @@ START_TEST(test_sys001_warn)
 	ck_assert_double_eq(f->measured, 67108864.0);
 	ck_assert_double_eq(f->expected, 1073741824.0);
 	ck_assert_str_eq(f->unit, "bytes");
-	ck_assert_uint_eq(f->evidence.n, 1);
+	ck_assert_str_eq(f->threshold, "system.shm_min_bytes");
+	ck_assert_uint_eq(f->evidence.n, 2);
 	ck_assert_str_eq(f->evidence.v[0], "/dev/shm is 64.0 MiB inside a docker container, below 1.0 GiB");
+	ck_assert_str_eq(f->evidence.v[1], "threshold system.shm_min_bytes = 1.0 GiB (embedded default.conf:14)");
 }
 END_TEST
 
@@ -413,7 +416,7 @@ START_TEST(test_table)
 	const struct cd_rule *t = cd_rules_table(&n);
 	regex_t re;
 
-	ck_assert_int_eq(regcomp(&re, "^[A-Z]+[0-9]{3}$", REG_EXTENDED | REG_NOSUB), 0);
+	ck_assert_int_eq(regcomp(&re, "^[A-Z][A-Z0-9]*[0-9]{3}$", REG_EXTENDED | REG_NOSUB), 0);
 	ck_assert_uint_ge(n, 4);
 	for (size_t i = 0; i < n; i++) {
 		ck_assert_ptr_nonnull(t[i].id);
@@ -427,7 +430,13 @@ START_TEST(test_table)
 	}
 	regfree(&re);
 	/* the rules these tests cover are in the table */
-	for (const char *const *id = (const char *const[]){ "SYS001", "SYS002", "NET002", "NET003", NULL }; *id; id++) {
+	for (const char *const *id = (const char *const[]){ "SYS001", "SYS002", "SYS003", "NET002", "NET003", "NET004",
+							    "NET005", "PCIE001", "PCIE002", "PCIE003", "NVL001", "NVL002",
+							    "IB001", "IB002", "IB003", "GPU001", "GPU002", "GPU003", "COPY001",
+							    "COPY002", "P2P001", "P2P002", "P2P003", "NCCL001", "NCCL002",
+							    "BAL001", "BAL002", "STAB001", "STAB002", "STAB003", "STAB004",
+							    NULL };
+	     *id; id++) {
 		size_t k;
 
 		for (k = 0; k < n && strcmp(t[k].id, *id); k++)
@@ -456,6 +465,559 @@ START_TEST(test_every_host)
 	ck_assert_str_eq(res.findings[1].host, "node18");
 	ck_assert_str_eq(res.findings[2].id, "NET003");
 	ck_assert_str_eq(res.findings[2].host, "node18");
+}
+END_TEST
+
+
+/* ---- GPU hosts: helpers that set only what the rules read ---- */
+
+static struct cd_conf thr; /* thresholds for cd_rules_evaluate_conf; loaded per test */
+
+static void gsetup(void)
+{
+	setup();
+	cd_conf_init(&thr);
+	ck_assert_int_eq(cd_conf_load(&thr, NULL, NULL), 0); /* default.conf only */
+}
+
+static void gteardown(void)
+{
+	cd_conf_free(&thr);
+	teardown();
+}
+
+static int judge(void)
+{
+	int n;
+
+	cd_results_clear_judgement(&res);
+	n = cd_rules_evaluate_conf(&res, &thr);
+	ck_assert_int_eq(n, (int)res.n_findings);
+	return n;
+}
+
+static void define(const char *kv)
+{
+	ck_assert_int_eq(cd_conf_define(&thr, kv), 0);
+}
+
+static struct cd_gpu *add_gpu(int64_t index)
+{
+	struct cd_gpu *g = cd_host_add_gpu(host);
+
+	g->index = index;
+	g->name = xstrdup("NVIDIA H100 80GB HBM3");
+	g->bus_id = xasprintf("0000:%02x:00.0", (unsigned)(0x18 + index));
+	g->pcie_gen = g->pcie_max_gen = 5;
+	g->pcie_width = g->pcie_max_width = 16;
+	g->persistence = CD_TRI_TRUE;
+	return g;
+}
+
+static void add_gpus(int n)
+{
+	for (int i = 0; i < n; i++)
+		add_gpu(i);
+}
+
+static void add_nvlinks(struct cd_gpu *g, int n, int version, const char *remote_kind)
+{
+	for (int i = 0; i < n; i++) {
+		struct cd_nvlink *l = cd_gpu_add_nvlink(g);
+
+		l->link = i;
+		l->up = CD_TRI_TRUE;
+		l->version = version;
+		l->remote_kind = xstrdup(remote_kind);
+	}
+}
+
+static struct cd_ib_port *add_port(const char *hca, const char *state, double rate)
+{
+	struct cd_hca *c = cd_host_add_hca(host);
+	struct cd_ib_port *p = cd_hca_add_port(c);
+
+	c->name = xstrdup(hca);
+	p->port = 1;
+	p->state = xstrdup(state);
+	p->phys_state = xstrdup(strcmp(state, "active") ? "polling" : "link_up");
+	p->link_layer = xstrdup("infiniband");
+	p->rate_gbit_s = rate;
+	p->active_width = 4;
+	return p;
+}
+
+/* A probe with one sample per (bytes, GB/s) pair; time from bytes and rate, 2 % spread. */
+static struct cd_probe_run *add_probe(const char *name, int64_t device, int64_t peer, int n, const int64_t *bytes,
+				      const double *gbs)
+{
+	struct cd_probe_run *p = cd_results_add_probe(&res, name);
+
+	p->status = CD_ST_OK;
+	p->host = xstrdup("node17");
+	p->device = device;
+	p->peer = peer;
+	for (int i = 0; i < n; i++) {
+		struct cd_probe_sample *sm = cd_probe_add_sample(p);
+
+		sm->bytes = bytes[i];
+		sm->iters = 20;
+		sm->time_us = (double)bytes[i] / gbs[i] / 1e3;
+		sm->min_time_us = sm->time_us * 0.99;
+		sm->max_time_us = sm->time_us * 1.01;
+		sm->algbw_gbyte_s = gbs[i];
+		sm->busbw_gbyte_s = gbs[i];
+		sm->errors = 0;
+	}
+	return p;
+}
+
+static struct cd_probe_run *bw_probe(const char *name, int64_t device, int64_t peer, double gbs)
+{
+	return add_probe(name, device, peer, 1, (const int64_t[]){ 256LL << 20 }, (const double[]){ gbs });
+}
+
+static size_t count_group_not_evaluated(const char *group)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res.rules.n_not_evaluated; i++)
+		n += !strcmp(res.rules.not_evaluated[i].group, group);
+	return n;
+}
+
+START_TEST(test_sys003_iommu)
+{
+	add_gpus(2);
+	set_str(&host->system.iommu, "on");
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_int_eq(first_id("SYS003")->severity, CD_SEV_WARN);
+	set_str(&host->system.iommu, "passthrough");
+	ck_assert_int_eq(judge(), 0);
+	set_str(&host->system.iommu, "on");
+	host->n_gpus = 1; /* one GPU: no peer traffic */
+	free(host->gpus[1].name);
+	free(host->gpus[1].bus_id);
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_net004_net005_fabric)
+{
+	struct cd_nic *a, *b, *c;
+	const struct cd_finding *f;
+
+	add_nic("ib0", CD_NIC_IPOIB, "up", CD_TRI_TRUE);
+	add_nic("ib1", CD_NIC_IPOIB, "up", CD_TRI_TRUE);
+	add_nic("ib2", CD_NIC_IPOIB, "up", CD_TRI_TRUE);
+	a = nic("ib0"); /* element pointers die on push: look them up after the last one */
+	b = nic("ib1");
+	c = nic("ib2");
+
+	cd_strv_push(&a->ipv4, "10.1.0.1/16");
+	cd_strv_push(&b->ipv4, "10.2.0.1/16");
+	cd_strv_push(&c->ipv4, "10.3.0.1/16");
+	a->mtu = b->mtu = c->mtu = 4092;
+	a->speed_mbit_s = b->speed_mbit_s = c->speed_mbit_s = 400000;
+	nic("eth0")->mtu = 1500; /* a slow management port: not fabric */
+	nic("eth0")->speed_mbit_s = 1000;
+	ck_assert_int_eq(judge(), 0);
+	c->mtu = 2044;
+	c->speed_mbit_s = 200000;
+	ck_assert_int_eq(judge(), 2);
+	f = first_id("NET004");
+	ck_assert_str_eq(f->subject, "ib2");
+	ck_assert_double_eq(f->measured, 2044);
+	ck_assert_double_eq(f->expected, 4092);
+	f = first_id("NET005");
+	ck_assert_str_eq(f->subject, "ib2");
+	ck_assert_double_eq(f->expected, 400000);
+	ck_assert_str_eq(f->unit, "mbit_s");
+	define("net.fabric_min_mbit_s = 500 Gb/s"); /* nothing is fabric now */
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_pcie001_gpu_width_and_gen)
+{
+	struct cd_gpu *g;
+	const struct cd_finding *f;
+
+	add_gpus(2);
+	ck_assert_int_eq(judge(), 0);
+	g = &host->gpus[1];
+	g->pcie_width = 8;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("PCIE001");
+	ck_assert_int_eq(f->severity, CD_SEV_FAIL);
+	ck_assert_str_eq(f->subject, "gpu1");
+	ck_assert_double_eq(f->measured, 31.5);
+	ck_assert_double_eq(f->expected, 63.0);
+	ck_assert_str_eq(f->evidence.v[0], "gpu1: Gen5 x8 of Gen5 x16: 31.50 of 63.00 GB/s per direction");
+	g->pcie_width = 16;
+	g->pcie_gen = 4; /* maybe idle power saving: warn */
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_int_eq(first_id("PCIE001")->severity, CD_SEV_WARN);
+	bw_probe("copy.h2d", 1, CD_NULL_I64, 55.0); /* the link proved itself under load */
+	ck_assert_int_eq(judge(), 0);
+	g->pcie_max_gen = CD_NULL_I64; /* unknown maximum: nothing */
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_pcie002_nic_link)
+{
+	struct cd_pci_device *d = cd_host_add_pci(host);
+	const struct cd_finding *f;
+
+	d->bus_id = xstrdup("0000:bb:00.0");
+	d->kind = CD_PCI_HCA;
+	cd_strv_push(&d->os_devices, "mlx5_6");
+	d->gen = d->max_gen = 5;
+	d->width = d->max_width = 16;
+	ck_assert_int_eq(judge(), 0);
+	d->width = 8;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("PCIE002");
+	ck_assert_int_eq(f->severity, CD_SEV_FAIL);
+	ck_assert_str_eq(f->subject, "mlx5_6");
+	d->width = 16;
+	d->gen = 3;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_int_eq(first_id("PCIE002")->severity, CD_SEV_WARN);
+	d->kind = CD_PCI_STORAGE; /* not a network adapter */
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_pcie003_acs)
+{
+	struct cd_acs *a = cd_host_add_acs(host);
+
+	a->bus_id = xstrdup("0000:16:02.0");
+	a->redirect = CD_TRI_FALSE;
+	ck_assert_int_eq(judge(), 0);
+	a->redirect = CD_TRI_TRUE;
+	a->ctrl = 0x1d;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("PCIE003")->subject, "0000:16:02.0");
+	a->redirect = CD_TRI_NULL; /* unreadable: no guess */
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_nvl001_nvl002)
+{
+	const struct cd_finding *f;
+
+	add_gpus(2);
+	add_nvlinks(&host->gpus[0], 18, 4, "nvswitch");
+	add_nvlinks(&host->gpus[1], 18, 4, "nvswitch");
+	define("nvlink.links_expected=18");
+	ck_assert_int_eq(judge(), 0);
+	host->gpus[1].nvlinks[3].up = CD_TRI_FALSE;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NVL001");
+	ck_assert_str_eq(f->subject, "gpu1");
+	ck_assert_double_eq(f->measured, 17);
+	ck_assert_double_eq(f->expected, 18);
+	ck_assert_str_eq(f->evidence.v[0], "gpu1 link 3 is down");
+	host->gpus[1].nvlinks[3].up = CD_TRI_TRUE;
+	host->gpus[1].n_nvlinks = 12; /* links missing altogether */
+	for (size_t l = 12; l < 18; l++)
+		free(host->gpus[1].nvlinks[l].remote_kind);
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NVL002");
+	ck_assert_double_eq(f->measured, 12);
+	ck_assert_str_eq(f->threshold, "nvlink.links_expected");
+	define("nvlink.links_expected=0");
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_ib001_ib002_ib003)
+{
+	const struct cd_finding *f;
+
+	add_port("mlx5_0", "active", 400);
+	add_port("mlx5_1", "active", 400);
+	add_port("mlx5_2", "active", 400);
+	ck_assert_int_eq(judge(), 0);
+	set_str(&host->hcas[1].ports[0].state, "down");
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("IB001");
+	ck_assert_str_eq(f->subject, "mlx5_1/1");
+	ck_assert_str_eq(f->evidence.v[0], "mlx5_1/1: state down, physical state link_up, link layer infiniband");
+	set_str(&host->hcas[1].ports[0].state, "active");
+	host->hcas[2].ports[0].rate_gbit_s = 200; /* trained at HDR */
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("IB002");
+	ck_assert_str_eq(f->subject, "mlx5_2/1");
+	ck_assert_double_eq(f->expected, 400);
+	define("ib.min_rate_gbit_s = 400 Gb/s"); /* the floor takes over: IB003, not IB002 */
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("IB003");
+	ck_assert_int_eq(f->severity, CD_SEV_FAIL);
+	ck_assert_double_eq(f->measured, 200);
+	ck_assert_str_eq(f->unit, "gbit_s");
+}
+END_TEST
+
+START_TEST(test_gpu001_gpu002_gpu003)
+{
+	const struct cd_finding *f;
+
+	add_gpus(7);
+	ck_assert_int_eq(judge(), 0);
+	define("gpu.count_expected=8");
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("GPU001");
+	ck_assert_double_eq(f->measured, 7);
+	ck_assert_double_eq(f->expected, 8);
+	cd_section_set(&host->part[CD_PART_GPU], CD_ST_SKIPPED, "no driver"); /* no inventory: no verdict */
+	ck_assert_int_eq(judge(), 0);
+	cd_section_set(&host->part[CD_PART_GPU], CD_ST_OK, NULL);
+	define("gpu.count_expected=0");
+	set_str(&host->gpus[3].name, "NVIDIA A100-SXM4-80GB");
+	host->gpus[2].persistence = CD_TRI_FALSE;
+	ck_assert_int_eq(judge(), 2);
+	ck_assert_int_eq(first_id("GPU002")->severity, CD_SEV_WARN);
+	ck_assert_int_eq(first_id("GPU003")->severity, CD_SEV_INFO);
+	ck_assert_double_eq(first_id("GPU003")->measured, 1);
+}
+END_TEST
+
+START_TEST(test_copy001_copy002)
+{
+	const struct cd_finding *f;
+
+	add_gpus(2);
+	bw_probe("copy.h2d", 0, CD_NULL_I64, 55.0);
+	bw_probe("copy.d2h", 1, CD_NULL_I64, 45.0); /* 71 % of 63: warn */
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("COPY001");
+	ck_assert_int_eq(f->severity, CD_SEV_WARN);
+	ck_assert_str_eq(f->subject, "gpu1");
+	ck_assert_str_eq(f->title, "device-to-host copy bandwidth is low for the GPU's PCIe link");
+	ck_assert_double_eq_tol(f->expected, 50.4, 1e-9);
+	ck_assert_str_eq(f->threshold, "copy.warn_pct");
+	res.probes[1].samples[0].algbw_gbyte_s = 30.0; /* 48 %: fail */
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_int_eq(first_id("COPY001")->severity, CD_SEV_FAIL);
+	ck_assert_str_eq(first_id("COPY001")->threshold, "copy.fail_pct");
+	/* the floor: only where the share of the link did not already fire */
+	res.probes[1].samples[0].algbw_gbyte_s = 52.0;
+	define("copy.h2d_min_gbyte_s = 56");
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("COPY002");
+	ck_assert_str_eq(f->subject, "gpu0");
+	ck_assert_double_eq(f->expected, 56);
+	/* unknown link and no floor: nothing */
+	define("copy.h2d_min_gbyte_s = 0");
+	host->gpus[1].pcie_gen = host->gpus[1].pcie_max_gen = CD_NULL_I64;
+	res.probes[1].samples[0].algbw_gbyte_s = 5.0;
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_p2p001_p2p002)
+{
+	const struct cd_finding *f;
+
+	add_gpus(2);
+	add_nvlinks(&host->gpus[0], 18, 4, "nvswitch");
+	add_nvlinks(&host->gpus[1], 18, 4, "nvswitch");
+	bw_probe("p2p.bw", 0, 1, 380.0); /* of 450 */
+	ck_assert_int_eq(judge(), 0);
+	res.probes[0].samples[0].algbw_gbyte_s = 300.0; /* 67 % */
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("P2P001");
+	ck_assert_int_eq(f->severity, CD_SEV_WARN);
+	ck_assert_str_eq(f->subject, "gpu0-gpu1");
+	ck_assert_str_eq(f->evidence.v[0], "p2p.bw gpu0-gpu1: 300.0 GB/s, 67 % of 450.0 GB/s (NVLink)");
+	res.probes[0].samples[0].algbw_gbyte_s = 150.0;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_int_eq(first_id("P2P001")->severity, CD_SEV_FAIL);
+	res.probes[0].samples[0].algbw_gbyte_s = 330.0;
+	define("p2p.min_gbyte_s = 335 GB/s");
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("P2P002")->id, "P2P002");
+	/* without NVLink the pair is judged against PCIe (63 GB/s) */
+	define("p2p.min_gbyte_s = 0");
+	host->gpus[0].n_nvlinks = 0;
+	for (size_t l = 0; l < 18; l++)
+		free(host->gpus[0].nvlinks[l].remote_kind);
+	res.probes[0].samples[0].algbw_gbyte_s = 50.0;
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_p2p003_nccl_p2p_off)
+{
+	struct cd_paths *p = &host->paths;
+	const struct cd_finding *f;
+
+	add_gpus(2);
+	cd_strv_push(&p->gpus, "0000:18:00.0");
+	cd_strv_push(&p->gpus, "0000:19:00.0");
+	cd_paths_alloc(p);
+	p->gpu_gpu[0] = xstrdup("X");
+	p->gpu_gpu[1] = xstrdup("NV18");
+	p->gpu_gpu[2] = xstrdup("NV18");
+	p->gpu_gpu[3] = xstrdup("X");
+	p->nccl_p2p[1] = p->nccl_p2p[2] = CD_TRI_TRUE;
+	ck_assert_int_eq(judge(), 0);
+	p->nccl_p2p[1] = p->nccl_p2p[2] = CD_TRI_FALSE;
+	p->p2p_level_source = xstrdup("NCCL_P2P_DISABLE");
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("P2P003");
+	ck_assert_double_eq(f->measured, 1);
+	ck_assert_str_eq(f->evidence.v[0], "GPU0-GPU1: NV18, nccl p2p off");
+	free(p->gpu_gpu[1]);
+	p->gpu_gpu[1] = xstrdup("SYS"); /* across sockets NCCL's default is off: fine */
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_nccl001_nccl002)
+{
+	static const int64_t sizes[] = { 8, 1LL << 30, 16LL << 30 };
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 3, sizes, (const double[]){ 0.0004, 200, 440 });
+	p->nranks = 8;
+	ck_assert_int_eq(judge(), 0); /* no floor in default.conf; 8 B in 20 us is fine */
+	define("nccl.all_reduce_min_busbw_gbyte_s = 460");
+	define("nccl.floor_min_bytes = 16G");
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NCCL001");
+	ck_assert_str_eq(f->subject, "8 ranks");
+	ck_assert_double_eq(f->measured, 440);
+	ck_assert_str_eq(f->evidence.v[0], "nccl.all_reduce busbw 440.0 GB/s at 16.0 GiB, floor 460.0 GB/s");
+	define("nccl.floor_min_bytes = 32G"); /* the sweep stopped short: not judged, and said so */
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("nccl (NCCL001)"), 1);
+	define("nccl.latency_warn_us = 10 us");
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NCCL002");
+	ck_assert_double_eq_tol(f->measured, 20.0, 1e-9);
+	ck_assert_str_eq(f->unit, "us");
+}
+END_TEST
+
+START_TEST(test_bal001_gpu_outlier)
+{
+	static const double bw[] = { 55.1, 55.3, 54.9, 55.2, 55.0, 55.2, 54.8, 55.1 };
+	const struct cd_finding *f;
+
+	add_gpus(8);
+	/* device-to-device copies have no link rule: only their peers judge them */
+	for (int i = 0; i < 8; i++)
+		bw_probe("copy.d2d", i, CD_NULL_I64, 40 * bw[i]);
+	ck_assert_int_eq(judge(), 0);
+	res.probes[5].samples[0].algbw_gbyte_s = 1900.0;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("BAL001");
+	ck_assert_str_eq(f->subject, "gpu5");
+	ck_assert_double_eq(f->measured, 1900.0);
+	ck_assert_double_eq_tol(f->expected, 2202.0, 1e-9);
+	ck_assert_str_eq(f->threshold, "balance.mad_k");
+	/* 5 % below: not an outlier by balance.min_dev_pct */
+	res.probes[5].samples[0].algbw_gbyte_s = 2095.0;
+	ck_assert_int_eq(judge(), 0);
+	/* half speed host-to-device: COPY001 says it, BAL001 stays quiet about the same result */
+	for (int i = 0; i < 8; i++)
+		bw_probe("copy.h2d", i, CD_NULL_I64, i == 5 ? 27.5 : bw[i]);
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_uint_eq(count_id("COPY001"), 1);
+	/* fewer peers than balance.min_peers: no comparison */
+	define("balance.min_peers = 9");
+	res.probes[5].samples[0].algbw_gbyte_s = 1000.0;
+	ck_assert_uint_eq(judge(), 1);
+	ck_assert_uint_eq(count_id("BAL001"), 0);
+}
+END_TEST
+
+START_TEST(test_bal002_host_outlier)
+{
+	const struct cd_finding *f;
+
+	for (int h = 0; h < 4; h++) {
+		struct cd_probe_run *p;
+		char name[16];
+
+		snprintf(name, sizeof(name), "node%d", 20 + h);
+		if (h)
+			quiet_host(&res, name);
+		p = bw_probe("tcp.bw", CD_NULL_I64, CD_NULL_I64, h == 2 ? 5.0 : 11.5);
+		set_str(&p->host, h ? name : "node17");
+	}
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("BAL002");
+	ck_assert_str_eq(f->host, "node22");
+	ck_assert_double_eq(f->measured, 5.0);
+	res.probes[2].samples[0].algbw_gbyte_s = 11.0;
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_stab_rules)
+{
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	add_gpus(1);
+	p = bw_probe("copy.h2d", 0, CD_NULL_I64, 55.0);
+	ck_assert_int_eq(judge(), 0);
+	p->samples[0].errors = 3;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("STAB003");
+	ck_assert_str_eq(f->subject, "copy.h2d gpu0");
+	ck_assert_double_eq(f->measured, 3);
+	p->samples[0].errors = 0;
+	p->samples[0].max_time_us = p->samples[0].time_us * 1.2; /* spread 21 % */
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("STAB004");
+	ck_assert_double_eq_tol(f->measured, 21.0, 1e-6);
+	ck_assert_double_eq(f->expected, 10);
+	p = cd_results_add_probe(&res, "nccl.all_reduce");
+	p->status = CD_ST_TIMEOUT;
+	p->phase = xstrdup("connect");
+	p->reason = xstrdup("no progress for 30 s");
+	p->nranks = 8;
+	p = cd_results_add_probe(&res, "p2p.bw");
+	p->status = CD_ST_ERROR;
+	p->device = 0;
+	p->peer = 1;
+	p = cd_results_add_probe(&res, "mpi.latency");
+	p->status = CD_ST_SKIPPED; /* not a failure */
+	ck_assert_int_eq(judge(), 3);
+	f = first_id("STAB001");
+	ck_assert_str_eq(f->subject, "nccl.all_reduce 8 ranks");
+	ck_assert_str_eq(f->evidence.v[0], "nccl.all_reduce timeout in connect: no progress for 30 s");
+	ck_assert_str_eq(first_id("STAB002")->subject, "p2p.bw gpu0-gpu1");
+}
+END_TEST
+
+START_TEST(test_not_evaluated)
+{
+	/* the quiet host: system and net have data, nothing else */
+	ck_assert_int_eq(judge(), 0);
+	ck_assert(res.rules.present);
+	ck_assert_uint_eq(res.rules.evaluated.n, 3); /* gpu: the inventory ran and found none */
+	ck_assert_str_eq(res.rules.evaluated.v[0], "system");
+	ck_assert_str_eq(res.rules.evaluated.v[1], "net");
+	ck_assert_str_eq(res.rules.evaluated.v[2], "gpu");
+	ck_assert_uint_eq(count_group_not_evaluated("copy"), 1);
+	ck_assert_uint_eq(count_group_not_evaluated("ib"), 1);
+	ck_assert_uint_eq(count_group_not_evaluated("stability"), 1);
+	ck_assert_uint_eq(res.rules.n_not_evaluated, 8);
+	for (size_t i = 0; i < res.rules.n_not_evaluated; i++)
+		ck_assert_uint_gt(strlen(res.rules.not_evaluated[i].reason), 0);
+	/* judging again replaces the section, it does not add to it */
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(res.rules.n_not_evaluated, 8);
 }
 END_TEST
 
@@ -499,6 +1061,30 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_nic_is_up);
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_every_host);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hardware");
+	tcase_add_checked_fixture(tc, gsetup, gteardown);
+	tcase_add_test(tc, test_sys003_iommu);
+	tcase_add_test(tc, test_net004_net005_fabric);
+	tcase_add_test(tc, test_pcie001_gpu_width_and_gen);
+	tcase_add_test(tc, test_pcie002_nic_link);
+	tcase_add_test(tc, test_pcie003_acs);
+	tcase_add_test(tc, test_nvl001_nvl002);
+	tcase_add_test(tc, test_ib001_ib002_ib003);
+	tcase_add_test(tc, test_gpu001_gpu002_gpu003);
+	tcase_add_test(tc, test_not_evaluated);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("measurements");
+	tcase_add_checked_fixture(tc, gsetup, gteardown);
+	tcase_add_test(tc, test_copy001_copy002);
+	tcase_add_test(tc, test_p2p001_p2p002);
+	tcase_add_test(tc, test_p2p003_nccl_p2p_off);
+	tcase_add_test(tc, test_nccl001_nccl002);
+	tcase_add_test(tc, test_bal001_gpu_outlier);
+	tcase_add_test(tc, test_bal002_host_outlier);
+	tcase_add_test(tc, test_stab_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }

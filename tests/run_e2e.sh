@@ -95,6 +95,71 @@ run "fail-on fail over a warn" 0 "$BIN" report --from "$DATA/docs/only-warn.json
 run "fail-on info over a warn" 1 "$BIN" report --from "$DATA/docs/only-warn.json" --fail-on info
 run "check re-scores, ignoring saved findings" 0 "$BIN" check --from "$DATA/docs/only-warn.json" --fail-on info
 
+# --- rules, profiles and the score card ---
+run "rules" 0 "$BIN" rules
+for id in $(sed -n 's/^[[:space:]]*{ "\([A-Z][A-Z0-9]*[0-9][0-9][0-9]\)", ".*/\1/p' src/rules.c); do
+	out_has "rules lists $id" "  $id "
+	if grep -q "^\.B $id\b\|^\.TP.*$id\|$id " man/commdiag.1; then ok; else bad "man page lacks rule $id"; fi
+done
+out_has "rules: origin of a default" "system.shm_min_bytes = 1.0 GiB (embedded default.conf:"
+out_has "rules: profiles listed" "h100-sxm"
+run "rules --profile" 0 "$BIN" rules --profile h100-sxm -D copy.warn_pct=75
+out_has "rules: profile origin" "copy.h2d_min_gbyte_s = 48 GB/s (embedded h100-sxm.conf:"
+out_has "rules: -D origin" "copy.warn_pct = 75 % (-D)"
+"$BIN" rules --json >"$TMP/rules.json" 2>"$TMP/err" && ok || bad "rules --json"
+json_true "rules json" "$TMP/rules.json" 'len(d["rules"]) >= 31 and all("id" in r and "thresholds" in r for r in d["rules"]) and d["thresholds"][0]["origin"].startswith("embedded default.conf:")'
+for f in rules/*.conf; do
+	run "rules check $f" 0 "$BIN" rules check "$f"
+	out_has "rules check $f" "$f: "
+done
+printf '# site\n[copy]\nwarn_pct = 80 %%\nfail_pct = 50 MB/s\n' >"$TMP/bad.conf"
+run "rules check bad" 2 "$BIN" rules check "$TMP/bad.conf"
+err_has "rules check names FILE:LINE" "rules: $TMP/bad.conf:4: unit 'MB/s' does not fit 'copy.fail_pct'"
+out_empty "rules check bad"
+printf 'copy.warn_pct = 80\nnccl.floor = 1G\n' >"$TMP/bad2.conf"
+run "bad --rules stops check" 2 "$BIN" check --rules "$TMP/bad2.conf"
+err_has "bad --rules: unknown key" "rules: $TMP/bad2.conf:2: unknown key 'nccl.floor'"
+out_empty "bad --rules stops check"
+run "bad --rules stops score" 2 "$BIN" score "$DATA/docs/h100-clean.json" --rules "$TMP/bad.conf" -o "$TMP/never2.json"
+if [ -e "$TMP/never2.json" ]; then bad "output written for a bad rules file"; else ok; fi
+run "bad -D" 2 "$BIN" check -D copy.warn_pct=lots
+err_has "bad -D" "option '-D': 'lots' is not a number"
+run "unknown profile" 2 "$BIN" check --profile b300
+err_has "unknown profile" "unknown profile 'b300'"
+run "rules check without file" 2 "$BIN" rules check
+run "rules with a stray argument" 2 "$BIN" rules frob
+run "--rules does not apply to topo" 2 "$BIN" topo --rules rules/default.conf
+
+# the recorded 8x H100 machine: a degraded PCIe link, an IB port down, one slow GPU
+run "score faulty" 1 "$BIN" score "$DATA/docs/h100-faulty.json"
+out_has "score faulty: card" "# score 57/100 · needs work"
+"$BIN" score "$DATA/docs/h100-faulty.json" --json >"$TMP/faulty.json" 2>"$TMP/err"
+json_true "faulty: exactly those findings" "$TMP/faulty.json" \
+	'[(f["id"], f["subject"], f["severity"]) for f in d["findings"]] == [("PCIE002", "mlx5_6", "fail"), ("IB001", "mlx5_3/1", "fail"), ("COPY001", "gpu5", "fail")]'
+json_true "faulty: score below 70" "$TMP/faulty.json" 'd["score"]["total"] == 57 and d["score"]["total"] < 70 and d["score"]["grade"] == "needs work"'
+json_true "faulty: dimensions" "$TMP/faulty.json" '[d["score"][k] for k in ("bandwidth", "latency", "balance", "stability")] == [0, 100, 50, 96]'
+json_true "faulty: profile and not-evaluated groups" "$TMP/faulty.json" \
+	'd["rules"]["profile"] == "h100-sxm" and [g["group"] for g in d["rules"]["not_evaluated"]] == ["p2p"]'
+json_true "faulty: threshold key named" "$TMP/faulty.json" 'd["findings"][2]["threshold"] == "copy.fail_pct"'
+"$BIN" report --from "$TMP/faulty.json" --json >"$TMP/faulty-rt.json" 2>"$TMP/err"
+if cmp -s "$TMP/faulty.json" "$TMP/faulty-rt.json"; then ok; else bad "score round trip differs: $(diff "$TMP/faulty.json" "$TMP/faulty-rt.json" | head -5)"; fi
+"$BIN" check --from "$DATA/docs/h100-faulty.json" --json >"$TMP/faulty2.json" 2>/dev/null
+if cmp -s "$TMP/faulty.json" "$TMP/faulty2.json"; then ok; else bad "score FILE differs from check --from FILE"; fi
+run "score clean" 0 "$BIN" score "$DATA/docs/h100-clean.json" --fail-on info
+"$BIN" score "$DATA/docs/h100-clean.json" --json >"$TMP/clean.json" 2>"$TMP/err"
+json_true "clean: no findings, score >= 85" "$TMP/clean.json" 'd["findings"] == [] and d["score"]["total"] == 99 and d["score"]["total"] >= 85 and d["score"]["grade"] == "excellent"'
+"$BIN" score - --json <"$DATA/docs/h100-faulty.json" >"$TMP/stdin.json" 2>"$TMP/err"
+json_true "score from stdin" "$TMP/stdin.json" 'd["score"]["total"] == 57'
+# thresholds from the command line change the judgement of the same facts
+"$BIN" score "$DATA/docs/h100-faulty.json" --json -D copy.fail_pct=40 >"$TMP/d.json" 2>/dev/null
+json_true "-D re-judges" "$TMP/d.json" '[f["severity"] for f in d["findings"] if f["id"] == "COPY001"] == ["warn"]'
+"$BIN" score "$DATA/docs/h100-faulty.json" --json --profile none >"$TMP/none.json" 2>/dev/null
+json_true "--profile none" "$TMP/none.json" 'd["rules"]["profile"] is None and d["rules"]["sources"] == ["embedded default.conf"]'
+run "score without a file" 2 "$BIN" score
+run "score with --from" 2 "$BIN" score "$DATA/docs/h100-clean.json" --from "$DATA/docs/h100-clean.json"
+"$BIN" topo --json >"$TMP/topo2.json" 2>/dev/null
+json_true "topo: no judgement" "$TMP/topo2.json" 'd["rules"] is None and d["score"] is None'
+
 # --- bad input: exit 2, a message naming what was wrong, nothing on stdout ---
 run "unknown command" 2 "$BIN" frobnicate
 err_has "unknown command" "unknown command 'frobnicate'"
@@ -192,7 +257,7 @@ fi
 
 # --- help and version ---
 run "help" 0 "$BIN" help
-for c in check topo report version help; do out_has "help lists $c" "  $c "; done
+for c in check topo report version help rules score; do out_has "help lists $c" "  $c "; done
 run "help check" 0 "$BIN" help check
 out_has "help check" "--topology"
 run "check --help" 0 "$BIN" check --help

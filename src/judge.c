@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "judge.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double cd_pcie_gbyte_s(int64_t gen, int64_t width)
+{
+	/* per-direction x16 after line coding: 8b/10b (Gen1-2), 128b/130b (Gen3-5), FLIT (Gen6) */
+	static const double x16[] = { 0, 4.0, 8.0, 15.75, 31.5, 63.0, 121.0 };
+
+	if (gen < 1 || gen >= (int64_t)ARRAY_SIZE(x16) || width < 1 || width > 32)
+		return NAN;
+	return x16[gen] * (double)width / 16.0;
+}
+
+double cd_nvlink_gbyte_s(int64_t gen, int64_t links)
+{
+	/* per link per direction: P100 20, V100/A100/H100 25, B200 50 GB/s */
+	static const double per_link[] = { 0, 20.0, 25.0, 25.0, 25.0, 50.0 };
+
+	if (gen < 1 || gen >= (int64_t)ARRAY_SIZE(per_link) || links < 0)
+		return NAN;
+	return per_link[gen] * (double)links;
+}
+
+double cd_port_gbyte_s(double rate_gbit_s)
+{
+	return cd_gbit_to_gbyte(rate_gbit_s);
+}
+
+double cd_gpu_pcie_max_gbyte_s(const struct cd_gpu *g)
+{
+	double v = cd_pcie_gbyte_s(g->pcie_max_gen, g->pcie_max_width);
+
+	if (isnan(v))
+		v = cd_pcie_gbyte_s(g->pcie_gen, g->pcie_width);
+	if (isnan(v))
+		v = g->pcie_link_gbyte_s;
+	return v;
+}
+
+double cd_gpu_nvlink_gbyte_s(const struct cd_gpu *g)
+{
+	int64_t up = 0, gen = CD_NULL_I64;
+
+	for (size_t i = 0; i < g->n_nvlinks; i++) {
+		if (g->nvlinks[i].up != CD_TRI_TRUE)
+			continue;
+		up++;
+		if (g->nvlinks[i].version != CD_NULL_I64)
+			gen = g->nvlinks[i].version;
+	}
+	return up && gen != CD_NULL_I64 ? cd_nvlink_gbyte_s(gen, up) : NAN;
+}
+
+int cd_probe_is(const struct cd_probe_run *p, const char *prefix)
+{
+	return p->name && !strncmp(p->name, prefix, strlen(prefix));
+}
+
+int cd_probe_is_bw(const struct cd_probe_run *p)
+{
+	return p->name && !strstr(p->name, "latency");
+}
+
+/* Copies, p2p and TCP move one buffer one way: algbw is the link's rate; collectives use busbw. */
+static int uses_algbw(const struct cd_probe_run *p)
+{
+	return cd_probe_is(p, "copy.") || cd_probe_is(p, "p2p.") || cd_probe_is(p, "tcp.") ||
+	       (p->name && !strcmp(p->name, "mpi.bw"));
+}
+
+const struct cd_probe_sample *cd_probe_largest(const struct cd_probe_run *p)
+{
+	const struct cd_probe_sample *best = NULL;
+
+	for (size_t i = 0; i < p->n_samples; i++)
+		if (p->samples[i].bytes != CD_NULL_I64 && (!best || p->samples[i].bytes > best->bytes))
+			best = &p->samples[i];
+	return best;
+}
+
+double cd_probe_bw(const struct cd_probe_run *p)
+{
+	const struct cd_probe_sample *s;
+
+	if (p->status != CD_ST_OK || !(s = cd_probe_largest(p)))
+		return NAN;
+	return uses_algbw(p) ? s->algbw_gbyte_s : s->busbw_gbyte_s;
+}
+
+const struct cd_probe_sample *cd_probe_smallest(const struct cd_probe_run *p)
+{
+	const struct cd_probe_sample *best = NULL;
+
+	for (size_t i = 0; i < p->n_samples; i++)
+		if (p->samples[i].bytes != CD_NULL_I64 && (!best || p->samples[i].bytes < best->bytes))
+			best = &p->samples[i];
+	return best;
+}
+
+double cd_probe_lat_us(const struct cd_probe_run *p)
+{
+	const struct cd_probe_sample *s = cd_probe_smallest(p);
+
+	return p->status == CD_ST_OK && s ? s->time_us : NAN;
+}
+
+double cd_probe_spread(const struct cd_probe_run *p)
+{
+	const struct cd_probe_sample *s = cd_probe_largest(p);
+
+	if (p->status != CD_ST_OK || !s || !(s->time_us > 0) || isnan(s->min_time_us) || isnan(s->max_time_us))
+		return NAN;
+	return (s->max_time_us - s->min_time_us) / s->time_us;
+}
+
+int64_t cd_probe_max_bytes(const struct cd_probe_run *p)
+{
+	const struct cd_probe_sample *s = cd_probe_largest(p);
+
+	return s ? s->bytes : CD_NULL_I64;
+}
+
+int64_t cd_probe_errors(const struct cd_probe_run *p)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; i < p->n_samples; i++)
+		if (p->samples[i].errors != CD_NULL_I64 && p->samples[i].errors > 0)
+			n += p->samples[i].errors;
+	return n;
+}
+
+const struct cd_host *cd_probe_host(const struct cd_results *r, const struct cd_probe_run *p)
+{
+	if (!p->host)
+		return r->n_hosts == 1 ? &r->hosts[0] : NULL;
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, p->host))
+			return &r->hosts[i];
+	return NULL;
+}
+
+const struct cd_gpu *cd_host_gpu(const struct cd_host *h, int64_t index)
+{
+	for (size_t i = 0; h && index != CD_NULL_I64 && i < h->n_gpus; i++)
+		if (h->gpus[i].index == index)
+			return &h->gpus[i];
+	return NULL;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double cd_median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+double cd_mad(double *v, size_t n, double med)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = fabs(v[i] - med);
+	return cd_median(v, n);
+}

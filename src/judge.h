@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the hardware should deliver, and what a probe measured: the helpers the
+ * rules and the score card share, so both judge the same numbers.
+ */
+#ifndef CD_JUDGE_H
+#define CD_JUDGE_H
+
+#include <stddef.h>
+
+#include "results.h"
+
+/*
+ * Theoretical per-direction rate of a PCIe link, GB/s: x16 is 4.0 (Gen1), 8.0 (Gen2),
+ * 15.75 (Gen3), 31.5 (Gen4), 63.0 (Gen5), 121.0 (Gen6, FLIT mode), scaled by width/16.
+ * NAN when gen or width is unknown or out of range.
+ */
+double cd_pcie_gbyte_s(int64_t gen, int64_t width);
+/* NVLink per-direction rate of `links` links of generation `gen` (1: 20, 2-4: 25, 5: 50 GB/s each). */
+double cd_nvlink_gbyte_s(int64_t gen, int64_t links);
+/* An IB/RoCE port's rate in GB/s (the one Gb/s -> GB/s conversion, cd_gbit_to_gbyte). */
+double cd_port_gbyte_s(double rate_gbit_s);
+
+/* A GPU's PCIe link at its maximum (what the slot is built for), else at its current state. */
+double cd_gpu_pcie_max_gbyte_s(const struct cd_gpu *g);
+/* The GPU's NVLink rate: links up × per-link rate (NAN without NVLink facts). */
+double cd_gpu_nvlink_gbyte_s(const struct cd_gpu *g);
+
+/* Probe families by name prefix: "copy.", "p2p.", "nccl.", "mpi.", "tcp.". */
+int cd_probe_is(const struct cd_probe_run *p, const char *prefix);
+/* A bandwidth probe (copies, p2p.bw, collectives, mpi.bw/allreduce, tcp.bw), not a latency one. */
+int cd_probe_is_bw(const struct cd_probe_run *p);
+/* Bandwidth of a finished probe: the largest size's algbw (copies, p2p, tcp) or busbw; NAN when none. */
+double cd_probe_bw(const struct cd_probe_run *p);
+/* Latency: the smallest size's median time in us; NAN when none. */
+double cd_probe_lat_us(const struct cd_probe_run *p);
+/* Run-to-run spread at the largest size: (max - min) / median time; NAN when unknown. */
+double cd_probe_spread(const struct cd_probe_run *p);
+/* The sample of the largest / smallest size, or NULL. */
+const struct cd_probe_sample *cd_probe_largest(const struct cd_probe_run *p);
+const struct cd_probe_sample *cd_probe_smallest(const struct cd_probe_run *p);
+/* The largest size measured, or CD_NULL_I64. */
+int64_t cd_probe_max_bytes(const struct cd_probe_run *p);
+/* Wrong elements over all sizes (0 when none was checked). */
+int64_t cd_probe_errors(const struct cd_probe_run *p);
+
+/* The host a probe ran on: by name, or the only host; NULL when unknown. */
+const struct cd_host *cd_probe_host(const struct cd_results *r, const struct cd_probe_run *p);
+const struct cd_gpu *cd_host_gpu(const struct cd_host *h, int64_t index);
+
+/* Median of n values (v is reordered); NAN for n == 0. */
+double cd_median(double *v, size_t n);
+/* Median absolute deviation around med (v is overwritten). */
+double cd_mad(double *v, size_t n, double med);
+
+#endif

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The score card. Bandwidth and balance take the minimum over their items because a
+ * synchronous job runs at its slowest member's pace; latency and stability take the
+ * mean because they add up over the steps of a job. Each dimension's `basis` names
+ * what decided it, so a low number is never a mystery.
+ */
+#include "score.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge.h"
+
+const double cd_score_weights[CD_DIM_COUNT] = { 0.30, 0.25, 0.25, 0.20 };
+
+const char *cd_score_grade(int64_t total)
+{
+	return total >= 85 ? "excellent" : total >= 70 ? "good" : "needs work";
+}
+
+/* A dimension being built: the items seen and the one that decided a minimum. */
+struct acc {
+	int use_min;
+	size_t n;
+	double sum, min;
+	char *why;   /* the deciding item (minimum) or the worst one (mean) */
+};
+
+static double clamp01(double v)
+{
+	return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+static void item(struct acc *a, double v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void item(struct acc *a, double v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (isnan(v))
+		return;
+	v = clamp01(v);
+	a->sum += v;
+	if (!a->n++ || v < a->min) {
+		a->min = v;
+		free(a->why);
+		va_start(ap, fmt);
+		a->why = xvasprintf(fmt, ap);
+		va_end(ap);
+	}
+}
+
+static void probe_label(const struct cd_probe_run *p, char *buf, size_t len)
+{
+	if (p->device != CD_NULL_I64 && p->peer != CD_NULL_I64)
+		snprintf(buf, len, "%s gpu%" PRId64 "-gpu%" PRId64, p->name, p->device, p->peer);
+	else if (p->device != CD_NULL_I64)
+		snprintf(buf, len, "%s gpu%" PRId64, p->name, p->device);
+	else if (p->nranks != CD_NULL_I64)
+		snprintf(buf, len, "%s %" PRId64 " ranks", p->name, p->nranks);
+	else
+		snprintf(buf, len, "%s", p->name);
+}
+
+/* ---- bandwidth: measurements against their reference, and link states against their maximum ---- */
+
+static void bw_probes(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
+{
+	double full = cd_conf_get(c, CD_K_SCORE_BW_FULL) / 100.0;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+		const struct cd_host *h = cd_probe_host(r, p);
+		const struct cd_gpu *g = cd_host_gpu(h, p->device);
+		double bw = cd_probe_bw(p), ref = NAN, floor_ = NAN;
+		char label[96];
+
+		if (isnan(bw) || !p->name)
+			continue;
+		probe_label(p, label, sizeof(label));
+		if (!strcmp(p->name, "copy.h2d") || !strcmp(p->name, "copy.d2h")) {
+			ref = g ? cd_gpu_pcie_max_gbyte_s(g) : NAN;
+			floor_ = cd_conf_get(c, !strcmp(p->name, "copy.h2d") ? CD_K_COPY_H2D_MIN : CD_K_COPY_D2H_MIN);
+		} else if (!strcmp(p->name, "p2p.bw")) {
+			const struct cd_gpu *b = cd_host_gpu(h, p->peer);
+			double nv = g ? cd_gpu_nvlink_gbyte_s(g) : NAN;
+
+			if (g && b)
+				ref = !isnan(nv) ? nv : fmin(cd_gpu_pcie_max_gbyte_s(g), cd_gpu_pcie_max_gbyte_s(b));
+			floor_ = cd_conf_get(c, CD_K_P2P_MIN);
+		} else if (!strcmp(p->name, "nccl.all_reduce") &&
+			   (double)cd_probe_max_bytes(p) >= cd_conf_get(c, CD_K_NCCL_FLOOR_BYTES)) {
+			floor_ = cd_conf_get(c, CD_K_NCCL_AR_MIN);
+		}
+		if (ref > 0 && full > 0)
+			item(a, bw / (ref * full), "%s %.1f GB/s = %.0f %% of its %.2f GB/s link", label, bw,
+			     100.0 * bw / ref, ref);
+		else if (floor_ > 0)
+			item(a, bw / floor_, "%s %.1f GB/s against a floor of %.1f GB/s", label, bw, floor_);
+	}
+}
+
+static void bw_links(struct acc *a, const struct cd_host *h)
+{
+	int64_t best = 0;
+
+	for (size_t i = 0; i < h->n_gpus; i++) {
+		const struct cd_gpu *g = &h->gpus[i];
+		size_t up = 0;
+
+		/* lanes only: GPUs drop the generation when idle, which is not lost capacity */
+		if (g->pcie_width != CD_NULL_I64 && g->pcie_max_width != CD_NULL_I64 && g->pcie_max_width > 0)
+			item(a, (double)g->pcie_width / (double)g->pcie_max_width,
+			     "%s gpu%" PRId64 " PCIe x%" PRId64 " of x%" PRId64, h->hostname, g->index, g->pcie_width,
+			     g->pcie_max_width);
+		for (size_t l = 0; l < g->n_nvlinks; l++)
+			up += g->nvlinks[l].up == CD_TRI_TRUE;
+		if (g->n_nvlinks)
+			item(a, (double)up / (double)g->n_nvlinks, "%s gpu%" PRId64 " %zu of %zu NVLinks up", h->hostname,
+			     g->index, up, g->n_nvlinks);
+	}
+	for (size_t i = 0; i < h->n_pci; i++) {
+		const struct cd_pci_device *d = &h->pci[i];
+		double cur = cd_pcie_gbyte_s(d->gen, d->width), max = cd_pcie_gbyte_s(d->max_gen, d->max_width);
+
+		if ((d->kind == CD_PCI_NIC || d->kind == CD_PCI_HCA) && cur > 0 && max > 0)
+			item(a, cur / max, "%s %s PCIe %.2f of %.2f GB/s", h->hostname,
+			     d->os_devices.n ? d->os_devices.v[0] : d->bus_id, cur, max);
+	}
+	/* a port's reference is the fastest active port of its host: what the cabling can do */
+	for (size_t i = 0; i < h->n_hcas; i++)
+		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
+			const struct cd_ib_port *p = &h->hcas[i].ports[j];
+
+			if (p->state && !strcmp(p->state, "active") && !isnan(p->rate_gbit_s) && p->rate_gbit_s > (double)best)
+				best = (int64_t)p->rate_gbit_s;
+		}
+	for (size_t i = 0; i < h->n_hcas; i++) {
+		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
+			const struct cd_ib_port *p = &h->hcas[i].ports[j];
+
+			if (!p->state || strcmp(p->state, "active")) {
+				item(a, 0, "%s %s/%" PRId64 " port %s", h->hostname, h->hcas[i].name, p->port,
+				     p->state ? p->state : "state unknown");
+				continue;
+			}
+			if (!isnan(p->rate_gbit_s) && best > 0)
+				item(a, p->rate_gbit_s / (double)best, "%s %s/%" PRId64 " at %.0f of %" PRId64 " Gb/s",
+				     h->hostname, h->hcas[i].name, p->port, p->rate_gbit_s, best);
+		}
+	}
+}
+
+/* ---- latency: target / measured at the smallest size ---- */
+
+static void latency(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
+{
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+		double us = cd_probe_lat_us(p), target = NAN;
+		char label[96];
+
+		if (cd_probe_is(p, "nccl."))
+			target = cd_conf_get(c, CD_K_NCCL_LAT_TARGET);
+		else if (p->name && !strcmp(p->name, "p2p.latency"))
+			target = cd_conf_get(c, CD_K_P2P_LAT_TARGET);
+		else if (p->name && !strcmp(p->name, "mpi.latency"))
+			target = cd_conf_get(c, CD_K_MPI_LAT_TARGET);
+		if (isnan(us) || !(us > 0) || !(target > 0))
+			continue;
+		probe_label(p, label, sizeof(label));
+		item(a, target / us, "%s %.1f us against a target of %.1f us", label, us, target);
+	}
+}
+
+/* ---- balance: slowest / median of each comparison ---- */
+
+static void balance_one(struct acc *a, double *v, size_t n, const char *what)
+{
+	double lo = INFINITY, med;
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++)
+		lo = fmin(lo, v[i]);
+	med = cd_median(v, n);
+	if (med > 0)
+		item(a, lo / med, "%s: slowest %.1f GB/s = %.0f %% of the median %.1f GB/s of %zu", what, lo,
+		     100.0 * lo / med, med, n);
+}
+
+static void balance(struct acc *a, const struct cd_results *r)
+{
+	size_t np = r->n_probes;
+	double *v = xcalloc(np + r->n_hosts + 1, sizeof(*v)), *tmp = xcalloc(np + 1, sizeof(*tmp));
+
+	for (size_t i = 0; i < np; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+		const struct cd_host *h = cd_probe_host(r, p);
+		size_t n = 0, nh = 0, dup = 0;
+		char what[160];
+
+		if (!p->name || !cd_probe_is_bw(p) || isnan(cd_probe_bw(p)))
+			continue;
+		for (size_t j = 0; j < i; j++)
+			dup |= r->probes[j].name && !strcmp(r->probes[j].name, p->name) && !isnan(cd_probe_bw(&r->probes[j]));
+		if (dup)
+			continue;
+		/* among the devices of each host */
+		for (size_t k = 0; k < r->n_hosts; k++) {
+			h = &r->hosts[k];
+			n = 0;
+			for (size_t j = i; j < np; j++) {
+				const struct cd_probe_run *q = &r->probes[j];
+
+				if (q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 &&
+				    cd_probe_host(r, q) == h && !isnan(cd_probe_bw(q)))
+					v[n++] = cd_probe_bw(q);
+			}
+			snprintf(what, sizeof(what), "%s on %s", p->name, h->hostname ? h->hostname : "?");
+			balance_one(a, v, n, what);
+		}
+		/* among hosts: each host's median */
+		for (size_t k = 0; k < r->n_hosts; k++) {
+			size_t m = 0;
+
+			for (size_t j = i; j < np; j++) {
+				const struct cd_probe_run *q = &r->probes[j];
+
+				if (q->name && !strcmp(q->name, p->name) && cd_probe_host(r, q) == &r->hosts[k] &&
+				    !isnan(cd_probe_bw(q)))
+					tmp[m++] = cd_probe_bw(q);
+			}
+			if (m)
+				v[nh++] = cd_median(tmp, m);
+		}
+		snprintf(what, sizeof(what), "%s across hosts", p->name);
+		balance_one(a, v, nh, what);
+	}
+	free(v);
+	free(tmp);
+}
+
+/* ---- stability: per probe run ---- */
+
+static void stability(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
+{
+	double zero = cd_conf_get(c, CD_K_SCORE_SPREAD_ZERO) / 100.0;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+		double s = cd_probe_spread(p);
+		char label[96];
+
+		if (p->status == CD_ST_SKIPPED)
+			continue;
+		probe_label(p, label, sizeof(label));
+		if (p->status != CD_ST_OK)
+			item(a, 0, "%s %s", label, cd_status_str(p->status));
+		else if (cd_probe_errors(p))
+			item(a, 0, "%s delivered %" PRId64 " wrong elements", label, cd_probe_errors(p));
+		else if (!isnan(s) && zero > 0)
+			item(a, 1 - s / zero, "%s spread %.1f %%", label, 100.0 * s);
+		else
+			item(a, 1, "%s finished", label);
+	}
+}
+
+static const char *const no_data[CD_DIM_COUNT] = {
+	"no bandwidth measurement with a reference and no link state",
+	"no latency measurement with a target (nccl.*, p2p.latency, mpi.latency)",
+	"no two comparable bandwidth results (GPUs of one probe, or hosts)",
+	"no probe ran",
+};
+
+static void settle(struct cd_score *s, enum cd_dim d, struct acc *a)
+{
+	double v;
+
+	if (!a->n) {
+		s->basis[d] = xstrdup(no_data[d]);
+		free(a->why);
+		return;
+	}
+	v = a->use_min ? a->min : a->sum / (double)a->n;
+	s->dim[d] = (int64_t)lround(100.0 * v);
+	if (a->use_min)
+		s->basis[d] = xasprintf("lowest of %zu: %s", a->n, a->why);
+	else
+		s->basis[d] = xasprintf("mean of %zu; worst %s", a->n, a->why);
+	free(a->why);
+}
+
+void cd_score_compute(struct cd_results *r, const struct cd_conf *c)
+{
+	struct acc a[CD_DIM_COUNT] = { [CD_DIM_BANDWIDTH] = { .use_min = 1 }, [CD_DIM_BALANCE] = { .use_min = 1 } };
+	struct cd_score *s = &r->score;
+	double wsum = 0, total = 0;
+
+	cd_score_free(s);
+	s->present = 1;
+	bw_probes(&a[CD_DIM_BANDWIDTH], r, c);
+	for (size_t h = 0; h < r->n_hosts; h++)
+		bw_links(&a[CD_DIM_BANDWIDTH], &r->hosts[h]);
+	latency(&a[CD_DIM_LATENCY], r, c);
+	balance(&a[CD_DIM_BALANCE], r);
+	stability(&a[CD_DIM_STABILITY], r, c);
+	for (int d = 0; d < CD_DIM_COUNT; d++) {
+		settle(s, d, &a[d]);
+		if (s->dim[d] != CD_NULL_I64)
+			wsum += cd_score_weights[d];
+	}
+	s->renormalised = wsum > 0 && wsum < 0.999 ? CD_TRI_TRUE : CD_TRI_FALSE;
+	if (!(wsum > 0))
+		return;
+	/* the total comes from the rounded dimensions, so anyone can recompute it from the card */
+	for (int d = 0; d < CD_DIM_COUNT; d++) {
+		if (s->dim[d] == CD_NULL_I64)
+			continue;
+		total += cd_score_weights[d] / wsum * (double)s->dim[d];
+		/* four decimals: 0.4, not 0.39999999999999997, in the document */
+		s->weight[d] = round(cd_score_weights[d] / wsum * 1e4) / 1e4;
+	}
+	s->total = (int64_t)lround(total);
+	s->grade = xstrdup(cd_score_grade(s->total));
+}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The score card: exact scores of the fixture documents, each dimension's formula, renormalisation. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "rules.h"
+#include "score.h"
+#include "suites.h"
+
+static struct cd_results res;
+static struct cd_conf thr;
+
+static void setup(void)
+{
+	cd_results_init(&res);
+	cd_conf_init(&thr);
+}
+
+static void teardown(void)
+{
+	cd_results_free(&res);
+	cd_conf_free(&thr);
+}
+
+/* Load a fixture and judge it as `commdiag score FILE` does: profile chosen from its GPUs. */
+static void judge_file(const char *path)
+{
+	ck_assert_int_eq(cd_results_load_file(&res, path), 0);
+	cd_results_clear_judgement(&res);
+	ck_assert_int_eq(cd_conf_load(&thr, NULL, &res), 0);
+	cd_rules_evaluate_conf(&res, &thr);
+	cd_score_compute(&res, &thr);
+}
+
+static void judge_doc(void)
+{
+	cd_conf_free(&thr);
+	ck_assert_int_eq(cd_conf_load(&thr, NULL, NULL), 0);
+	cd_score_compute(&res, &thr);
+}
+
+static void card(int64_t total, int64_t bw, int64_t lat, int64_t bal, int64_t stab)
+{
+	const struct cd_score *s = &res.score;
+
+	ck_assert(s->present);
+	ck_assert_int_eq(s->total, total);
+	ck_assert_int_eq(s->dim[CD_DIM_BANDWIDTH], bw);
+	ck_assert_int_eq(s->dim[CD_DIM_LATENCY], lat);
+	ck_assert_int_eq(s->dim[CD_DIM_BALANCE], bal);
+	ck_assert_int_eq(s->dim[CD_DIM_STABILITY], stab);
+}
+
+START_TEST(test_faulty_h100)
+{
+	static const char *const want[][2] = { { "PCIE002", "mlx5_6" }, { "IB001", "mlx5_3/1" }, { "COPY001", "gpu5" } };
+
+	judge_file("tests/data/docs/h100-faulty.json");
+	ck_assert_str_eq(res.rules.profile, "h100-sxm");
+	ck_assert_uint_eq(res.n_findings, 3);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_str_eq(res.findings[i].id, want[i][0]);
+		ck_assert_str_eq(res.findings[i].subject, want[i][1]);
+		ck_assert_int_eq(res.findings[i].severity, CD_SEV_FAIL);
+	}
+	card(57, 0, 100, 50, 96);
+	ck_assert_str_eq(res.score.grade, "needs work");
+	ck_assert_int_eq(res.score.renormalised, CD_TRI_FALSE);
+	ck_assert_double_eq(res.score.weight[CD_DIM_BANDWIDTH], 0.3);
+	ck_assert_double_eq(res.score.weight[CD_DIM_STABILITY], 0.2);
+	ck_assert_str_eq(res.score.basis[CD_DIM_BANDWIDTH], "lowest of 41: gpu-node07 mlx5_3/1 port down");
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_BALANCE], "copy.h2d on gpu-node07: slowest 27.6 GB/s"));
+}
+END_TEST
+
+START_TEST(test_clean_h100)
+{
+	judge_file("tests/data/docs/h100-clean.json");
+	ck_assert_uint_eq(res.n_findings, 0);
+	card(99, 100, 100, 99, 96);
+	ck_assert_str_eq(res.score.grade, "excellent");
+	ck_assert_uint_eq(res.rules.n_not_evaluated, 1);
+	ck_assert_str_eq(res.rules.not_evaluated[0].group, "p2p");
+}
+END_TEST
+
+START_TEST(test_grades)
+{
+	ck_assert_str_eq(cd_score_grade(100), "excellent");
+	ck_assert_str_eq(cd_score_grade(85), "excellent");
+	ck_assert_str_eq(cd_score_grade(84), "good");
+	ck_assert_str_eq(cd_score_grade(70), "good");
+	ck_assert_str_eq(cd_score_grade(69), "needs work");
+	ck_assert_str_eq(cd_score_grade(0), "needs work");
+	ck_assert_double_eq_tol(cd_score_weights[0] + cd_score_weights[1] + cd_score_weights[2] + cd_score_weights[3], 1.0,
+				1e-12);
+}
+END_TEST
+
+START_TEST(test_no_data)
+{
+	struct cd_host *h = cd_results_add_host(&res);
+
+	h->hostname = xstrdup("login1");
+	judge_doc();
+	ck_assert(res.score.present);
+	ck_assert_int_eq(res.score.total, CD_NULL_I64);
+	ck_assert_ptr_null(res.score.grade);
+	for (int d = 0; d < CD_DIM_COUNT; d++) {
+		ck_assert_int_eq(res.score.dim[d], CD_NULL_I64);
+		ck_assert(isnan(res.score.weight[d]));
+		ck_assert_ptr_nonnull(res.score.basis[d]);
+	}
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY], "no probe ran");
+}
+END_TEST
+
+static struct cd_probe_run *probe(const char *name, int64_t device, int64_t bytes, double gbs, double spread)
+{
+	struct cd_probe_run *p = cd_results_add_probe(&res, name);
+	struct cd_probe_sample *sm = cd_probe_add_sample(p);
+
+	p->status = CD_ST_OK;
+	p->device = device;
+	sm->bytes = bytes;
+	sm->time_us = (double)bytes / gbs / 1e3;
+	sm->min_time_us = sm->time_us;
+	sm->max_time_us = sm->time_us * (1 + spread);
+	sm->algbw_gbyte_s = gbs;
+	sm->busbw_gbyte_s = gbs;
+	return p;
+}
+
+static void gpu_host(int n)
+{
+	struct cd_host *h = cd_results_add_host(&res);
+
+	h->hostname = xstrdup("node17");
+	for (int i = 0; i < n; i++) {
+		struct cd_gpu *g = cd_host_add_gpu(h);
+
+		g->index = i;
+		g->pcie_gen = g->pcie_max_gen = 4;
+		g->pcie_width = g->pcie_max_width = 16;
+	}
+}
+
+START_TEST(test_renormalised)
+{
+	/* one GPU, one copy: bandwidth and stability only; latency and balance have no data */
+	gpu_host(1);
+	probe("copy.h2d", 0, 1 << 28, 20.0, 0.10); /* 20 of 31.5 GB/s: 63.5 %, / 85 % = 75 */
+	judge_doc();
+	card(77, 75, CD_NULL_I64, CD_NULL_I64, 80); /* (0.3 * 75 + 0.2 * 80) / 0.5 = 77 */
+	ck_assert_int_eq(res.score.renormalised, CD_TRI_TRUE);
+	ck_assert_double_eq(res.score.weight[CD_DIM_BANDWIDTH], 0.6);
+	ck_assert_double_eq(res.score.weight[CD_DIM_STABILITY], 0.4);
+	ck_assert(isnan(res.score.weight[CD_DIM_LATENCY]));
+	ck_assert_str_eq(res.score.grade, "good");
+	ck_assert_str_eq(res.score.basis[CD_DIM_LATENCY],
+			 "no latency measurement with a target (nccl.*, p2p.latency, mpi.latency)");
+}
+END_TEST
+
+START_TEST(test_dimensions)
+{
+	struct cd_probe_run *p;
+
+	gpu_host(4);
+	/* balance: the slowest of 4 against their median */
+	probe("copy.d2h", 0, 1 << 28, 26.0, 0);
+	probe("copy.d2h", 1, 1 << 28, 26.0, 0);
+	probe("copy.d2h", 2, 1 << 28, 26.0, 0);
+	probe("copy.d2h", 3, 1 << 28, 13.0, 0);
+	/* latency: target 50 us (default.conf), measured 100 us: 50; p2p.latency 10 us of 10: 100 */
+	p = probe("nccl.all_reduce", CD_NULL_I64, 8, 8.0 / 100.0 / 1e3, 0);
+	p->nranks = 4;
+	probe("p2p.latency", 0, 8, 8.0 / 10.0 / 1e3, 0);
+	/* stability: a timeout scores 0 in the mean */
+	p = cd_results_add_probe(&res, "nccl.all_gather");
+	p->status = CD_ST_TIMEOUT;
+	judge_doc();
+	/* bandwidth: 13 of 31.5 GB/s = 41.3 %, / 85 % = 48.6 -> 49 */
+	ck_assert_int_eq(res.score.dim[CD_DIM_BANDWIDTH], 49);
+	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], 75);
+	ck_assert_int_eq(res.score.dim[CD_DIM_BALANCE], 50);
+	/* 7 runs: six at spread 0 (100) and one timeout (0) -> 85.7 */
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 86);
+	/* 0.3*49 + 0.25*75 + 0.25*50 + 0.2*86 = 62.95 */
+	ck_assert_int_eq(res.score.total, 63);
+	ck_assert_int_eq(res.score.renormalised, CD_TRI_FALSE);
+}
+END_TEST
+
+START_TEST(test_links_count)
+{
+	/* no probe at all: a down port still costs bandwidth, and lanes missing on a GPU */
+	struct cd_host *h;
+	struct cd_hca *c;
+	struct cd_ib_port *port;
+
+	gpu_host(2);
+	h = &res.hosts[0];
+	h->gpus[1].pcie_width = 8;
+	c = cd_host_add_hca(h);
+	c->name = xstrdup("mlx5_0");
+	port = cd_hca_add_port(c);
+	port->port = 1;
+	port->state = xstrdup("active");
+	port->rate_gbit_s = 400;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_BANDWIDTH], 50);
+	ck_assert_int_eq(res.score.total, 50); /* the only dimension with data */
+	h->gpus[1].pcie_width = 16;
+	h->gpus[1].pcie_gen = 1; /* idle generation drop: not lost capacity */
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_BANDWIDTH], 100);
+}
+END_TEST
+
+Suite *score_suite(void)
+{
+	Suite *s = suite_create("score");
+	TCase *tc = tcase_create("fixtures");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_faulty_h100);
+	tcase_add_test(tc, test_clean_h100);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("formulas");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_grades);
+	tcase_add_test(tc, test_no_data);
+	tcase_add_test(tc, test_renormalised);
+	tcase_add_test(tc, test_dimensions);
+	tcase_add_test(tc, test_links_count);
+	suite_add_tcase(s, tc);
+	return s;
+}
