@@ -25,7 +25,10 @@
 #define MPI_VERSION_LEN 1
 #endif
 
+#include "advise.h"
 #include "discover.h"
+#include "envlint.h"
+#include "explain.h"
 #include "out.h"
 #include "report.h"
 #include "results.h"
@@ -42,9 +45,14 @@
 #define C_REPORT (1u << 2)
 #define C_VERSION (1u << 3)
 #define C_HELP (1u << 4)
+#define C_ADVISE (1u << 5)
+#define C_ENV (1u << 6)
+#define C_EXPLAIN (1u << 7)
 #define C_ALL (~0u)
+/* the commands that take positional arguments */
+#define C_ARGS (C_HELP | C_EXPLAIN)
 /* the global options: every command that writes a report takes them */
-#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION)
+#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_ADVISE | C_ENV | C_EXPLAIN)
 
 struct ctx {
 	enum out_format format;
@@ -54,6 +62,8 @@ struct ctx {
 	enum cd_severity fail_on;
 	double timeout_s;
 	const char *from;
+	int tree;   /* advise --explain */
+	int shell;  /* --shell: only the paste-able block */
 	struct cd_discover_opts dopt;
 	char **args; /* positional arguments after the command */
 	int nargs;
@@ -72,6 +82,9 @@ static int cmd_topo(struct ctx *c);
 static int cmd_report(struct ctx *c);
 static int cmd_version(struct ctx *c);
 static int cmd_help(struct ctx *c);
+static int cmd_advise(struct ctx *c);
+static int cmd_env(struct ctx *c);
+static int cmd_explain(struct ctx *c);
 
 static const struct cmd cmds[] = {
 	{ "check", cmd_check, C_CHECK, "discover this host, score it against the rules, and report (the default)",
@@ -83,6 +96,12 @@ static const struct cmd cmds[] = {
 	{ "version", cmd_version, C_VERSION, "commdiag's version and the versions of the libraries it finds",
 	  "version [--nccl-lib PATH] [--json]" },
 	{ "help", cmd_help, C_HELP, "this list, or the options of one command", "help [COMMAND]" },
+	{ "advise", cmd_advise, C_ADVISE, "the settings to change, from the decision tree (--explain prints the tree)",
+	  "advise [--from FILE.json] [--explain] [--shell] [options]" },
+	{ "env", cmd_env, C_ENV, "lint NCCL_*, TORCH_NCCL_*, GLOO_*, OMPI_MCA_*, UCX_* settings and nccl.conf",
+	  "env [--from FILE.json] [options]" },
+	{ "explain", cmd_explain, C_EXPLAIN, "read NCCL, PyTorch or Open MPI logs and advise as check does",
+	  "explain LOGFILE...|- [--shell] [options]" },
 };
 
 enum {
@@ -93,6 +112,8 @@ enum {
 	OPT_TOPOLOGY,
 	OPT_FROM,
 	OPT_NCCL_LIB,
+	OPT_EXPLAIN,
+	OPT_SHELL,
 };
 
 static const struct opt {
@@ -116,10 +137,14 @@ static const struct opt {
 	  "no colour (colour is used only on a terminal, and never when NO_COLOR is set)" },
 	{ { "topology", required_argument, NULL, OPT_TOPOLOGY }, 0, C_CHECK | C_TOPO, "FILE.xml",
 	  "replay a saved hwloc XML topology instead of this machine's" },
-	{ { "from", required_argument, NULL, OPT_FROM }, 0, C_CHECK | C_REPORT, "FILE.json",
+	{ { "from", required_argument, NULL, OPT_FROM }, 0, C_CHECK | C_REPORT | C_ADVISE | C_ENV, "FILE.json",
 	  "load a saved document ('-' for stdin); check re-scores it with the current rules" },
-	{ { "nccl-lib", required_argument, NULL, OPT_NCCL_LIB }, 0, C_CHECK | C_TOPO | C_VERSION, "PATH",
-	  "load this NCCL library instead of libnccl.so.2" },
+	{ { "nccl-lib", required_argument, NULL, OPT_NCCL_LIB }, 0, C_CHECK | C_TOPO | C_VERSION | C_ADVISE | C_ENV,
+	  "PATH", "load this NCCL library instead of libnccl.so.2" },
+	{ { "explain", no_argument, NULL, OPT_EXPLAIN }, 0, C_ADVISE, NULL,
+	  "print the decision tree itself instead of walking it" },
+	{ { "shell", no_argument, NULL, OPT_SHELL }, 0, C_CHECK | C_ADVISE | C_EXPLAIN, NULL,
+	  "print only the advice as lines to paste or eval (export/unset; commands as comments)" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -279,6 +304,11 @@ static void render_results(struct cd_out *o, const void *r)
 	cd_report(o, r);
 }
 
+static void render_shell(struct cd_out *o, const void *r)
+{
+	cd_report_shell(o, r);
+}
+
 /* ---- commands ---- */
 
 static int deterministic(void)
@@ -314,37 +344,114 @@ static int exit_for(const struct ctx *c, const struct cd_results *r)
 	return worst >= 0 && worst >= (int)c->fail_on ? EXIT_FINDINGS : 0;
 }
 
+/*
+ * Findings and advice: the rules, the env linter (with this machine's nccl.conf
+ * files unless the facts come from a saved document), then the decision tree.
+ */
+static int judge(struct cd_results *r, const struct ctx *c)
+{
+	struct cd_envcat cat = { 0 };
+	char *conf = c->from ? NULL : cd_envlint_conf_paths();
+
+	cd_rules_evaluate(r);
+	if (cd_envcat_load_default(&cat) < 0) {
+		free(conf);
+		return -1;
+	}
+	cd_envlint(r, &cat, conf);
+	cd_envcat_free(&cat);
+	free(conf);
+	cd_advise(r);
+	return 0;
+}
+
+/* Is this finding id one this build makes (a rule, or the env linter)? */
+static int own_finding(const char *id)
+{
+	size_t n;
+	const struct cd_rule *t = cd_rules_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].id, id))
+			return 1;
+	return !strncmp(id, "ENV", 3);
+}
+
+/*
+ * advise --from: the saved findings of rules this build lacks (another version,
+ * the MPI job's cross-host checks) are kept as input to the tree; the rest, and
+ * all advice, is made anew.
+ */
+static void keep_foreign_findings(struct cd_results *r)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct cd_finding *f = &r->findings[i];
+
+		if (!own_finding(f->id)) {
+			r->findings[k++] = *f;
+			continue;
+		}
+		free(f->id);
+		free(f->host);
+		free(f->subject);
+		free(f->title);
+		free(f->unit);
+		cd_strv_free(&f->evidence);
+	}
+	r->n_findings = k;
+	k = r->n_findings;
+	r->n_findings = 0;
+	cd_results_clear_judgement(r);  /* frees the advice; findings are already sorted */
+	r->n_findings = k;
+}
+
+/* The document of this host, or of --from; 0 or an exit code. */
+static int load_or_discover(struct ctx *c, struct cd_results *r, const char *mode)
+{
+	cd_results_init(r);
+	if (c->from) {
+		if (cd_results_load_file(r, c->from) < 0)
+			return EXIT_USAGE;
+		if (!strcmp(mode, "advise"))
+			keep_foreign_findings(r);
+		else
+			cd_results_clear_judgement(r);
+		free(r->tool_version);
+		r->tool_version = xstrdup(CD_VERSION);
+		return 0;
+	}
+	phase(1);
+	stamp(r, mode, c);
+	if (cd_discover_host(cd_results_add_host(r), &c->dopt) < 0) {
+		cd_results_free(r);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int discover_and_report(struct ctx *c, const char *mode, int score)
 {
 	struct cd_results r;
 	double t0 = cd_now_s();
 	int rc;
 
-	cd_results_init(&r);
-	if (c->from) {
-		/* re-judge a saved run: its facts stay, its findings and advice are made anew */
-		if (cd_results_load_file(&r, c->from) < 0)
-			return EXIT_USAGE;
-		cd_results_clear_judgement(&r);
-		/* the facts keep their run; the judgement is this version's */
-		free(r.tool_version);
-		r.tool_version = xstrdup(CD_VERSION);
-	} else {
-		phase(1);
-		stamp(&r, mode, c);
-		if (cd_discover_host(cd_results_add_host(&r), &c->dopt) < 0) {
-			cd_results_free(&r);
-			return EXIT_USAGE;
-		}
-	}
+	/* a saved run keeps its facts; its findings and advice are made anew */
+	rc = load_or_discover(c, &r, mode);
+	if (rc)
+		return rc;
 	if (score) {
 		phase(2);
-		cd_rules_evaluate(&r);
+		if (judge(&r, c) < 0) {
+			cd_results_free(&r);
+			return EXIT_RUNTIME;
+		}
 	}
 	if (!c->from && !deterministic())
 		r.run.duration_s = cd_now_s() - t0;
 	phase(3);
-	rc = emit(c, render_results, &r);
+	rc = emit(c, c->shell ? render_shell : render_results, &r);
 	if (rc == 0)
 		rc = exit_for(c, &r);
 	cd_results_free(&r);
@@ -357,6 +464,141 @@ static int cmd_check(struct ctx *c)
 		return cd_error("options '--from' and '--topology' exclude each other: a saved document has its topology"),
 		       EXIT_USAGE;
 	return discover_and_report(c, "check", 1);
+}
+
+static void render_advise(struct cd_out *o, const void *r)
+{
+	cd_report_advice(o, r);
+}
+
+static void render_tree(struct cd_out *o, const void *unused)
+{
+	(void)unused;
+	cd_report_tree(o);
+}
+
+static int cmd_advise(struct ctx *c)
+{
+	struct cd_results r;
+	int rc;
+
+	if (c->tree) {
+		if (c->from || c->shell)
+			return cd_error("advise: '--explain' prints the tree alone; it takes no '--from' or '--shell'"),
+			       EXIT_USAGE;
+		phase(3);
+		return emit(c, render_tree, NULL);
+	}
+	rc = load_or_discover(c, &r, "advise");
+	if (rc)
+		return rc;
+	phase(2);
+	if (judge(&r, c) < 0) {
+		cd_results_free(&r);
+		return EXIT_RUNTIME;
+	}
+	phase(3);
+	rc = emit(c, c->shell ? render_shell : render_advise, &r);
+	if (rc == 0)
+		rc = exit_for(c, &r);
+	cd_results_free(&r);
+	return rc;
+}
+
+static void render_env_report(struct cd_out *o, const void *r)
+{
+	cd_report_env(o, r);
+}
+
+static int cmd_env(struct ctx *c)
+{
+	struct cd_results r;
+	struct cd_envcat cat = { 0 };
+	char *conf;
+	int rc = load_or_discover(c, &r, "env");
+
+	if (rc)
+		return rc;
+	phase(2);
+	if (cd_envcat_load_default(&cat) < 0) {
+		cd_results_free(&r);
+		return EXIT_RUNTIME;
+	}
+	conf = c->from ? NULL : cd_envlint_conf_paths();
+	cd_envlint(&r, &cat, conf);
+	free(conf);
+	cd_envcat_free(&cat);
+	cd_advise(&r);
+	phase(3);
+	rc = emit(c, render_env_report, &r);
+	if (rc == 0)
+		rc = exit_for(c, &r);
+	cd_results_free(&r);
+	return rc;
+}
+
+/* A log named on the command line, or stdin for "-": the whole of it, up to a bound. */
+static char *read_log(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *text;
+
+	if (!f) {
+		cd_error("explain: cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	text = cd_read_file(f, (size_t)1 << 30, len);
+	if (!text)
+		cd_error("explain: cannot read '%s': %s", path, errno ? strerror(errno) : "larger than 1 GiB");
+	if (f != stdin)
+		fclose(f);
+	return text;
+}
+
+static void render_explain(struct cd_out *o, const void *r)
+{
+	cd_report_explain(o, r);
+}
+
+static int cmd_explain(struct ctx *c)
+{
+	struct cd_results r;
+	struct cd_envcat cat = { 0 };
+	int rc;
+
+	if (!c->nargs)
+		return cd_error("explain: which log? use 'commdiag explain LOGFILE...' ('-' for stdin)"), EXIT_USAGE;
+	cd_results_init(&r);
+	stamp(&r, "explain", c);
+	r.run.ranks = CD_NULL_I64;
+	phase(1);
+	for (int i = 0; i < c->nargs; i++) {
+		size_t len = 0;
+		char *text = read_log(c->args[i], &len);
+		const char *base = strrchr(c->args[i], '/');
+
+		if (!text) {
+			cd_results_free(&r);
+			return EXIT_USAGE;
+		}
+		cd_explain_parse(&r, text, len, !strcmp(c->args[i], "-") ? "stdin" : base ? base + 1 : c->args[i]);
+		free(text);
+	}
+	phase(2);
+	if (cd_envcat_load_default(&cat) < 0) {
+		cd_results_free(&r);
+		return EXIT_RUNTIME;
+	}
+	/* the variables NCCL reported, linted as for a host; no local files: the log is another machine */
+	cd_envlint(&r, &cat, NULL);
+	cd_envcat_free(&cat);
+	cd_advise(&r);
+	phase(3);
+	rc = emit(c, c->shell ? render_shell : render_explain, &r);
+	if (rc == 0)
+		rc = exit_for(c, &r);
+	cd_results_free(&r);
+	return rc;
 }
 
 static int cmd_topo(struct ctx *c)
@@ -588,6 +830,12 @@ int main(int argc, char **argv)
 		case OPT_NCCL_LIB:
 			c.dopt.nccl_lib = optarg;
 			break;
+		case OPT_EXPLAIN:
+			c.tree = 1;
+			break;
+		case OPT_SHELL:
+			c.shell = 1;
+			break;
 		case 'h':
 			cmd = NULL;
 			break;
@@ -612,7 +860,7 @@ int main(int argc, char **argv)
 	}
 	c.args = &argv[optind];
 	c.nargs = argc - optind;
-	if (c.nargs && cmd->fn != cmd_help)
+	if (c.nargs && !(cmd->id & C_ARGS))
 		return cd_error("%s: unexpected argument '%s'", cmd->name, c.args[0]), EXIT_USAGE;
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
 		if (used[i] && !(opts[i].applies & cmd->id))
@@ -620,6 +868,8 @@ int main(int argc, char **argv)
 					cmd->name, cmd->name),
 			       EXIT_USAGE;
 
+	if (c.shell && c.format == OUT_FMT_JSON)
+		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--json'"), EXIT_USAGE;
 	{
 		const char *nc = getenv("NO_COLOR");
 
