@@ -437,7 +437,7 @@ static void build_rich(struct cd_results *r)
 	gpu->pcie_link_gbyte_s = 31.5;
 	{
 		struct cd_nvlink *l = cd_gpu_add_nvlink(gpu);
-		struct cd_acs *a;
+		struct cd_acs *acs;
 		struct cd_reach *x;
 
 		l->link = 0;
@@ -467,13 +467,13 @@ static void build_rich(struct cd_results *r)
 		h->paths.nccl_p2p[1] = h->paths.nccl_p2p[2] = CD_TRI_TRUE;
 		h->paths.nvml_p2p[1] = xstrdup("ok");
 
-		a = cd_host_add_acs(h);
-		a->bus_id = xstrdup("0000:16:02.0");
-		a->redirect = CD_TRI_TRUE;
-		a->ctrl = 0x1d;
-		a = cd_host_add_acs(h);
-		a->bus_id = xstrdup("0000:16:03.0");
-		a->reason = xstrdup("needs root to read PCI config space beyond 64 bytes");
+		acs = cd_host_add_acs(h);
+		acs->bus_id = xstrdup("0000:16:02.0");
+		acs->redirect = CD_TRI_TRUE;
+		acs->ctrl = 0x1d;
+		acs = cd_host_add_acs(h);
+		acs->bus_id = xstrdup("0000:16:03.0");
+		acs->reason = xstrdup("needs root to read PCI config space beyond 64 bytes");
 
 		x = cd_results_add_reach(r);
 		x->from = xstrdup("node17");
