@@ -26,7 +26,10 @@
 #endif
 
 #include "conf.h"
+#include "advise.h"
 #include "discover.h"
+#include "envlint.h"
+#include "explain.h"
 #include "out.h"
 #include "probe.h"
 #include "report.h"
@@ -49,13 +52,17 @@
 #define C_PROBE (1u << 5)
 #define C_RULES (1u << 6)
 #define C_SCORE (1u << 7)
+#define C_ADVISE (1u << 8)
+#define C_ENV (1u << 9)
+#define C_EXPLAIN (1u << 10)
 #define C_ALL (~0u)
-/* the global options: every command that writes a report takes them */
-#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE)
-/* the commands that judge, and so take thresholds */
-#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES)
 /* the commands that take positional arguments */
-#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE)
+/* the global options: every command that writes a report takes them */
+#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN)
+/* the commands that judge, and so take thresholds */
+#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE)
+/* the commands that take positional arguments */
+#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
 
 struct ctx {
@@ -66,6 +73,8 @@ struct ctx {
 	enum cd_severity fail_on;
 	double timeout_s;
 	const char *from;
+	int tree;   /* advise --explain */
+	int shell;  /* --shell: only the paste-able block */
 	struct cd_discover_opts dopt;
 	unsigned probe_set;         /* CD_SET_*: --quick, default, --full */
 	const char *sweep[4];       /* -b -e -f -i as given */
@@ -92,6 +101,9 @@ static int cmd_help(struct ctx *c);
 static int cmd_probe(struct ctx *c);
 static int cmd_rules(struct ctx *c);
 static int cmd_score(struct ctx *c);
+static int cmd_advise(struct ctx *c);
+static int cmd_env(struct ctx *c);
+static int cmd_explain(struct ctx *c);
 
 static const struct cmd cmds[] = {
 	{ "check", cmd_check, C_CHECK, "discover this host, score it against the rules, and report (the default)",
@@ -109,6 +121,12 @@ static const struct cmd cmds[] = {
 	  "rules [--profile NAME] [--rules FILE] [-D KEY=VALUE] [--json] | rules check FILE..." },
 	{ "score", cmd_score, C_SCORE, "re-judge a saved JSON document with the current rules (check --from)",
 	  "score FILE.json|- [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
+	{ "advise", cmd_advise, C_ADVISE, "the settings to change, from the decision tree (--explain prints the tree)",
+	  "advise [--from FILE.json] [--explain] [--shell] [options]" },
+	{ "env", cmd_env, C_ENV, "lint NCCL_*, TORCH_NCCL_*, GLOO_*, OMPI_MCA_*, UCX_* settings and nccl.conf",
+	  "env [--from FILE.json] [options]" },
+	{ "explain", cmd_explain, C_EXPLAIN, "read NCCL, PyTorch or Open MPI logs and advise as check does",
+	  "explain LOGFILE...|- [--shell] [options]" },
 };
 
 enum {
@@ -124,6 +142,8 @@ enum {
 	OPT_PROBE_TIMEOUT,
 	OPT_PROFILE,
 	OPT_RULES,
+	OPT_EXPLAIN,
+	OPT_SHELL,
 };
 
 static const struct opt {
@@ -147,9 +167,10 @@ static const struct opt {
 	  "no colour (colour is used only on a terminal, and never when NO_COLOR is set)" },
 	{ { "topology", required_argument, NULL, OPT_TOPOLOGY }, 0, C_CHECK | C_TOPO, "FILE.xml",
 	  "replay a saved hwloc XML topology instead of this machine's" },
-	{ { "from", required_argument, NULL, OPT_FROM }, 0, C_CHECK | C_REPORT, "FILE.json",
+	{ { "from", required_argument, NULL, OPT_FROM }, 0, C_CHECK | C_REPORT | C_ADVISE | C_ENV, "FILE.json",
 	  "load a saved document ('-' for stdin); check re-scores it with the current rules" },
-	{ { "nccl-lib", required_argument, NULL, OPT_NCCL_LIB }, 0, C_CHECK | C_TOPO | C_VERSION | C_PROBE, "PATH",
+	{ { "nccl-lib", required_argument, NULL, OPT_NCCL_LIB }, 0, C_CHECK | C_TOPO | C_VERSION | C_PROBE | C_ADVISE | C_ENV,
+	  "PATH",
 	  "load this NCCL library instead of libnccl.so.2" },
 	{ { "quick", no_argument, NULL, OPT_QUICK }, 0, C_CHECK, NULL, "only the quick probes (a prolog's budget)" },
 	{ { "full", no_argument, NULL, OPT_FULL }, 0, C_CHECK, NULL, "every probe, not only the default set" },
@@ -170,6 +191,10 @@ static const struct opt {
 	  "read thresholds from FILE over the profile's (repeatable)" },
 	{ { "define", required_argument, NULL, 'D' }, 'D', C_JUDGE, "KEY=VALUE",
 	  "set one threshold, over everything else (repeatable)" },
+	{ { "explain", no_argument, NULL, OPT_EXPLAIN }, 0, C_ADVISE, NULL,
+	  "print the decision tree itself instead of walking it" },
+	{ { "shell", no_argument, NULL, OPT_SHELL }, 0, C_CHECK | C_ADVISE | C_EXPLAIN, NULL,
+	  "print only the advice as lines to paste or eval (export/unset; commands as comments)" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -329,6 +354,11 @@ static void render_results(struct cd_out *o, const void *r)
 	cd_report(o, r);
 }
 
+static void render_shell(struct cd_out *o, const void *r)
+{
+	cd_report_shell(o, r);
+}
+
 /* ---- commands ---- */
 
 static int deterministic(void)
@@ -385,18 +415,97 @@ static void run_probes(struct ctx *c, struct cd_results *r, const int *selected,
 	cd_probe_ctx_free(&pc);
 }
 
-/* Thresholds for r: profile, --rules, -D; a bad one is an input error (exit 2). */
+/*
+ * Findings, score and advice: the rules with their thresholds (profile, --rules,
+ * -D), the env linter (with this machine's nccl.conf files unless the facts come
+ * from a saved document), then the decision tree. Returns 0 or an exit code.
+ */
 static int judge(struct ctx *c, struct cd_results *r)
 {
+	struct cd_envcat cat = { 0 };
 	struct cd_conf conf;
+	char *paths;
 
 	if (cd_conf_load(&conf, &c->conf, r) < 0) {
 		cd_conf_free(&conf);
-		return -1;
+		return EXIT_USAGE;
 	}
 	cd_rules_evaluate_conf(r, &conf);
 	cd_score_compute(r, &conf);
 	cd_conf_free(&conf);
+	if (cd_envcat_load_default(&cat) < 0)
+		return EXIT_RUNTIME;
+	paths = c->from ? NULL : cd_envlint_conf_paths();
+	cd_envlint(r, &cat, paths);
+	cd_envcat_free(&cat);
+	free(paths);
+	cd_advise(r);
+	return 0;
+}
+
+/* Is this finding id one this build makes (a rule, or the env linter)? */
+static int own_finding(const char *id)
+{
+	size_t n;
+	const struct cd_rule *t = cd_rules_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].id, id))
+			return 1;
+	return !strncmp(id, "ENV", 3);
+}
+
+/*
+ * advise --from: the saved findings of rules this build lacks (another version,
+ * the MPI job's cross-host checks) are kept as input to the tree; the rest, and
+ * all advice, is made anew.
+ */
+static void keep_foreign_findings(struct cd_results *r)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct cd_finding *f = &r->findings[i];
+
+		if (!own_finding(f->id)) {
+			r->findings[k++] = *f;
+			continue;
+		}
+		free(f->id);
+		free(f->host);
+		free(f->subject);
+		free(f->title);
+		free(f->unit);
+		cd_strv_free(&f->evidence);
+	}
+	r->n_findings = k;
+	k = r->n_findings;
+	r->n_findings = 0;
+	cd_results_clear_judgement(r);  /* frees the advice; findings are already sorted */
+	r->n_findings = k;
+}
+
+/* The document of this host, or of --from; 0 or an exit code. */
+static int load_or_discover(struct ctx *c, struct cd_results *r, const char *mode)
+{
+	cd_results_init(r);
+	if (c->from) {
+		if (cd_results_load_file(r, c->from) < 0)
+			return EXIT_USAGE;
+		if (!strcmp(mode, "advise"))
+			keep_foreign_findings(r);
+		else
+			cd_results_clear_judgement(r);
+		free(r->tool_version);
+		r->tool_version = xstrdup(CD_VERSION);
+		return 0;
+	}
+	phase(1);
+	stamp(r, mode, c);
+	if (cd_discover_host(cd_results_add_host(r), &c->dopt) < 0) {
+		cd_results_free(r);
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -416,35 +525,24 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		if (rc < 0)
 			return EXIT_USAGE;
 	}
-	if (c->from) {
-		/* re-judge a saved run: its facts stay, its findings and advice are made anew */
-		if (cd_results_load_file(&r, c->from) < 0)
-			return EXIT_USAGE;
-		cd_results_clear_judgement(&r);
-		/* the facts keep their run; the judgement is this version's */
-		free(r.tool_version);
-		r.tool_version = xstrdup(CD_VERSION);
-	} else {
-		phase(1);
-		stamp(&r, mode, c);
-		if (cd_discover_host(cd_results_add_host(&r), &c->dopt) < 0) {
-			cd_results_free(&r);
-			return EXIT_USAGE;
-		}
-		if (score)
-			run_probes(c, &r, selected, t0);
-	}
+	/* a saved run keeps its facts; its findings and advice are made anew */
+	rc = load_or_discover(c, &r, mode);
+	if (rc)
+		return rc;
+	if (!c->from && score)
+		run_probes(c, &r, selected, t0);
 	if (score) {
 		phase(2);
-		if (judge(c, &r) < 0) {
+		rc = judge(c, &r);
+		if (rc) {
 			cd_results_free(&r);
-			return EXIT_USAGE;
+			return rc;
 		}
 	}
 	if (!c->from && !deterministic())
 		r.run.duration_s = cd_now_s() - t0;
 	phase(3);
-	rc = emit(c, render_results, &r);
+	rc = emit(c, c->shell ? render_shell : render_results, &r);
 	if (rc == 0)
 		rc = exit_for(c, &r);
 	cd_results_free(&r);
@@ -498,6 +596,142 @@ static int cmd_probe(struct ctx *c)
 	}
 	rc = discover_and_report(c, "probe", 1, selected);
 	free(selected);
+	return rc;
+}
+
+static void render_advise(struct cd_out *o, const void *r)
+{
+	cd_report_advice(o, r);
+}
+
+static void render_tree(struct cd_out *o, const void *unused)
+{
+	(void)unused;
+	cd_report_tree(o);
+}
+
+static int cmd_advise(struct ctx *c)
+{
+	struct cd_results r;
+	int rc;
+
+	if (c->tree) {
+		if (c->from || c->shell)
+			return cd_error("advise: '--explain' prints the tree alone; it takes no '--from' or '--shell'"),
+			       EXIT_USAGE;
+		phase(3);
+		return emit(c, render_tree, NULL);
+	}
+	rc = load_or_discover(c, &r, "advise");
+	if (rc)
+		return rc;
+	phase(2);
+	rc = judge(c, &r);
+	if (rc) {
+		cd_results_free(&r);
+		return rc;
+	}
+	phase(3);
+	rc = emit(c, c->shell ? render_shell : render_advise, &r);
+	if (rc == 0)
+		rc = exit_for(c, &r);
+	cd_results_free(&r);
+	return rc;
+}
+
+static void render_env_report(struct cd_out *o, const void *r)
+{
+	cd_report_env(o, r);
+}
+
+static int cmd_env(struct ctx *c)
+{
+	struct cd_results r;
+	struct cd_envcat cat = { 0 };
+	char *conf;
+	int rc = load_or_discover(c, &r, "env");
+
+	if (rc)
+		return rc;
+	phase(2);
+	if (cd_envcat_load_default(&cat) < 0) {
+		cd_results_free(&r);
+		return EXIT_RUNTIME;
+	}
+	conf = c->from ? NULL : cd_envlint_conf_paths();
+	cd_envlint(&r, &cat, conf);
+	free(conf);
+	cd_envcat_free(&cat);
+	cd_advise(&r);
+	phase(3);
+	rc = emit(c, render_env_report, &r);
+	if (rc == 0)
+		rc = exit_for(c, &r);
+	cd_results_free(&r);
+	return rc;
+}
+
+/* A log named on the command line, or stdin for "-": the whole of it, up to a bound. */
+static char *read_log(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *text;
+
+	if (!f) {
+		cd_error("explain: cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	text = cd_read_file(f, (size_t)1 << 30, len);
+	if (!text)
+		cd_error("explain: cannot read '%s': %s", path, errno ? strerror(errno) : "larger than 1 GiB");
+	if (f != stdin)
+		fclose(f);
+	return text;
+}
+
+static void render_explain(struct cd_out *o, const void *r)
+{
+	cd_report_explain(o, r);
+}
+
+static int cmd_explain(struct ctx *c)
+{
+	struct cd_results r;
+	struct cd_envcat cat = { 0 };
+	int rc;
+
+	if (!c->nargs)
+		return cd_error("explain: which log? use 'commdiag explain LOGFILE...' ('-' for stdin)"), EXIT_USAGE;
+	cd_results_init(&r);
+	stamp(&r, "explain", c);
+	r.run.ranks = CD_NULL_I64;
+	phase(1);
+	for (int i = 0; i < c->nargs; i++) {
+		size_t len = 0;
+		char *text = read_log(c->args[i], &len);
+		const char *base = strrchr(c->args[i], '/');
+
+		if (!text) {
+			cd_results_free(&r);
+			return EXIT_USAGE;
+		}
+		cd_explain_parse(&r, text, len, !strcmp(c->args[i], "-") ? "stdin" : base ? base + 1 : c->args[i]);
+		free(text);
+	}
+	phase(2);
+	if (cd_envcat_load_default(&cat) < 0) {
+		cd_results_free(&r);
+		return EXIT_RUNTIME;
+	}
+	/* the variables NCCL reported, linted as for a host; no local files: the log is another machine */
+	cd_envlint(&r, &cat, NULL);
+	cd_envcat_free(&cat);
+	cd_advise(&r);
+	phase(3);
+	rc = emit(c, c->shell ? render_shell : render_explain, &r);
+	if (rc == 0)
+		rc = exit_for(c, &r);
+	cd_results_free(&r);
 	return rc;
 }
 
@@ -834,6 +1068,12 @@ int main(int argc, char **argv)
 				return cd_error("option '-D': at most %d definitions", MAX_REPEAT), EXIT_USAGE;
 			defs[c.conf.n_defs++] = optarg;
 			break;
+		case OPT_EXPLAIN:
+			c.tree = 1;
+			break;
+		case OPT_SHELL:
+			c.shell = 1;
+			break;
 		case 'h':
 			cmd = NULL;
 			break;
@@ -880,6 +1120,8 @@ int main(int argc, char **argv)
 					cmd->name, cmd->name),
 			       EXIT_USAGE;
 
+	if (c.shell && c.format == OUT_FMT_JSON)
+		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--json'"), EXIT_USAGE;
 	{
 		const char *nc = getenv("NO_COLOR");
 

@@ -3,11 +3,13 @@
  * One renderer per section, each using only out.h: the same calls write the text
  * report and the JSON document, and results_json.c reads that JSON back.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise.h"
 #include "out.h"
 #include "report.h"
 #include "rules.h"
@@ -671,6 +673,54 @@ static void render_findings(struct cd_out *o, const struct cd_results *r)
 		 count[CD_SEV_INFO]);
 }
 
+/* A value the shell reads back unchanged: bare when safe, else single-quoted. */
+static void shell_quote(char *buf, size_t len, const char *v)
+{
+	size_t used = 0;
+	int bare = *v != '\0';
+
+	for (const char *p = v; *p; p++)
+		if (!(isalnum((unsigned char)*p) || strchr("_.,:/=^+@%-", *p)))
+			bare = 0;
+	if (bare) {
+		snprintf(buf, len, "%s", v);
+		return;
+	}
+	used = (size_t)snprintf(buf, len, "'");
+	for (const char *p = v; *p && used + 5 < len; p++)
+		used += (size_t)snprintf(buf + used, len - used, *p == '\'' ? "'\\''" : "%c", *p);
+	snprintf(buf + used, len > used ? len - used : 0, "'");
+}
+
+/* "export K=V", "unset K", or the command as a comment: eval runs settings, never commands. */
+static void shell_line(char *buf, size_t len, const struct cd_advice *a)
+{
+	char q[512], h[128], guard[160] = "";
+
+	if (a->host) {
+		shell_quote(h, sizeof(h), a->host);
+		snprintf(guard, sizeof(guard), "[ \"$(hostname)\" = %s ] && ", h);
+	}
+	if (a->env && a->value) {
+		shell_quote(q, sizeof(q), a->value);
+		snprintf(buf, len, "%sexport %s=%s", guard, a->env, q);
+	} else if (a->env) {
+		snprintf(buf, len, "%sunset %s", guard, a->env);
+	} else {
+		snprintf(buf, len, "# %s%s%s", a->host ? "on " : "", a->host ? a->host : "", a->host ? ": " : "");
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s", a->value ? a->value : "");
+	}
+}
+
+static void text_ids(char *buf, size_t len, const struct cd_strv *ids)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ids->n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", ids->v[i]);
+}
+
 static void render_advice(struct cd_out *o, const struct cd_results *r)
 {
 	out_arr_open(o, "advice");
@@ -678,13 +728,27 @@ static void render_advice(struct cd_out *o, const struct cd_results *r)
 		out_text(o, "\n# advice (%zu)\n", r->n_advice);
 	for (size_t i = 0; i < r->n_advice; i++) {
 		const struct cd_advice *a = &r->advice[i];
+		char line[1024], ids[128];
 
+		shell_line(line, sizeof(line), a);
+		text_ids(ids, sizeof(ids), &a->findings);
 		out_obj_open(o, NULL);
-		out_str(o, OUT_ANY, "env", "  export %s", a->env);
-		out_str(o, OUT_ANY, "value", "=%s\n", a->value);
+		out_str(o, OUT_JSON, "env", NULL, a->env);
+		out_str(o, OUT_JSON, "value", NULL, a->value);
+		out_str(o, OUT_JSON, "host", NULL, a->host);
+		out_str(o, OUT_TEXT, NULL, "  %s", a->env ? line : a->value);
+		if (ids[0])
+			out_str(o, OUT_TEXT, NULL, "  [%s]", ids);
+		out_nl(o);
 		str_list(o, "findings", &a->findings);
 		str_list(o, "path", &a->path);
-		out_str(o, OUT_ANY, "why", "      # %s\n", a->why);
+		out_str(o, OUT_ANY, "why", "      why: %s\n", a->why);
+		if (a->path.n) {
+			out_text(o, "      path:");
+			for (size_t k = 0; k < a->path.n; k++)
+				out_text(o, "%s %s", k ? " →" : "", a->path.v[k]);
+			out_nl(o);
+		}
 		out_obj_close(o);
 	}
 	out_arr_close(o);
@@ -768,6 +832,27 @@ static void render_score(struct cd_out *o, const struct cd_results *r)
 	out_obj_close(o);
 }
 
+void cd_report_shell(struct cd_out *o, const struct cd_results *r)
+{
+	for (size_t i = 0; i < r->n_advice; i++) {
+		const struct cd_advice *a = &r->advice[i];
+		char line[1024], ids[128];
+
+		shell_line(line, sizeof(line), a);
+		text_ids(ids, sizeof(ids), &a->findings);
+		out_text(o, "%-44s # %s%s%s\n", line, ids, ids[0] ? ": " : "", a->why ? a->why : "");
+	}
+}
+
+/* The end of a text report: the block to paste, when there is advice. */
+static void render_shell_block(struct cd_out *o, const struct cd_results *r)
+{
+	if (!r->n_advice || out_format(o) != OUT_FMT_TEXT)
+		return;
+	out_text(o, "\n# paste or eval (settings are exported; commands stay comments for you to run)\n");
+	cd_report_shell(o, r);
+}
+
 void cd_report(struct cd_out *o, const struct cd_results *r)
 {
 	render_tool_run(o, r);
@@ -781,6 +866,7 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 	render_advice(o, r);
 	render_rules(o, r);
 	render_score(o, r);
+	render_shell_block(o, r);
 }
 
 /* ---- `commdiag rules` ---- */
@@ -868,4 +954,122 @@ void cd_report_rules(struct cd_out *o, const struct cd_conf *c)
 		render_threshold(o, c, k, "  %-34s %-14s %s\n");
 	out_arr_close(o);
 	render_profiles(o);
+}
+
+/* `advise`: the findings that led somewhere, the advice and the block. */
+void cd_report_advice(struct cd_out *o, const struct cd_results *r)
+{
+	render_tool_run(o, r);
+	render_findings(o, r);
+	render_advice(o, r);
+	if (!r->n_advice)
+		out_text(o, "\nno advice: nothing in the facts or findings calls for a change\n");
+	render_shell_block(o, r);
+}
+
+/* `env`: the settings seen, their findings, and what to change. */
+void cd_report_env(struct cd_out *o, const struct cd_results *r)
+{
+	render_tool_run(o, r);
+	out_arr_open(o, "hosts");
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "hostname", "\n# host %s\n", r->hosts[i].hostname);
+		render_env(o, &r->hosts[i]);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+	render_findings(o, r);
+	render_advice(o, r);
+	render_shell_block(o, r);
+}
+
+static int is_cause(const struct cd_finding *f)
+{
+	return strcmp(f->id, "LOG000") && strcmp(f->id, "LOG002") && strcmp(f->id, "LOG099");
+}
+
+/* `explain`: what the logs showed, the causes found (or an honest none), the advice. */
+void cd_report_explain(struct cd_out *o, const struct cd_results *r)
+{
+	size_t causes = 0;
+
+	for (size_t i = 0; i < r->n_findings; i++)
+		causes += is_cause(&r->findings[i]);
+	/* facts alone (the interfaces NCCL listed) can explain a log too */
+	for (size_t i = 0; i < r->n_advice; i++) {
+		size_t k;
+
+		for (k = 0; k < r->advice[i].findings.n && strcmp(r->advice[i].findings.v[k], "LOG099"); k++)
+			;
+		causes += k == r->advice[i].findings.n;
+	}
+	render_tool_run(o, r);
+	out_str(o, OUT_JSON, "verdict", NULL, causes ? "explained" : "unexplained");
+	out_arr_open(o, "hosts");
+	out_text(o, "\n## extracted from the log%s\n", r->n_hosts == 1 ? "" : "s");
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		const struct cd_host *h = &r->hosts[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "hostname", "  %s:", h->hostname);
+		out_str(o, OUT_JSON, "nccl", NULL, h->versions.nccl);
+		if (h->versions.nccl)
+			out_str(o, OUT_TEXT, NULL, " nccl %s", h->versions.nccl);
+		out_arr_open(o, "interfaces");
+		for (size_t k = 0; k < h->n_nics; k++) {
+			out_str(o, OUT_ANY, NULL, k ? ",%s" : " interfaces %s", h->nics[k].name);
+		}
+		out_arr_close(o);
+		out_arr_open(o, "hcas");
+		for (size_t k = 0; k < h->n_hcas; k++)
+			out_str(o, OUT_ANY, NULL, k ? ",%s" : " hcas %s", h->hcas[k].name);
+		out_arr_close(o);
+		out_obj_open(o, "env");
+		for (size_t k = 0; k < h->n_env; k++) {
+			out_str(o, OUT_JSON, h->env[k].key, NULL, h->env[k].value);
+			out_text(o, "%s%s=%s", k ? " " : " env ", h->env[k].key, h->env[k].value);
+		}
+		out_obj_close(o);
+		out_nl(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+	render_findings(o, r);
+	if (!causes)
+		out_text(o, "\ncommdiag cannot explain this log: no line it knows names a cause. It extracted "
+			    "what LOG000 lists above; the advice below only says what to collect next.\n");
+	render_advice(o, r);
+	render_shell_block(o, r);
+}
+
+/* `advise --explain`: the tree itself, one node a line, in walking order. */
+void cd_report_tree(struct cd_out *o)
+{
+	size_t n;
+	const struct cd_advise_node *t = cd_advise_tree(&n);
+
+	out_text(o, "# decision tree (%zu nodes; job questions once, host questions for every host)\n", n);
+	out_arr_open(o, "tree");
+	for (size_t i = 0; i < n; i++) {
+		const struct cd_advise_node *x = &t[i];
+
+		if (x->topic)
+			out_text(o, "\n## %s (%s)\n", x->topic, x->scope == CD_SCOPE_JOB ? "job" : "each host");
+		out_obj_open(o, NULL);
+		out_str(o, OUT_ANY, "name", "  %-22s", x->name);
+		out_str(o, OUT_JSON, "scope", NULL, x->scope == CD_SCOPE_JOB ? "job" : "host");
+		out_str(o, OUT_JSON, "topic", NULL, x->topic);
+		out_str(o, OUT_JSON, "kind", NULL, x->act ? "leaf" : "question");
+		out_str(o, OUT_ANY, "text", x->act ? " => %s" : " %s", x->text);
+		if (x->act) {
+			out_str(o, OUT_ANY, "next", "  then %s", x->next >= 0 ? t[x->next].name : "end");
+		} else {
+			out_str(o, OUT_ANY, "yes", "  yes: %s", x->yes >= 0 ? t[x->yes].name : "end");
+			out_str(o, OUT_ANY, "no", "  no: %s", x->no >= 0 ? t[x->no].name : "end");
+		}
+		out_nl(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
 }

@@ -519,6 +519,7 @@ void cd_results_clear_judgement(struct cd_results *r)
 
 		free(a->env);
 		free(a->value);
+		free(a->host);
 		free(a->why);
 		cd_strv_free(&a->findings);
 		cd_strv_free(&a->path);

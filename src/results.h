@@ -271,9 +271,14 @@ struct cd_finding {
 	struct cd_strv evidence;
 };
 
+/*
+ * One setting or action. env set, value set: export env=value. env set, value NULL:
+ * unset env. env NULL: value is a command or physical action, shown as a comment.
+ */
 struct cd_advice {
-	char *env;          /* variable or flag name */
+	char *env;          /* variable name; NULL for a command or action */
 	char *value;
+	char *host;         /* the host it applies to; NULL: every host of the job */
 	struct cd_strv findings;
 	struct cd_strv path;
 	char *why;

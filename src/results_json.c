@@ -587,6 +587,7 @@ static void load_advice(struct ld *l, const cJSON *d, void *ctx)
 
 	a->env = get_str(l, d, "env");
 	a->value = get_str(l, d, "value");
+	a->host = get_str(l, d, "host");
 	get_strv(l, d, "findings", &a->findings);
 	get_strv(l, d, "path", &a->path);
 	a->why = get_str(l, d, "why");

@@ -255,9 +255,105 @@ else
 	skip "script(1) not installed: colour on a terminal not checked"
 fi
 
+
+# --- advise: every branch of the tree from a crafted document (tests/data/docs/advise) ---
+ADV=$DATA/docs/advise
+adv() { # adv NAME DOC PYTHON-EXPR over d (the advice JSON) and a(env, value) helpers
+	"$BIN" advise --from "$ADV/$2.json" --json >"$TMP/adv.json" 2>"$TMP/err"
+	if python3 - "$TMP/adv.json" "$3" <<'EOF2'; then ok; else bad "advise $1: $3 ($(head -c 200 "$TMP/err"))"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+A = d["advice"]
+def a(env, value=None, host=None):
+    return [x for x in A if x["env"] == env and (value is None or x["value"] == value) and (host is None or x.get("host") == host)]
+def cmd(text):
+    return [x for x in A if x["env"] is None and text in (x["value"] or "")]
+def unset(env):
+    return [x for x in A if x["env"] == env and x["value"] is None]
+sys.exit(0 if eval(sys.argv[2]) else 1)
+EOF2
+}
+adv "two hosts: the routed interface for NCCL, Gloo, Open MPI, UCX" two-host-netns \
+	'a("NCCL_SOCKET_IFNAME","eth0") and a("GLOO_SOCKET_IFNAME","eth0") and a("OMPI_MCA_btl_tcp_if_include","eth0") and a("OMPI_MCA_oob_tcp_if_include","eth0") and a("UCX_NET_DEVICES","eth0") and not [x for x in A if "docker0" == x["value"]]'
+adv "two hosts: path walked and NET001 answered" two-host-netns \
+	'"every host has an interface every other host reaches? yes" in a("NCCL_SOCKET_IFNAME")[0]["path"] and "NET001" in a("NCCL_SOCKET_IFNAME")[0]["findings"] and "docker0" in a("NCCL_SOCKET_IFNAME")[0]["why"]'
+adv "exact match when a prefix catches bond0.2093" exact-bond-vlan 'a("NCCL_SOCKET_IFNAME","=bond0") and a("GLOO_SOCKET_IFNAME","bond0")'
+adv "names differ: a prefix valid on all; Gloo per host; MPI by subnet" names-differ \
+	'a("NCCL_SOCKET_IFNAME","enp") and a("GLOO_SOCKET_IFNAME","enp1s0f0","node17") and a("GLOO_SOCKET_IFNAME","enp65s0f0","node18") and a("OMPI_MCA_btl_tcp_if_include","10.2.0.0/24")'
+adv "no interface reaches every host" no-route 'cmd("routing or the firewall") and not a("NCCL_SOCKET_IFNAME")'
+adv "one host: default-route interface, exclude dropped" single-host-iface \
+	'a("NCCL_SOCKET_IFNAME","eth0") and unset("OMPI_MCA_btl_tcp_if_exclude") and "ENV006" in a("NCCL_SOCKET_IFNAME")[0]["findings"]'
+adv "duplicate hostnames: NCCL_HOSTID per host" dup-hostname 'len(a("NCCL_HOSTID")) == 2 and a("NCCL_HOSTID","trainer-10.0.0.17") and cmd("own hostname")'
+adv "versions differ: the newest everywhere" versions-differ 'cmd("install NCCL 2.21.5")'
+adv "IB: unset IB_DISABLE; active, fastest, near HCAs" ib-hca \
+	'unset("NCCL_IB_DISABLE") and a("NCCL_IB_HCA","mlx5_0:1,mlx5_10:1") and "mlx5_3:1 SYS" in a("NCCL_IB_HCA")[0]["why"]'
+adv "IB: memlock and peermem" ib-hca 'cmd("limits.conf") and cmd("ulimit -l unlimited") and cmd("modprobe nvidia-peermem")'
+adv "RoCE with NCCL < 2.21: the v2 GID index" roce-old 'a("NCCL_IB_GID_INDEX","3")'
+adv "RoCE with NCCL >= 2.21: unset the index" roce-new 'unset("NCCL_IB_GID_INDEX") and not a("NCCL_IB_GID_INDEX","3")'
+adv "container without /dev/infiniband" container-no-devib 'cmd("--device=/dev/infiniband")'
+adv "ACS: setpci per redirecting bridge, workaround, IOMMU" p2p-acs-iommu \
+	'cmd("setpci -s 0000:40:01.1 ECAP_ACS+6.w=0000") and cmd("setpci -s 0000:60:01.1 ECAP_ACS+6.w=0000") and not cmd("0000:00:01.0") and a("NCCL_P2P_DISABLE","1") and cmd("iommu=pt")'
+adv "small /dev/shm: size from the GPU count" small-shm 'cmd("--shm-size=4g") and cmd("--ipc=host")'
+adv "NVSwitch with the fabric manager stopped" fabric-manager 'cmd("systemctl enable --now nvidia-fabricmanager") and "550.54.15" in cmd("fabricmanager")[0]["value"]'
+adv "degraded PCIe: measured and expected" pcie-degraded 'cmd("reseat GPU 1 (0000:3b:00.0)") and "x8" in cmd("reseat")[0]["why"] and "x16" in cmd("reseat")[0]["why"]'
+adv "straggler: named, and what to collect" straggler 'cmd("straggling host") and cmd("straggling")[0]["host"] == "node18" and a("TORCH_NCCL_TRACE_BUFFER_SIZE") and a("NCCL_DEBUG","INFO")'
+adv "env fixes" env-lint \
+	'a("NCCL_SOCKET_IFNAME","eth0") and unset("NCCL_SOCKET_NAME") and a("NCCL_MAX_NCHANNELS","8") and unset("NCCL_MAX_RINGS") and unset("NCCL_TIMEOUT") and unset("NCCL_P2P_LEVEL") and unset("OMPI_MCA_btl_tcp_if_exclude")'
+adv "a quiet host gets no advice" quiet 'A == []'
+run "advise --shell" 1 "$BIN" advise --from "$ADV/two-host-netns.json" --shell
+out_has "shell block is eval-able" "export NCCL_SOCKET_IFNAME=eth0"
+if bash -c "set -e; eval \"\$(cat '$TMP/out')\"; [ \"\$NCCL_SOCKET_IFNAME\" = eth0 ] && [ \"\$OMPI_MCA_btl_tcp_if_include\" = eth0 ]"; then ok; else bad "the --shell block does not eval"; fi
+run "check --shell" 0 "$BIN" check --from "$ADV/p2p-acs-iommu.json" --shell
+if grep -qv '^\(export \|unset \|\[ \|# \)' "$TMP/out"; then bad "check --shell printed more than shell lines"; else ok; fi
+run "check text ends with the block" 1 "$BIN" check --from "$ADV/small-shm.json"
+out_has "check text ends with the block" "# paste or eval"
+run "shell and json" 2 "$BIN" advise --shell --json
+run "advise --explain" 0 "$BIN" advise --explain
+for n in job.reach-all host.acs leaf.gid-set host.shm leaf.timeout; do out_has "tree lists $n" "$n"; done
+"$BIN" advise --explain --json >"$TMP/tree.json" 2>/dev/null
+json_true "tree as JSON" "$TMP/tree.json" 'len(d["tree"]) > 40 and all(n["kind"] in ("question", "leaf") for n in d["tree"])'
+run "advise --explain with --from" 2 "$BIN" advise --explain --from "$ADV/quiet.json"
+
+# --- env lint ---
+run "env lint" 1 "$BIN" env --from "$ADV/env-lint.json"
+for id in ENV001 ENV002 ENV003 ENV004 ENV005 ENV007 ENV008; do out_has "env finds $id" "$id"; done
+out_has "did you mean" "did you mean NCCL_SOCKET_IFNAME?"
+out_has "deprecated names its successor" "renamed NCCL_MAX_NCHANNELS"
+"$BIN" env --from "$ADV/single-host-iface.json" --json >"$TMP/env.json" 2>/dev/null
+json_true "missing interface is ENV006" "$TMP/env.json" '[f for f in d["findings"] if f["id"] == "ENV006" and f["subject"] == "NCCL_SOCKET_IFNAME"]'
+printf 'NCCL_DEBUG=WARN\nNCCL_SOCKET_IFNAME==eth0\nthis is not a setting\nNCCL_IB_TIMEOUT=soon\n' >"$TMP/nccl.conf"
+COMMDIAG_NCCL_CONF="$TMP/nccl.conf" "$BIN" env --json >"$TMP/envc.json" 2>"$TMP/err"
+json_true "nccl.conf is read" "$TMP/envc.json" '[f for f in d["findings"] if f["id"] == "ENV009" and "nccl.conf:3" in f["subject"]] and [f for f in d["findings"] if f["id"] == "ENV004" and f["subject"] == "NCCL_IB_TIMEOUT" and "nccl.conf:4" in f["evidence"][0]]'
+NCCL_SOCKET_NAME=eth0 COMMDIAG_NCCL_CONF=/nonexistent "$BIN" env >"$TMP/out" 2>&1
+out_has "env lints this environment" "NCCL_SOCKET_NAME"
+
+# --- explain: real logs from public issue threads (tests/data/logs/INDEX) ---
+right=0 total=0
+while IFS=$'\t' read -r file src cause fix expect; do
+	case "$file" in '#'*|'') continue ;; esac
+	total=$((total + 1))
+	"$BIN" explain "$DATA/logs/$file" --shell >"$TMP/out" 2>"$TMP/err"
+	if [ "$expect" = "-" ]; then
+		"$BIN" explain "$DATA/logs/$file" >"$TMP/full" 2>&1
+		if grep -q "cannot explain" "$TMP/full"; then ok; right=$((right + 1)); else bad "explain $file: should say it cannot explain"; fi
+	elif grep -qF -- "$expect" "$TMP/out"; then ok; right=$((right + 1)); else bad "explain $file ($src): lacks '$expect'"; fi
+done <"$DATA/logs/INDEX"
+echo "explain: $right of $total real logs as recorded in tests/data/logs/INDEX" >&2
+cat "$DATA"/logs/*.log | "$BIN" explain - --json >"$TMP/all.json" 2>"$TMP/err"
+json_true "every log at once, from stdin" "$TMP/all.json" 'len(d["hosts"]) > 5 and len(d["advice"]) > 10'
+run "explain without a file" 2 "$BIN" explain
+run "explain a missing file" 2 "$BIN" explain "$TMP/nope.log"
+err_has "explain names the file" "nope.log"
+head -c 65536 /dev/urandom >"$TMP/noise.log"
+run "explain binary noise" 0 "$BIN" explain "$TMP/noise.log"
+printf 'hello\nworld\n' >"$TMP/plain.log"
+run "explain a log with nothing in it" 0 "$BIN" explain "$TMP/plain.log"
+out_has "says it cannot explain" "cannot explain"
+out_has "lists what it extracted" "LOG000"
+
 # --- help and version ---
 run "help" 0 "$BIN" help
-for c in check topo report version help rules score; do out_has "help lists $c" "  $c "; done
+for c in check topo probe report version help rules score advise env explain; do out_has "help lists $c" "  $c "; done
 run "help check" 0 "$BIN" help check
 out_has "help check" "--topology"
 run "check --help" 0 "$BIN" check --help

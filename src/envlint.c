@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The env linter over the catalogue in rules/env.catalog. Only names of the
+ * communication families are read (NCCL_, TORCH_NCCL_, GLOO_, OMPI_MCA_, UCX_);
+ * the families with hundreds of parameters (Open MPI, UCX) get a "did you mean"
+ * only when a name is one or two edits from a catalogued one.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "embed.h"
+#include "envlint.h"
+#include "rules.h"
+
+#define LINE_MAX_BYTES 4096
+
+static const struct {
+	const char *prefix;
+	int strict;             /* unknown names are findings */
+} families[] = {
+	{ "TORCH_NCCL_", 1 }, { "NCCL_", 1 }, { "GLOO_", 1 }, { "OMPI_MCA_", 0 }, { "UCX_", 0 },
+};
+
+static const char *const kind_names[] = {
+	[CD_ENVK_ANY] = "any", [CD_ENVK_BOOL] = "bool", [CD_ENVK_INT] = "int", [CD_ENVK_UINT] = "uint",
+	[CD_ENVK_ENUM] = "enum", [CD_ENVK_IFLIST] = "iflist", [CD_ENVK_HCALIST] = "hcalist",
+	[CD_ENVK_RENAMED] = "renamed", [CD_ENVK_REMOVED] = "removed", [CD_ENVK_NOTVAR] = "notvar",
+};
+
+static int family_of(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
+		if (!strncmp(name, families[i].prefix, strlen(families[i].prefix)))
+			return (int)i;
+	return -1;
+}
+
+/* ---- the catalogue ---- */
+
+int cd_envcat_parse(struct cd_envcat *c, const char *text, size_t len, const char *name)
+{
+	size_t pos = 0;
+	int line = 0;
+
+	while (pos < len) {
+		size_t end = pos, n;
+		char buf[LINE_MAX_BYTES], *words[3] = { NULL }, *save = NULL, *p;
+		struct cd_envvar *v;
+		int k = -1;
+
+		while (end < len && text[end] != '\n')
+			end++;
+		line++;
+		n = end - pos < sizeof(buf) - 1 ? end - pos : sizeof(buf) - 1;
+		memcpy(buf, text + pos, n);
+		buf[n] = '\0';
+		pos = end + 1;
+		p = buf + strspn(buf, " \t\r");
+		if (!*p || *p == '#')
+			continue;
+		words[0] = strtok_r(p, " \t\r", &save);
+		words[1] = strtok_r(NULL, " \t\r", &save);
+		words[2] = save ? save + strspn(save, " \t") : NULL;
+		if (words[2]) {
+			size_t l = strlen(words[2]);
+
+			while (l && (words[2][l - 1] == '\r' || words[2][l - 1] == ' '))
+				words[2][--l] = '\0';
+			if (!l)
+				words[2] = NULL;
+		}
+		for (size_t i = 0; words[1] && i < ARRAY_SIZE(kind_names); i++)
+			if (!strcmp(words[1], kind_names[i]))
+				k = (int)i;
+		if (k < 0)
+			return cd_error("env: '%s:%d': expected 'NAME KIND [ARGUMENT]' with KIND one of any, bool, int, "
+					"uint, enum, iflist, hcalist, renamed, removed, notvar", name, line);
+		if ((k == CD_ENVK_ENUM || k == CD_ENVK_RENAMED || k == CD_ENVK_REMOVED || k == CD_ENVK_NOTVAR) && !words[2])
+			return cd_error("env: '%s:%d': '%s' needs an argument", name, line, words[1]);
+		v = CD_PUSH(c->v, c->n, c->cap);
+		v->name = xstrdup(words[0]);
+		v->kind = (enum cd_envkind)k;
+		v->arg = words[2] ? xstrdup(words[2]) : NULL;
+	}
+	return 0;
+}
+
+int cd_envcat_load_default(struct cd_envcat *c)
+{
+	const struct cd_embedded_file *f = cd_embedded("env.catalog");
+
+	if (!f)
+		return cd_error("env: the embedded catalogue 'env.catalog' is missing");
+	return cd_envcat_parse(c, f->data, f->len, "env.catalog");
+}
+
+void cd_envcat_free(struct cd_envcat *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].name);
+		free(c->v[i].arg);
+	}
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct cd_envvar *cd_envcat_find(const struct cd_envcat *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].name, name))
+			return &c->v[i];
+	return NULL;
+}
+
+int cd_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[128];
+
+	if (la > 120 || lb > 120)
+		return 255;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb] > 255 ? 255 : row[lb];
+}
+
+const char *cd_envcat_nearest(const struct cd_envcat *c, const char *name)
+{
+	int fam = family_of(name), best = 255;
+	size_t len = strlen(name);
+	/* strict families tolerate a dropped word (NCCL_SOCKET_NAME → NCCL_SOCKET_IFNAME) */
+	int limit = fam >= 0 && families[fam].strict ? (len > 14 ? 3 : 2) : 2;
+	const char *hit = NULL;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cd_envvar *v = &c->v[i];
+		int d;
+
+		if (family_of(v->name) != fam || v->kind == CD_ENVK_NOTVAR || !strcmp(v->name, name))
+			continue;
+		d = cd_edit_distance(name, v->name);
+		if (d < best) {
+			best = d;
+			hit = v->kind == CD_ENVK_RENAMED ? v->arg : v->name;
+		}
+	}
+	return best <= limit ? hit : NULL;
+}
+
+/* ---- values ---- */
+
+static int is_int(const char *s, int allow_neg)
+{
+	char *end;
+
+	errno = 0;
+	if (!*s || (!allow_neg && *s == '-'))
+		return 0;
+	(void)strtoll(s, &end, 10);
+	return !errno && !*end;
+}
+
+static int in_enum(const char *words, const char *v)
+{
+	size_t l = strlen(v);
+
+	for (const char *p = words; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == l && !strncasecmp(p, v, l))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+/* Every comma-separated item of v in the enum (for lists such as NCCL_DEBUG_SUBSYS). */
+static int enum_ok(const char *arg, const char *v)
+{
+	int list = arg[0] == '+';
+	const char *words = arg + list;
+	char item[128];
+
+	if (!list)
+		return in_enum(words, v);
+	for (const char *p = v; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (!n || n >= sizeof(item))
+			return 0;
+		memcpy(item, p, n);
+		item[n] = '\0';
+		if (!in_enum(words, item))
+			return 0;
+		p += n + (p[n] == ',');
+	}
+	return 1;
+}
+
+static int value_ok(const struct cd_envvar *e, const char *v)
+{
+	switch (e->kind) {
+	case CD_ENVK_BOOL:
+		return !strcmp(v, "0") || !strcmp(v, "1");
+	case CD_ENVK_INT:
+		return is_int(v, 1);
+	case CD_ENVK_UINT:
+		return is_int(v, 0);
+	case CD_ENVK_ENUM:
+		return enum_ok(e->arg, v);
+	case CD_ENVK_IFLIST:
+	case CD_ENVK_HCALIST:
+		return *v && !strchr(v, ' ');
+	default:
+		return 1;
+	}
+}
+
+/* ---- interfaces and HCAs named by a setting ---- */
+
+static int nic_matches(const struct cd_host *h, const char *item, int exact)
+{
+	for (size_t i = 0; i < h->n_nics; i++)
+		if (h->nics[i].name && (exact ? !strcmp(h->nics[i].name, item)
+					      : !strncmp(h->nics[i].name, item, strlen(item))))
+			return 1;
+	return 0;
+}
+
+static int hca_matches(const struct cd_host *h, const char *item, int exact)
+{
+	char name[128];
+	size_t n = strcspn(item, ":");
+
+	if (n >= sizeof(name))
+		return 0;
+	memcpy(name, item, n);
+	name[n] = '\0';
+	for (size_t i = 0; i < h->n_hcas; i++)
+		if (h->hcas[i].name && (exact ? !strcmp(h->hcas[i].name, name)
+					      : !strncmp(h->hcas[i].name, name, strlen(name))))
+			return 1;
+	return 0;
+}
+
+/*
+ * The names of a NCCL-style list ("[^][=]a,b") that match nothing on h, joined by
+ * commas into missing; exclusion lists never miss. Returns how many are missing.
+ */
+static int list_missing(const struct cd_host *h, const char *v, int hca, int exact_always, char *missing, size_t len)
+{
+	int exact = exact_always, count = 0;
+	size_t used = 0;
+
+	missing[0] = '\0';
+	if (*v == '^')
+		return 0;
+	if (*v == '=') {
+		exact = 1;
+		v++;
+	}
+	for (const char *p = v; *p;) {
+		size_t n = strcspn(p, ",");
+		char item[128];
+
+		if (n && n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			/* Open MPI accepts CIDR subnets; those name no device */
+			if (!strchr(item, '/') && !(hca ? hca_matches(h, item, exact) : nic_matches(h, item, exact))) {
+				used += (size_t)snprintf(missing + used, used < len ? len - used : 0, "%s%s",
+							 count ? "," : "", item);
+				count++;
+			}
+		}
+		p += n + (p[n] == ',');
+	}
+	return count;
+}
+
+static void list_names(const struct cd_host *h, int hca, char *buf, size_t len)
+{
+	size_t used = 0;
+	size_t n = hca ? h->n_hcas : h->n_nics;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 hca ? h->hcas[i].name : h->nics[i].name);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+/* ---- one setting ---- */
+
+struct setting {
+	const char *name, *value;
+	const char *source;     /* "environment" or "/etc/nccl.conf:3" */
+};
+
+static struct cd_finding *add(struct cd_results *r, const struct cd_host *h, const char *id, enum cd_severity sev,
+			      const struct setting *s, const char *title)
+{
+	struct cd_finding *f = cd_results_add_finding(r, id, sev, h->hostname, s->name, title);
+
+	cd_finding_evidence(f, "%s=%s (%s)", s->name, s->value, s->source);
+	return f;
+}
+
+static int device_check(struct cd_results *r, const struct cd_host *h, const struct setting *s)
+{
+	static const struct {
+		const char *name;
+		int hca, exact;
+	} devs[] = {
+		{ "NCCL_SOCKET_IFNAME", 0, 0 }, { "NCCL_OOB_NET_IFNAME", 0, 0 }, { "GLOO_SOCKET_IFNAME", 0, 1 },
+		{ "OMPI_MCA_btl_tcp_if_include", 0, 1 }, { "OMPI_MCA_oob_tcp_if_include", 0, 1 },
+		{ "NCCL_IB_HCA", 1, 0 },
+	};
+	char missing[256], have[512];
+
+	/* only a host whose interfaces and HCAs were discovered can say a name is absent */
+	for (size_t i = 0; i < ARRAY_SIZE(devs); i++) {
+		struct cd_finding *f;
+		enum cd_part part = devs[i].hca ? CD_PART_IB : CD_PART_NET;
+
+		if (strcmp(devs[i].name, s->name) || h->part[part].status != CD_ST_OK)
+			continue;
+		if (!list_missing(h, s->value, devs[i].hca, devs[i].exact, missing, sizeof(missing)))
+			return 0;
+		list_names(h, devs[i].hca, have, sizeof(have));
+		f = add(r, h, devs[i].hca ? "ENV007" : "ENV006", CD_SEV_FAIL, s,
+			devs[i].hca ? "names an RDMA device that does not exist on this host"
+				    : "names an interface that does not exist on this host");
+		cd_finding_evidence(f, "no %s matches '%s'; this host has %s", devs[i].hca ? "HCA" : "interface",
+				    missing, have);
+		return 1;
+	}
+	if (!strcmp(s->name, "UCX_NET_DEVICES") && strcmp(s->value, "all") && h->part[CD_PART_NET].status == CD_ST_OK &&
+	    h->part[CD_PART_IB].status == CD_ST_OK) {
+		/* UCX lists netdevs ("eth0") and HCA ports ("mlx5_0:1") together */
+		size_t used = 0;
+		int count = 0;
+
+		missing[0] = '\0';
+		for (const char *p = s->value; *p;) {
+			size_t n = strcspn(p, ",");
+			char item[128];
+
+			if (n && n < sizeof(item)) {
+				memcpy(item, p, n);
+				item[n] = '\0';
+				if (!nic_matches(h, item, 1) && !hca_matches(h, item, 1)) {
+					used += (size_t)snprintf(missing + used, used < sizeof(missing) ? sizeof(missing) - used : 0,
+								 "%s%s", count ? "," : "", item);
+					count++;
+				}
+			}
+			p += n + (p[n] == ',');
+		}
+		if (count) {
+			struct cd_finding *f = add(r, h, "ENV006", CD_SEV_FAIL, s, "names a device that does not exist on this host");
+
+			cd_finding_evidence(f, "no interface or HCA port matches '%s'", missing);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int lint_one(struct cd_results *r, const struct cd_envcat *c, const struct cd_host *h, const struct setting *s)
+{
+	const struct cd_envvar *e = cd_envcat_find(c, s->name);
+	int fam = family_of(s->name);
+	struct cd_finding *f;
+
+	if (fam < 0)
+		return 0;
+	if (!e) {
+		const char *near = cd_envcat_nearest(c, s->name);
+
+		if (!families[fam].strict && !near)
+			return 0;
+		f = add(r, h, "ENV001", CD_SEV_WARN, s, "unknown variable: nothing reads it");
+		if (near)
+			cd_finding_evidence(f, "did you mean %s?", near);
+		return 1;
+	}
+	switch (e->kind) {
+	case CD_ENVK_RENAMED:
+		f = add(r, h, "ENV002", CD_SEV_WARN, s, "deprecated variable");
+		cd_finding_evidence(f, "renamed %s: set %s=%s instead", e->arg, e->arg, s->value);
+		return 1;
+	case CD_ENVK_REMOVED:
+		f = add(r, h, "ENV003", CD_SEV_WARN, s, "variable no longer read");
+		cd_finding_evidence(f, "%s", e->arg);
+		return 1;
+	case CD_ENVK_NOTVAR:
+		f = add(r, h, "ENV003", CD_SEV_WARN, s, "not a variable of this library");
+		cd_finding_evidence(f, "%s", e->arg);
+		return 1;
+	default:
+		break;
+	}
+	if (!value_ok(e, s->value)) {
+		f = add(r, h, "ENV004", CD_SEV_WARN, s, "invalid value");
+		if (e->kind == CD_ENVK_ENUM)
+			cd_finding_evidence(f, "expected %s%s", e->arg[0] == '+' ? "a comma list of " : "one of ",
+					    e->arg + (e->arg[0] == '+'));
+		else
+			cd_finding_evidence(f, "expected %s", e->kind == CD_ENVK_BOOL ? "0 or 1"
+							      : e->kind == CD_ENVK_UINT ? "a non-negative integer"
+							      : e->kind == CD_ENVK_INT ? "an integer"
+										       : "a comma list without spaces");
+		return 1;
+	}
+	return device_check(r, h, s);
+}
+
+/* ---- settings that contradict each other ---- */
+
+static const char *lookup(const struct setting *s, size_t n, const char *name)
+{
+	for (size_t i = n; i-- > 0;)
+		if (!strcmp(s[i].name, name))
+			return s[i].value;
+	return NULL;
+}
+
+static int conflicts(struct cd_results *r, const struct cd_host *h, const struct setting *s, size_t n)
+{
+	static const char *const pairs[][2] = {
+		{ "OMPI_MCA_btl_tcp_if_include", "OMPI_MCA_btl_tcp_if_exclude" },
+		{ "OMPI_MCA_oob_tcp_if_include", "OMPI_MCA_oob_tcp_if_exclude" },
+	};
+	const char *v;
+	int found = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++)
+		if (lookup(s, n, pairs[i][0]) && lookup(s, n, pairs[i][1])) {
+			struct setting one = { pairs[i][0], lookup(s, n, pairs[i][0]), "environment" };
+			struct cd_finding *f = add(r, h, "ENV005", CD_SEV_FAIL, &one, "include and exclude set together");
+
+			cd_finding_evidence(f, "%s=%s as well: Open MPI aborts when both are set", pairs[i][1],
+					    lookup(s, n, pairs[i][1]));
+			found++;
+		}
+	v = lookup(s, n, "NCCL_P2P_DISABLE");
+	if (v && !strcmp(v, "1") && lookup(s, n, "NCCL_P2P_LEVEL")) {
+		struct setting one = { "NCCL_P2P_LEVEL", lookup(s, n, "NCCL_P2P_LEVEL"), "environment" };
+		struct cd_finding *f = add(r, h, "ENV008", CD_SEV_WARN, &one, "conflicts with another setting");
+
+		cd_finding_evidence(f, "NCCL_P2P_DISABLE=1 turns P2P off, so NCCL_P2P_LEVEL has no effect: keep one");
+		found++;
+	}
+	v = lookup(s, n, "NCCL_IB_DISABLE");
+	if (v && !strcmp(v, "1") && lookup(s, n, "NCCL_IB_HCA")) {
+		struct setting one = { "NCCL_IB_HCA", lookup(s, n, "NCCL_IB_HCA"), "environment" };
+		struct cd_finding *f = add(r, h, "ENV008", CD_SEV_WARN, &one, "conflicts with another setting");
+
+		cd_finding_evidence(f, "NCCL_IB_DISABLE=1 turns the IB transport off, so NCCL_IB_HCA has no effect");
+		found++;
+	}
+	return found;
+}
+
+/* ---- NCCL configuration files ---- */
+
+char *cd_envlint_conf_paths(void)
+{
+	const char *t = getenv("COMMDIAG_NCCL_CONF"), *home = getenv("HOME"), *ncf = getenv("NCCL_CONF_FILE");
+
+	if (t)
+		return xstrdup(t);
+	return xasprintf("%s:%s%s", ncf && *ncf ? ncf : "/etc/nccl.conf", home && *home ? home : "/nonexistent",
+			 "/.nccl.conf");
+}
+
+/* Append NAME=VALUE lines of one file; malformed lines are ENV009. */
+static void read_conf(struct cd_results *r, const struct cd_host *h, const char *path, struct setting **set,
+		      size_t *n, size_t *cap, struct cd_strv *keep)
+{
+	FILE *f = fopen(path, "re");
+	size_t len = 0, pos = 0;
+	char *text;
+	int line = 0;
+
+	if (!f)
+		return;
+	text = cd_read_file(f, 1 << 20, &len);
+	fclose(f);
+	if (!text)
+		return;
+	while (pos < len) {
+		size_t end = pos;
+		char buf[LINE_MAX_BYTES], *p, *eq, *src;
+		size_t l;
+
+		while (end < len && text[end] != '\n')
+			end++;
+		line++;
+		l = end - pos < sizeof(buf) - 1 ? end - pos : sizeof(buf) - 1;
+		memcpy(buf, text + pos, l);
+		buf[l] = '\0';
+		pos = end + 1;
+		while (l && (buf[l - 1] == '\r' || buf[l - 1] == ' ' || buf[l - 1] == '\t'))
+			buf[--l] = '\0';
+		p = buf + strspn(buf, " \t");
+		if (!*p || *p == '#')
+			continue;
+		eq = strchr(p, '=');
+		src = xasprintf("%s:%d", path, line);
+		if (!eq || eq == p) {
+			struct cd_finding *fd = cd_results_add_finding(r, "ENV009", CD_SEV_WARN, h->hostname, src,
+								       "configuration line NCCL cannot read");
+
+			cd_finding_evidence(fd, "expected NAME=VALUE, got '%.80s'", p);
+			free(src);
+			continue;
+		}
+		*eq = '\0';
+		{
+			struct setting *s = CD_PUSH(*set, *n, *cap);
+
+			cd_strv_push(keep, p);
+			s->name = keep->v[keep->n - 1];
+			cd_strv_push(keep, eq + 1);
+			s->value = keep->v[keep->n - 1];
+			cd_strv_push(keep, src);
+			s->source = keep->v[keep->n - 1];
+		}
+		free(src);
+	}
+	free(text);
+}
+
+static int lint_host(struct cd_results *r, const struct cd_envcat *c, const struct cd_host *h, const char *conf_paths)
+{
+	struct setting *set = NULL;
+	size_t n = 0, cap = 0, before = r->n_findings;
+	struct cd_strv keep = { 0 };
+
+	/* files first: the environment overrides them, and lookup() takes the last */
+	if (conf_paths && *conf_paths) {
+		char *paths = xstrdup(conf_paths), *save = NULL;
+
+		for (char *p = strtok_r(paths, ":", &save); p; p = strtok_r(NULL, ":", &save))
+			read_conf(r, h, p, &set, &n, &cap, &keep);
+		free(paths);
+	}
+	for (size_t i = 0; i < h->n_env; i++) {
+		struct setting *s = CD_PUSH(set, n, cap);
+
+		s->name = h->env[i].key;
+		s->value = h->env[i].value ? h->env[i].value : "";
+		s->source = "environment";
+	}
+	for (size_t i = 0; i < n; i++)
+		lint_one(r, c, h, &set[i]);
+	conflicts(r, h, set, n);
+	free(set);
+	cd_strv_free(&keep);
+	return (int)(r->n_findings - before);
+}
+
+int cd_envlint(struct cd_results *r, const struct cd_envcat *c, const char *conf_paths)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_hosts; i++)
+		n += lint_host(r, c, &r->hosts[i], i == 0 ? conf_paths : NULL);
+	return n;
+}

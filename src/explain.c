@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Log lines to facts and findings. One pass over the buffer, one bounded line at
+ * a time; every pattern is a substring search on that copy, so no input can make
+ * it read outside the line. Interleaved ranks are told apart by their prefixes:
+ * NCCL's "host:pid:tid [dev]", Open MPI's "[host:pid]" or "[host][[job,vpid],rank]",
+ * nccl-tests' "host: Test … failure", PyTorch's "[rankN]" (no host).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+
+#define MAX_HOSTS 256
+#define MAX_FINDINGS 512
+#define MAX_EVIDENCE 3
+#define EVIDENCE_CHARS 220
+#define MAX_RANKS 4096
+
+struct rankinfo {
+	int rank;
+	long seq;
+	char op[32];
+};
+
+struct state {
+	struct cd_results *r;
+	const char *name;
+	char first_host[128];           /* the first host this log named */
+	char last_host[128];            /* lines without a prefix belong to the rank before them */
+	size_t first_finding;           /* findings before this log */
+	int recognised, errors, warns;
+	int gdr_yes, gdr_no, ib_none, net_socket, net_ib;
+	char transports[256];
+	long timeout_ms;
+	struct rankinfo ranks[64];
+	int nranks_seen, world;
+	char unmatched[MAX_EVIDENCE][EVIDENCE_CHARS];
+	int n_unmatched;
+};
+
+/* ---- small string helpers over a NUL-terminated line ---- */
+
+static int hostchar(int c)
+{
+	return isalnum(c) || c == '-' || c == '.' || c == '_';
+}
+
+static const char *after(const char *line, const char *pat)
+{
+	const char *p = strstr(line, pat);
+
+	return p ? p + strlen(pat) : NULL;
+}
+
+/* Copy the token at p made of chars ok() accepts into buf (bounded). */
+static size_t token(const char *p, int (*ok)(int), char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (p && p[n] && ok((unsigned char)p[n]) && n + 1 < len) {
+		buf[n] = p[n];
+		n++;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+static int addrchar(int c)
+{
+	return isxdigit(c) || c == '.' || c == ':';
+}
+
+static int wordchar(int c)
+{
+	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == '/' || c == '+' || c == ',' || c == '^' || c == '=';
+}
+
+/* ---- hosts ---- */
+
+/* NCCL's "host:pid:tid [" prefix, anywhere in the line (after mpirun or Ray decorations). */
+static int nccl_prefix_host(const char *line, char *host, size_t len)
+{
+	for (const char *p = line; *p; p++) {
+		const char *q = p + 1, *start;
+		size_t n;
+
+		if (*p != ':' || !isdigit((unsigned char)*q))
+			continue;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (*q != ':' || !isdigit((unsigned char)q[1]))
+			continue;
+		q++;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (q[0] != ' ' || q[1] != '[')
+			continue;
+		start = p;
+		while (start > line && hostchar((unsigned char)start[-1]))
+			start--;
+		n = (size_t)(p - start);
+		if (!n || n >= len)
+			continue;
+		memcpy(host, start, n);
+		host[n] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/* Open MPI: "[host:pid]" or "[host][[job,vpid],rank][file.c:…]". */
+static int ompi_prefix_host(const char *line, char *host, size_t len)
+{
+	const char *p = strchr(line, '[');
+	size_t n;
+
+	if (!p)
+		return 0;
+	n = token(p + 1, hostchar, host, len);
+	if (!n || n + 1 >= len)
+		return 0;
+	return p[1 + n] == ':' ? isdigit((unsigned char)p[2 + n]) : p[1 + n] == ']' && p[2 + n] == '[' && p[3 + n] == '[';
+}
+
+/* nccl-tests: "host: Test NCCL failure …" and "host pid N: Test failure". */
+static int tests_prefix_host(const char *line, char *host, size_t len)
+{
+	const char *t = strstr(line, ": Test ");
+	const char *s = line;
+	size_t n;
+
+	if (!t)
+		return 0;
+	while (*s == ' ')
+		s++;
+	n = token(s, hostchar, host, len);
+	return n && s + n == t;
+}
+
+static struct cd_host *host_named(struct state *st, const char *name)
+{
+	struct cd_results *r = st->r;
+	struct cd_host *h;
+
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, name))
+			return &r->hosts[i];
+	if (r->n_hosts >= MAX_HOSTS)
+		return &r->hosts[0];
+	h = cd_results_add_host(r);
+	h->hostname = xstrdup(name);
+	/* a log names hosts only through prefixes; lines without one get the log's name */
+	if (!strcmp(name, st->name))
+		h->host_id_source = xstrdup(CD_EXPLAIN_NO_HOST);
+	cd_section_set(&h->part[CD_PART_SYSTEM], CD_ST_SKIPPED, "facts from a log, not from this host");
+	return h;
+}
+
+static struct cd_host *line_host(struct state *st, const char *line)
+{
+	char host[128];
+
+	if (!nccl_prefix_host(line, host, sizeof(host)) && !ompi_prefix_host(line, host, sizeof(host)) &&
+	    !tests_prefix_host(line, host, sizeof(host)))
+		snprintf(host, sizeof(host), "%s", st->last_host[0] ? st->last_host : st->name);
+	else
+		snprintf(st->last_host, sizeof(st->last_host), "%s", host);
+	if (!st->first_host[0])
+		snprintf(st->first_host, sizeof(st->first_host), "%s", host);
+	return host_named(st, host);
+}
+
+/* ---- findings ---- */
+
+static struct cd_finding *log_finding(struct state *st, const char *id, enum cd_severity sev, const struct cd_host *h,
+				      const char *subject, const char *title, const char *line)
+{
+	struct cd_results *r = st->r;
+	struct cd_finding *f = NULL;
+
+	for (size_t i = st->first_finding; i < r->n_findings; i++) {
+		struct cd_finding *x = &r->findings[i];
+
+		if (!strcmp(x->id, id) && x->host && h->hostname && !strcmp(x->host, h->hostname) &&
+		    ((!x->subject && !subject) || (x->subject && subject && !strcmp(x->subject, subject)))) {
+			f = x;
+			break;
+		}
+	}
+	if (!f) {
+		if (r->n_findings - st->first_finding >= MAX_FINDINGS)
+			return NULL;
+		f = cd_results_add_finding(r, id, sev, h->hostname, subject, title);
+	}
+	if (line && f->evidence.n < MAX_EVIDENCE) {
+		const char *s = line;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		cd_finding_evidence(f, "%.*s", EVIDENCE_CHARS, s);
+	}
+	return f;
+}
+
+/* ---- facts ---- */
+
+static enum cd_nic_kind guess_kind(const char *name)
+{
+	static const struct {
+		const char *prefix;
+		enum cd_nic_kind kind;
+	} k[] = {
+		{ "lo", CD_NIC_LOOPBACK }, { "docker", CD_NIC_BRIDGE }, { "virbr", CD_NIC_BRIDGE }, { "br", CD_NIC_BRIDGE },
+		{ "cni", CD_NIC_BRIDGE }, { "veth", CD_NIC_VETH }, { "tun", CD_NIC_TUNNEL }, { "tap", CD_NIC_TUNNEL },
+		{ "vxlan", CD_NIC_TUNNEL }, { "flannel", CD_NIC_TUNNEL }, { "ib", CD_NIC_IPOIB }, { "bond", CD_NIC_BOND },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(k); i++)
+		if (!strncmp(name, k[i].prefix, strlen(k[i].prefix)))
+			return strchr(name, '.') && k[i].kind == CD_NIC_BOND ? CD_NIC_VLAN : k[i].kind;
+	return strchr(name, '.') ? CD_NIC_VLAN : CD_NIC_PHYSICAL;
+}
+
+static void add_nic(struct cd_host *h, const char *name, const char *addr)
+{
+	struct cd_nic *n = NULL;
+
+	for (size_t i = 0; i < h->n_nics; i++)
+		if (h->nics[i].name && !strcmp(h->nics[i].name, name))
+			n = &h->nics[i];
+	if (!n) {
+		if (h->n_nics >= 64)
+			return;
+		n = cd_host_add_nic(h);
+		n->name = xstrdup(name);
+		n->kind = guess_kind(name);
+		n->state = xstrdup("up");
+		n->admin_up = CD_TRI_TRUE;
+	}
+	if (!*addr)
+		return;
+	if (strchr(addr, ':')) {
+		if (!n->ipv6.n)
+			cd_strv_push(&n->ipv6, addr);
+	} else if (!n->ipv4.n) {
+		cd_strv_push(&n->ipv4, addr);
+	}
+}
+
+/* "[0]eth0:10.0.0.1<0> [1]veth1:fe80::1%veth1<0>" or "eth0:10.0.0.1<0>". */
+static void parse_ifaces(struct cd_host *h, const char *p)
+{
+	int guard = 0;
+
+	while (p && *p && guard++ < 32) {
+		char name[64], addr[80];
+		size_t n;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') {
+			while (*p && *p != ']')
+				p++;
+			if (*p)
+				p++;
+		}
+		n = token(p, hostchar, name, sizeof(name));
+		if (!n || p[n] != ':')
+			return;
+		p += n + 1;
+		token(p, addrchar, addr, sizeof(addr));
+		add_nic(h, name, addr);
+		p = strchr(p, '>');
+		if (!p)
+			return;
+		p++;
+		if (*p == ';')
+			return;
+	}
+}
+
+/* "[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:…" */
+static void parse_hcas(struct cd_host *h, const char *p)
+{
+	int guard = 0;
+
+	while (p && *p && *p != ';' && guard++ < 32) {
+		char name[64], port[16];
+		struct cd_hca *c = NULL;
+		size_t n;
+
+		while (*p == ' ')
+			p++;
+		if (*p != '[')
+			return;
+		while (*p && *p != ']')
+			p++;
+		if (!*p)
+			return;
+		p++;
+		n = token(p, hostchar, name, sizeof(name));
+		if (!n || p[n] != ':')
+			continue;
+		p += n + 1;
+		token(p, isdigit, port, sizeof(port));
+		p += strlen(port);
+		for (size_t i = 0; i < h->n_hcas; i++)
+			if (!strcmp(h->hcas[i].name, name))
+				c = &h->hcas[i];
+		if (!c && h->n_hcas < 32) {
+			struct cd_ib_port *pt;
+
+			c = cd_host_add_hca(h);
+			c->name = xstrdup(name);
+			pt = cd_hca_add_port(c);
+			pt->port = *port ? strtol(port, NULL, 10) : 1;
+			pt->state = xstrdup("active"); /* NCCL lists only active ports */
+			pt->link_layer = xstrdup(!strncmp(p, "/RoCE", 5) ? "ethernet" : "infiniband");
+		}
+		while (*p && *p != ' ' && *p != ';')
+			p++;
+	}
+}
+
+/* "NCCL version 2.7.8+cuda11.1" anywhere; PyTorch ends errors with "NCCL version 2.10.3". */
+static int parse_version(struct state *st, struct cd_host *h, const char *line)
+{
+	const char *v = after(line, "NCCL version ");
+	char buf[32];
+
+	if (!v || !isdigit((unsigned char)*v))
+		return 0;
+	token(v, addrchar, buf, sizeof(buf));
+	while (*buf && buf[strlen(buf) - 1] == '.')
+		buf[strlen(buf) - 1] = '\0';
+	if (!h->versions.nccl) {
+		h->versions.nccl = xstrdup(buf);
+	} else if (strcmp(h->versions.nccl, buf)) {
+		struct cd_finding *f = log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl", "NCCL versions differ between ranks",
+						   NULL);
+
+		if (f && !f->evidence.n)
+			cd_finding_evidence(f, "ranks on %s report NCCL %s and %s", h->hostname, h->versions.nccl, buf);
+	}
+	return 1;
+}
+
+/* "NCCL_SOCKET_IFNAME set by environment to eth0." */
+static int parse_env(struct cd_host *h, const char *line)
+{
+	const char *s = strstr(line, " set by environment to ");
+	const char *b;
+	char name[96], val[256];
+	size_t n;
+
+	if (!s)
+		return 0;
+	b = s;
+	while (b > line && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
+		b--;
+	n = (size_t)(s - b);
+	if (!n || n >= sizeof(name))
+		return 0;
+	memcpy(name, b, n);
+	name[n] = '\0';
+	token(s + strlen(" set by environment to "), wordchar, val, sizeof(val));
+	while (*val && val[strlen(val) - 1] == '.')
+		val[strlen(val) - 1] = '\0';
+	if (!strncmp(name, "NCCL_", 5) || !strncmp(name, "TORCH_", 6))
+		cd_host_set_env(h, name, val);
+	return 1;
+}
+
+static void note_transport(struct state *st, const char *via)
+{
+	char t[48];
+	size_t n = token(via, wordchar, t, sizeof(t)), used = strlen(st->transports);
+
+	if (!n)
+		return;
+	/* "NET/IB/0/GDRDMA" → "NET/IB"; keep P2P/IPC, SHM, … */
+	if (!strncmp(t, "NET/", 4)) {
+		char *slash = strchr(t + 4, '/');
+
+		if (slash)
+			*slash = '\0';
+	}
+	if (strstr(st->transports, t))
+		return;
+	snprintf(st->transports + used, sizeof(st->transports) - used, "%s%s", used ? ", " : "", t);
+}
+
+/* An address after a pattern: "Connect to 10.0.0.2<45763>", "connect() to 172.17.0.1 failed". */
+static int addr_after(const char *line, const char *pat, char *buf, size_t len)
+{
+	const char *p = after(line, pat);
+
+	return p && token(p, addrchar, buf, len) && strchr(buf, '.');
+}
+
+/* ---- PyTorch's watchdog ---- */
+
+static void parse_watchdog(struct state *st, struct cd_host *h, const char *line)
+{
+	const char *p = after(line, "WorkNCCL(");
+	const char *rk = strstr(line, "[Rank ");
+	struct rankinfo ri = { -1, -1, "" };
+	const char *s;
+
+	if (!p)
+		return;
+	if ((s = after(p, "SeqNum=")))
+		ri.seq = strtol(s, NULL, 10);
+	if ((s = after(p, "OpType=")))
+		token(s, wordchar, ri.op, sizeof(ri.op));
+	if (ri.op[0] && ri.op[strlen(ri.op) - 1] == ',')
+		ri.op[strlen(ri.op) - 1] = '\0';
+	if ((s = after(p, "Timeout(ms)=")))
+		st->timeout_ms = strtol(s, NULL, 10);
+	if (rk)
+		ri.rank = (int)strtol(rk + 6, NULL, 10);
+	else if ((s = after(line, "[rank")))
+		ri.rank = (int)strtol(s, NULL, 10);
+	if (st->nranks_seen < (int)ARRAY_SIZE(st->ranks))
+		st->ranks[st->nranks_seen++] = ri;
+	log_finding(st, "LOG001", CD_SEV_FAIL, h, NULL, "collective operation timed out (PyTorch watchdog)", line);
+}
+
+/* Which rank is behind: the lowest SeqNum among the reports, or ranks that never reported. */
+static void summarise_watchdog(struct state *st)
+{
+	struct cd_finding *f = NULL;
+	long lo = -1, hi = -1;
+	int lo_rank = -1, reported[MAX_RANKS] = { 0 };
+	char subject[256] = "", op[32] = "";
+	size_t used = 0;
+
+	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
+		if (!strcmp(st->r->findings[i].id, "LOG001"))
+			f = &st->r->findings[i];
+	if (!f || !st->nranks_seen)
+		return;
+	for (int i = 0; i < st->nranks_seen; i++) {
+		const struct rankinfo *x = &st->ranks[i];
+
+		if (x->rank >= 0 && x->rank < MAX_RANKS)
+			reported[x->rank] = 1;
+		if (x->seq >= 0 && (lo < 0 || x->seq < lo)) {
+			lo = x->seq;
+			lo_rank = x->rank;
+			snprintf(op, sizeof(op), "%s", x->op);
+		}
+		if (x->seq > hi)
+			hi = x->seq;
+	}
+	if (lo >= 0 && hi > lo)
+		used = (size_t)snprintf(subject, sizeof(subject), "rank %d is behind (SeqNum %ld %s while others reached %ld)",
+					lo_rank, lo, op, hi);
+	else if (st->world > 0 && st->world <= MAX_RANKS) {
+		used = (size_t)snprintf(subject, sizeof(subject), "ranks waiting at SeqNum %ld %s; not reporting:", lo, op);
+		for (int k = 0, shown = 0; k < st->world && used < sizeof(subject) && shown < 8; k++)
+			if (!reported[k]) {
+				used += (size_t)snprintf(subject + used, sizeof(subject) - used, " %d", k);
+				shown++;
+			}
+	} else {
+		snprintf(subject, sizeof(subject), "all reporting ranks wait at SeqNum %ld %s: a rank that did not "
+			 "report, or one stuck earlier, is the straggler", lo, op);
+	}
+	free(f->subject);
+	f->subject = xstrdup(subject);
+	if (st->timeout_ms > 0) {
+		f->expected = (double)st->timeout_ms;
+		free(f->unit);
+		f->unit = xstrdup("ms");
+	}
+}
+
+/* ---- one line ---- */
+
+static int has_any(const char *line, const char *const *pats, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strstr(line, pats[i]))
+			return 1;
+	return 0;
+}
+
+static void classify(struct state *st, const char *line)
+{
+	static const char *const shm[] = { "posix_fallocate failed", "Error while creating shared memory segment",
+					   "failed to extend /dev/shm", "unable to allocate shared memory",
+					   "ncclShmOpen", "Error while attaching to shared memory segment" };
+	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
+					   "Could not enable P2P between", "CANNOT Access Peer",
+					   "P2P is disabled between connected GPUs", "cudaIpcOpenMemHandle failed" };
+	static const char *const sock[] = { "Call to connect returned", "socketStartConnect: Connect to",
+					    "Call to connect failed", "Call to connect timeout", "Network is unreachable",
+					    "Connection closed by remote peer", "socketProgress: Connection closed" };
+	static const char *const nosock[] = { "no socket interface found", "is neither AF_INET(2) nor AF_INET6(10)" };
+	static const char *const memlock[] = { "RLIMIT_MEMLOCK", "max locked memory" };
+	static const char *const errs[] = { "unhandled system error", "ncclInternalError", "internal error",
+					    "unhandled cuda error", "ncclSystemError", "invalid usage", "ncclRemoteError",
+					    "Test NCCL failure", "Test CUDA failure", "remote process exited", "NCCL error" };
+	struct cd_host *h = line_host(st, line);
+	const char *p;
+	char addr[80];
+	int known = parse_version(st, h, line) | parse_env(h, line);
+
+	if ((p = after(line, "NET/Socket : Using ")) || (p = after(line, "Bootstrap : Using ")) ||
+	    (p = after(line, "Bootstrap: Using ")) || (p = after(line, "NET : Using interface ")))
+		parse_ifaces(h, p);
+	else if ((p = after(line, "NET/IB : Using ")) && *p == '[')
+		parse_hcas(h, p);
+	else if (strstr(line, "NET/IB : No device found"))
+		st->ib_none = 1;
+	else if (strstr(line, "Using network Socket") || strstr(line, "Using internal Network Socket"))
+		st->net_socket = 1;
+	else if (strstr(line, "Using network IB"))
+		st->net_ib = 1;
+	else if ((p = after(line, " via ")) && strstr(line, "Channel"))
+		note_transport(st, p);
+	else if ((p = after(line, " nranks ")) && strstr(line, "comm 0x"))
+		st->world = (int)strtol(p, NULL, 10);
+	else if (!known)
+		known = strstr(line, "NCCL INFO") != NULL;
+	if (known != 0 && known != 1)
+		known = 1;
+	if (strstr(line, "via NET/IB/") || strstr(line, "via NET/IBext")) {
+		if (strstr(line, "GDRDMA"))
+			st->gdr_yes = 1;
+		else
+			st->gdr_no = 1;
+	}
+
+	if (has_any(line, shm, ARRAY_SIZE(shm)) || (strstr(line, "/dev/shm") && strstr(line, "No space left")))
+		log_finding(st, "LOG004", CD_SEV_FAIL, h, "/dev/shm", "shared-memory segment could not be created", line);
+	else if (has_any(line, p2p, ARRAY_SIZE(p2p)))
+		log_finding(st, "LOG005", CD_SEV_WARN, h, "p2p", "GPU peer-to-peer unavailable or failing", line);
+	else if (strstr(line, "cuMem") && (strstr(line, "failed") || strstr(line, "Cuda failure")))
+		log_finding(st, "LOG013", CD_SEV_WARN, h, "cumem", "cuMem allocation or mapping failed", line);
+	else if ((p = strstr(line, "Duplicate GPU detected"))) {
+		char who[64] = "";
+		const char *rk = after(p, ": ");
+
+		if (rk)
+			snprintf(who, sizeof(who), "%.*s", (int)(strstr(rk, " both") ? strstr(rk, " both") - rk : 0), rk);
+		log_finding(st, "LOG006", CD_SEV_FAIL, h, *who ? who : NULL, "two ranks use the same GPU", line);
+	} else if (strstr(line, "Watchdog caught collective operation timeout"))
+		parse_watchdog(st, h, line);
+	else if (strstr(line, "Got completion") && (strstr(line, "error 12") || strstr(line, "status=12")))
+		log_finding(st, "LOG007", CD_SEV_FAIL, h,
+			    strstr(line, "::ffff:") || strstr(line, "RoCE") ? "RoCE" : NULL,
+			    "RDMA completions failed: retry count exceeded (status 12)", line);
+	else if (strstr(line, "transport retry counter exceeded") || strstr(line, "IBV_WC_RETRY_EXC_ERR"))
+		log_finding(st, "LOG007", CD_SEV_FAIL, h, NULL, "RDMA completions failed: retry count exceeded", line);
+	else if (((strstr(line, "ibv_reg_mr") || strstr(line, "ibv_create_cq")) && strstr(line, "Cannot allocate memory")) ||
+		 has_any(line, memlock, ARRAY_SIZE(memlock)))
+		log_finding(st, "LOG008", CD_SEV_FAIL, h, "memlock", "RDMA memory registration failed (locked-memory limit)", line);
+	else if (strstr(line, "GPU Direct RDMA Disabled"))
+		log_finding(st, "LOG011", CD_SEV_WARN, h, "gdr", "GPUDirect RDMA disabled", line);
+	else if (strstr(line, "system not yet initialized") || strstr(line, "cudaErrorSystemNotReady"))
+		log_finding(st, "LOG012", CD_SEV_FAIL, h, "fabric manager", "CUDA not initialised: the NVSwitch fabric is not up", line);
+	else if (strstr(line, "nvls.cc") && (strstr(line, "Cuda failure") || strstr(line, "failed")))
+		log_finding(st, "LOG014", CD_SEV_FAIL, h, "nvls", "NVLS (NVLink SHARP) setup failed", line);
+	else if ((strstr(line, "btl_tcp") || strstr(line, "oob_tcp") || strstr(line, "Open MPI failed to TCP connect")) &&
+		 (addr_after(line, "connect() to ", addr, sizeof(addr))))
+		log_finding(st, "LOG010", CD_SEV_FAIL, h, addr, "Open MPI TCP connection failed", line);
+	else if (has_any(line, sock, ARRAY_SIZE(sock))) {
+		if (!addr_after(line, "Connect to ", addr, sizeof(addr)) && !addr_after(line, "peer ", addr, sizeof(addr)))
+			addr[0] = '\0';
+		log_finding(st, "LOG003", CD_SEV_FAIL, h, *addr ? addr : NULL, "socket connection between ranks failed", line);
+	} else if (has_any(line, nosock, ARRAY_SIZE(nosock)))
+		log_finding(st, "LOG003", CD_SEV_FAIL, h, "interface", "no usable socket interface", line);
+	else if (has_any(line, errs, ARRAY_SIZE(errs)))
+		st->errors++;
+	else if (strstr(line, "Failed to open libibverbs"))
+		st->ib_none = 1; /* no verbs library: NCCL goes to sockets, not an error */
+	else if (strstr(line, "NCCL WARN") || strstr(line, " WARN ")) {
+		if (st->n_unmatched < MAX_EVIDENCE)
+			snprintf(st->unmatched[st->n_unmatched++], EVIDENCE_CHARS, "%s", line);
+		st->warns++;
+	} else if (!known) {
+		return;
+	}
+	st->recognised++;
+}
+
+/* ---- after the last line ---- */
+
+static int cause_found(const struct state *st)
+{
+	for (size_t i = st->first_finding; i < st->r->n_findings; i++) {
+		const char *id = st->r->findings[i].id;
+
+		if (strcmp(id, "LOG000") && strcmp(id, "LOG002") && strcmp(id, "LOG099"))
+			return 1;
+	}
+	return 0;
+}
+
+static void finish(struct state *st, struct cd_host *first)
+{
+	struct cd_finding *f;
+
+	summarise_watchdog(st);
+	if (st->gdr_yes && st->gdr_no)
+		log_finding(st, "LOG011", CD_SEV_WARN, first, "gdr",
+			    "GPUDirect RDMA used on some IB connections and not on others", NULL);
+	/* NCCL versions that differ between hosts */
+	for (size_t i = 1; i < st->r->n_hosts; i++) {
+		const char *a = st->r->hosts[0].versions.nccl, *b = st->r->hosts[i].versions.nccl;
+
+		if (a && b && strcmp(a, b)) {
+			f = log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl", "NCCL versions differ between hosts",
+					NULL);
+			if (f && !f->evidence.n)
+				cd_finding_evidence(f, "%s has NCCL %s, %s has %s", st->r->hosts[0].hostname, a,
+						    st->r->hosts[i].hostname, b);
+		}
+	}
+	if (st->ib_none && st->net_socket)
+		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
+	if ((st->errors || st->warns) && !cause_found(st)) {
+		f = log_finding(st, "LOG099", CD_SEV_WARN, first, NULL, "errors in the log without a recognisable cause", NULL);
+		for (int i = 0; f && i < st->n_unmatched; i++)
+			cd_finding_evidence(f, "%s", st->unmatched[i]);
+	}
+	/* what was read, for the report and for a log nothing explains */
+	f = log_finding(st, "LOG000", CD_SEV_INFO, first, st->name, "what the log shows", NULL);
+	if (!f)
+		return;
+	cd_finding_evidence(f, "%d recognised line%s, %d error%s, %d unmatched warning%s", st->recognised,
+			    st->recognised == 1 ? "" : "s", st->errors, st->errors == 1 ? "" : "s", st->warns,
+			    st->warns == 1 ? "" : "s");
+	for (size_t i = 0; i < st->r->n_hosts; i++) {
+		const struct cd_host *h = &st->r->hosts[i];
+
+		if (h->versions.nccl || h->n_nics || h->n_hcas)
+			cd_finding_evidence(f, "%s: NCCL %s, %zu interface%s, %zu HCA%s", h->hostname,
+					    h->versions.nccl ? h->versions.nccl : "n/a", h->n_nics, h->n_nics == 1 ? "" : "s",
+					    h->n_hcas, h->n_hcas == 1 ? "" : "s");
+	}
+	if (st->net_socket || st->net_ib)
+		cd_finding_evidence(f, "network: %s", st->net_ib ? "IB" : "Socket");
+	if (*st->transports)
+		cd_finding_evidence(f, "transports: %s", st->transports);
+	if (st->world > 0)
+		cd_finding_evidence(f, "communicator of %d ranks", st->world);
+}
+
+int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const char *name)
+{
+	struct state *st = xcalloc(1, sizeof(*st));
+	char *line = xmalloc(CD_EXPLAIN_LINE_MAX + 1);
+	struct cd_host *first;
+	size_t pos = 0;
+	int n;
+
+	st->r = r;
+	st->name = name && *name ? name : "log";
+	st->first_finding = r->n_findings;
+	while (text && pos < len) {
+		size_t end = pos, l = 0;
+
+		while (end < len && text[end] != '\n')
+			end++;
+		/* bounded copy; NULs and control bytes become spaces, ESC sequences are dropped */
+		for (size_t i = pos; i < end && l < CD_EXPLAIN_LINE_MAX; i++) {
+			unsigned char c = (unsigned char)text[i];
+
+			if (c == 0x1b && i + 1 < end && text[i + 1] == '[') {
+				i += 2;
+				while (i < end && !isalpha((unsigned char)text[i]))
+					i++;
+				continue;
+			}
+			line[l++] = c < 0x20 && c != '\t' ? ' ' : (char)c;
+		}
+		line[l] = '\0';
+		pos = end + 1;
+		if (l)
+			classify(st, line);
+	}
+	/* host pointers move as hosts are added: look the first one up again */
+	first = host_named(st, st->first_host[0] ? st->first_host : st->name);
+	finish(st, first);
+	n = st->recognised;
+	free(line);
+	free(st);
+	return n;
+}

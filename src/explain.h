@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * `commdiag explain`: NCCL (NCCL_DEBUG=INFO/WARN), PyTorch and Open MPI log lines
+ * turned into facts (hosts, NCCL version, interfaces and HCAs NCCL used, the
+ * environment it reported) and LOG### findings, so the advisor's tree can walk
+ * them exactly as it walks a discovered host.
+ */
+#ifndef CD_EXPLAIN_H
+#define CD_EXPLAIN_H
+
+#include <stddef.h>
+
+#include "results.h"
+
+/* host_id_source of the host that collects lines without a host prefix */
+#define CD_EXPLAIN_NO_HOST "none: log lines without a host prefix"
+
+/* Lines longer than this are cut; a log is read as text whatever bytes it holds. */
+#define CD_EXPLAIN_LINE_MAX 4096
+
+/*
+ * Parse one log (any bytes; NUL and invalid UTF-8 are fine) into r: hosts named by
+ * the "host:pid:tid" prefixes (lines without one go to a host called `name`),
+ * facts, and findings. Several logs may be parsed into one document. Never fails;
+ * returns how many lines it recognised.
+ */
+int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const char *name);
+
+#endif

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The decision tree over documents built in C: each case sets only what its branch reads. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise.h"
+#include "rules.h"
+#include "suites.h"
+
+static struct cd_results res;
+
+static struct cd_nic *add_nic(struct cd_host *h, const char *name, enum cd_nic_kind kind, const char *ipv4, int dflt)
+{
+	struct cd_nic *n = cd_host_add_nic(h);
+
+	n->name = xstrdup(name);
+	n->kind = kind;
+	n->state = xstrdup("up");
+	n->admin_up = CD_TRI_TRUE;
+	if (ipv4)
+		cd_strv_push(&n->ipv4, ipv4);
+	n->default_route = dflt ? CD_TRI_TRUE : CD_TRI_FALSE;
+	return n;
+}
+
+static struct cd_host *add_host(const char *name)
+{
+	struct cd_host *h = cd_results_add_host(&res);
+
+	h->hostname = xstrdup(name);
+	for (int i = 0; i < CD_PART_COUNT; i++)
+		cd_section_set(&h->part[i], CD_ST_OK, NULL);
+	h->system.container = xstrdup("none");
+	add_nic(h, "lo", CD_NIC_LOOPBACK, "127.0.0.1/8", 0);
+	return h;
+}
+
+static void reach(const char *from, const char *to, const char *iface, int ok)
+{
+	struct cd_reach *x = cd_results_add_reach(&res);
+
+	x->from = xstrdup(from);
+	x->to = xstrdup(to);
+	x->iface = xstrdup(iface);
+	x->ok = ok ? CD_TRI_TRUE : CD_TRI_FALSE;
+}
+
+static const struct cd_advice *advice(const char *env, const char *value)
+{
+	for (size_t i = 0; i < res.n_advice; i++) {
+		const struct cd_advice *a = &res.advice[i];
+
+		if ((env ? a->env && !strcmp(a->env, env) : !a->env) &&
+		    (value ? a->value && strstr(a->value, value) : !a->value))
+			return a;
+	}
+	return NULL;
+}
+
+static int answers(const struct cd_advice *a, const char *id)
+{
+	for (size_t i = 0; a && i < a->findings.n; i++)
+		if (!strcmp(a->findings.v[i], id))
+			return 1;
+	return 0;
+}
+
+static void setup(void)
+{
+	cd_results_init(&res);
+}
+
+static void teardown(void)
+{
+	cd_results_free(&res);
+}
+
+START_TEST(test_tree_is_consistent)
+{
+	size_t n;
+	const struct cd_advise_node *t = cd_advise_tree(&n);
+
+	ck_assert_uint_gt(n, 40);
+	for (size_t i = 0; i < n; i++) {
+		/* a question has a test and two exits; a leaf acts and goes on */
+		ck_assert_msg(t[i].name && t[i].text, "node %zu unnamed", i);
+		ck_assert_msg(!!t[i].test != !!t[i].act, "%s: question or leaf", t[i].name);
+		ck_assert_int_lt(t[i].yes, (int)n);
+		ck_assert_int_lt(t[i].no, (int)n);
+		ck_assert_int_lt(t[i].next, (int)n);
+		for (size_t k = 0; k < i; k++)
+			ck_assert_msg(strcmp(t[i].name, t[k].name), "duplicate node name %s", t[i].name);
+	}
+}
+END_TEST
+
+/* The multi-node test's two network namespaces: eth0 routed, docker0 everywhere 172.17.0.1. */
+START_TEST(test_two_hosts_routed)
+{
+	const struct cd_advice *a;
+	struct cd_host *h;
+
+	h = add_host("node17");
+	add_nic(h, "eth0", CD_NIC_PHYSICAL, "10.0.0.17/24", 1);
+	add_nic(h, "docker0", CD_NIC_BRIDGE, "172.17.0.1/16", 0);
+	h = add_host("node18");
+	add_nic(h, "eth0", CD_NIC_PHYSICAL, "10.0.0.18/24", 1);
+	add_nic(h, "docker0", CD_NIC_BRIDGE, "172.17.0.1/16", 0);
+	reach("node17", "node18", "eth0", 1);
+	reach("node18", "node17", "eth0", 1);
+	reach("node17", "node18", "docker0", 0);
+	reach("node18", "node17", "docker0", 0);
+	cd_results_add_finding(&res, "NET001", CD_SEV_FAIL, "node17", "docker0", "interface does not reach other hosts");
+	cd_advise(&res);
+	a = advice("NCCL_SOCKET_IFNAME", "eth0");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a->value, "eth0");
+	ck_assert(answers(a, "NET001"));
+	ck_assert_ptr_null(a->host);
+	ck_assert_uint_ge(a->path.n, 3);
+	ck_assert_str_eq(a->path.v[0], "several hosts with TCP reachability results? yes");
+	ck_assert_ptr_nonnull(advice("GLOO_SOCKET_IFNAME", "eth0"));
+	ck_assert_ptr_nonnull(advice("OMPI_MCA_btl_tcp_if_include", "eth0"));
+	ck_assert_ptr_nonnull(advice("OMPI_MCA_oob_tcp_if_include", "eth0"));
+	ck_assert_ptr_nonnull(advice("UCX_NET_DEVICES", "eth0"));
+	ck_assert_ptr_null(advice("NCCL_SOCKET_IFNAME", "docker0"));
+}
+END_TEST
+
+/* A straggler and a timeout finding (MPI001, LOG001): name the rank, heartbeat past the timeout. */
+START_TEST(test_straggler_and_timeout)
+{
+	struct cd_finding *f;
+	const struct cd_advice *a;
+
+	add_host("node17");
+	add_host("node18");
+	cd_results_add_finding(&res, "MPI001", CD_SEV_WARN, "node18", "rank 5", "straggler");
+	f = cd_results_add_finding(&res, "LOG001", CD_SEV_FAIL, "node17", "rank 5 is behind", "timeout");
+	f->expected = 1800000;
+	cd_advise(&res);
+	a = advice(NULL, "straggling host");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a->host, "node18");
+	ck_assert_ptr_nonnull(strstr(a->why, "rank 5 on node18"));
+	a = advice("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "1920");
+	ck_assert_ptr_nonnull(a);
+	ck_assert(answers(a, "LOG001"));
+	ck_assert_ptr_nonnull(advice("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000"));
+}
+END_TEST
+
+/* P2P002 and PCIE001 from other rules are honoured without the facts behind them. */
+START_TEST(test_reserved_findings)
+{
+	struct cd_host *h = add_host("node17");
+	struct cd_finding *f;
+
+	(void)h;
+	cd_results_add_finding(&res, "P2P002", CD_SEV_FAIL, "node17", "0000:40:01.1", "ACS redirect");
+	f = cd_results_add_finding(&res, "PCIE001", CD_SEV_WARN, "node17", "GPU 3", "GPU PCIe link degraded");
+	f->measured = 12.1;
+	f->expected = 25.0;
+	f->unit = xstrdup("gbyte_s");
+	cd_results_add_finding(&res, "GPU002", CD_SEV_FAIL, "node17", "fabric manager", "not running");
+	cd_advise(&res);
+	ck_assert(answers(advice("NCCL_P2P_DISABLE", "1"), "P2P002"));
+	ck_assert_ptr_nonnull(advice(NULL, "reseat GPU 3"));
+	ck_assert_ptr_nonnull(strstr(advice(NULL, "reseat GPU 3")->why, "measured 12.1, expected 25.0"));
+	ck_assert(answers(advice(NULL, "nvidia-fabricmanager"), "GPU002"));
+}
+END_TEST
+
+/* Identical advice from several hosts is one item; different values stay apart. */
+START_TEST(test_merge)
+{
+	struct cd_host *h;
+
+	for (int i = 0; i < 2; i++) {
+		h = add_host(i ? "b" : "a");
+		free(h->system.container);
+		h->system.container = xstrdup("docker");
+		h->system.shm_bytes = 64 << 20;
+	}
+	cd_advise(&res);
+	ck_assert_uint_eq(res.n_advice, 2); /* one item per host: the hosts differ */
+	ck_assert_str_eq(res.advice[0].host, "a");
+	ck_assert_str_eq(res.advice[1].host, "b");
+}
+END_TEST
+
+Suite *advise_suite(void)
+{
+	Suite *s = suite_create("advise");
+	TCase *tc = tcase_create("tree");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_tree_is_consistent);
+	tcase_add_test(tc, test_two_hosts_routed);
+	tcase_add_test(tc, test_straggler_and_timeout);
+	tcase_add_test(tc, test_reserved_findings);
+	tcase_add_test(tc, test_merge);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The log parser: prefixes of interleaved ranks, facts, findings, and any bytes at all. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envlint.h"
+#include "explain.h"
+#include "suites.h"
+
+static struct cd_results res;
+
+static void setup(void)
+{
+	cd_results_init(&res);
+}
+
+static void teardown(void)
+{
+	cd_results_free(&res);
+}
+
+static const struct cd_finding *first(const char *id)
+{
+	for (size_t i = 0; i < res.n_findings; i++)
+		if (!strcmp(res.findings[i].id, id))
+			return &res.findings[i];
+	return NULL;
+}
+
+static const struct cd_host *host(const char *name)
+{
+	for (size_t i = 0; i < res.n_hosts; i++)
+		if (res.hosts[i].hostname && !strcmp(res.hosts[i].hostname, name))
+			return &res.hosts[i];
+	return NULL;
+}
+
+static int parse(const char *text)
+{
+	return cd_explain_parse(&res, text, strlen(text), "t.log");
+}
+
+START_TEST(test_interleaved_ranks)
+{
+	const struct cd_host *a, *b;
+
+	parse("nodeA:100:101 [0] NCCL INFO Bootstrap : Using [0]eth0:10.0.0.1<0> [1]docker0:172.17.0.1<0>\n"
+	      "[1,3]<stdout>:nodeB:200:201 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/IB ; OOB eth0:10.0.0.2<0>\n"
+	      "nodeA:100:101 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+	      "NCCL version 2.18.3+cuda12.2\n"
+	      "(pid=7) nodeB:200:201 [1] NCCL INFO NCCL version 2.21.5+cuda12.4\n");
+	a = host("nodeA");
+	b = host("nodeB");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(a->n_nics, 2);
+	ck_assert_str_eq(a->nics[1].name, "docker0");
+	ck_assert_int_eq(a->nics[1].kind, CD_NIC_BRIDGE);
+	ck_assert_str_eq(a->nics[0].ipv4.v[0], "10.0.0.1");
+	ck_assert_str_eq(a->env[0].key, "NCCL_IB_DISABLE");
+	ck_assert_str_eq(a->env[0].value, "1");
+	/* the unprefixed version line belongs to the rank before it */
+	ck_assert_str_eq(a->versions.nccl, "2.18.3");
+	ck_assert_uint_eq(b->n_hcas, 2);
+	ck_assert_str_eq(b->hcas[0].ports[0].link_layer, "ethernet");
+	ck_assert_str_eq(b->hcas[1].ports[0].link_layer, "infiniband");
+	ck_assert_str_eq(b->versions.nccl, "2.21.5");
+	ck_assert_ptr_nonnull(first("LOG009"));
+}
+END_TEST
+
+START_TEST(test_watchdog_straggler)
+{
+	const struct cd_finding *f;
+
+	parse("[rank0]:[E1 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: "
+	      "WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n"
+	      "[rank2]:[E1 ProcessGroupNCCL.cpp:607] [Rank 2] Watchdog caught collective operation timeout: "
+	      "WorkNCCL(SeqNum=9, OpType=BROADCAST, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n");
+	f = first("LOG001");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->subject, "rank 2 is behind (SeqNum 9 BROADCAST while others reached 12)");
+	ck_assert_double_eq(f->expected, 600000);
+}
+END_TEST
+
+START_TEST(test_causes)
+{
+	parse("h:1:2 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n"
+	      "h:1:2 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported\n"
+	      "h:1:2 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000\n"
+	      "[n1][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to 172.17.0.1 "
+	      "failed: Connection refused (111)\n"
+	      "h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0 len=0 vendor err 129 "
+	      "(Recv) localGid ::ffff:10.0.0.1\n"
+	      "h:1:2 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory\n"
+	      "gpu: Test CUDA failure common.cu:941 'system not yet initialized'\n");
+	ck_assert_ptr_nonnull(first("LOG004"));
+	ck_assert_ptr_nonnull(first("LOG005"));
+	ck_assert_str_eq(first("LOG006")->subject, "rank 2 and rank 0");
+	ck_assert_str_eq(first("LOG010")->subject, "172.17.0.1");
+	ck_assert_str_eq(first("LOG010")->host, "n1");
+	ck_assert_str_eq(first("LOG007")->subject, "RoCE");
+	ck_assert_ptr_nonnull(first("LOG008"));
+	ck_assert_str_eq(first("LOG012")->host, "gpu");
+	ck_assert_ptr_null(first("LOG099"));
+}
+END_TEST
+
+START_TEST(test_unexplained)
+{
+	parse("h:1:2 [0] NCCL WARN something nobody has seen\nfastmoe: Test NCCL failure common.cu:777 'unhandled system error'\n");
+	ck_assert_ptr_nonnull(first("LOG099"));
+	ck_assert_ptr_nonnull(first("LOG000"));
+}
+END_TEST
+
+/* Any bytes: NULs, no newline, overlong lines, truncated prefixes; under ASan and valgrind. */
+START_TEST(test_arbitrary_bytes)
+{
+	static const char *const seeds[] = {
+		"h:1:2 [0] NCCL INFO NET/Socket : Using [", "x:1:", ":9:9 [", "[[[[", "NCCL version ",
+		"WorkNCCL(SeqNum=", "Duplicate GPU detected : ", " set by environment to ", "connect() to ",
+		"NET/IB : Using [0]mlx5_0:", "Bootstrap : Using [0]a:", "\x1b[", "[rank999999999999]",
+	};
+	size_t len = 1 << 16;
+	char *buf = malloc(len);
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 60; round++) {
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[i] = (char)(seed >> 16);
+		}
+		/* splice in fragments of real patterns so the parser's branches are hit with garbage around them */
+		for (size_t k = 0; k < 200; k++) {
+			const char *s = seeds[(k + (size_t)round) % ARRAY_SIZE(seeds)];
+			size_t at = (k * 331 + (size_t)round * 17) % (len - 64);
+
+			memcpy(buf + at, s, strlen(s));
+			if (k % 3 == 0)
+				buf[at + strlen(s)] = '\n';
+		}
+		cd_explain_parse(&res, buf, round % 2 ? len : len / 3, round % 3 ? "fuzz" : NULL);
+	}
+	memset(buf, 'a', len); /* one line far beyond the bound */
+	cd_explain_parse(&res, buf, len, "long");
+	cd_explain_parse(&res, NULL, 0, "empty");
+	cd_explain_parse(&res, "", 0, "");
+	free(buf);
+	ck_assert_uint_le(res.n_hosts, 256);
+}
+END_TEST
+
+START_TEST(test_edit_distance)
+{
+	struct cd_envcat c = { 0 };
+
+	ck_assert_int_eq(cd_edit_distance("kitten", "sitting"), 3);
+	ck_assert_int_eq(cd_edit_distance("", "abc"), 3);
+	ck_assert_int_eq(cd_envcat_load_default(&c), 0);
+	ck_assert_str_eq(cd_envcat_nearest(&c, "NCCL_SOCKET_NAME"), "NCCL_SOCKET_IFNAME");
+	ck_assert_str_eq(cd_envcat_nearest(&c, "NCCL_IB_HCAS"), "NCCL_IB_HCA");
+	ck_assert_str_eq(cd_envcat_nearest(&c, "OMPI_MCA_btl_tcp_if_includ"), "OMPI_MCA_btl_tcp_if_include");
+	ck_assert_ptr_null(cd_envcat_nearest(&c, "NCCL_COMPLETELY_DIFFERENT_THING"));
+	ck_assert_ptr_null(cd_envcat_nearest(&c, "UCX_SOMETHING_UNRELATED"));
+	ck_assert_int_eq(cd_envcat_find(&c, "NCCL_MAX_RINGS")->kind, CD_ENVK_RENAMED);
+	cd_envcat_free(&c);
+}
+END_TEST
+
+START_TEST(test_catalogue_errors)
+{
+	struct cd_envcat c = { 0 };
+	const char *bad = "# ok\nNCCL_A bool\nNCCL_B frobnicate\n";
+
+	ck_assert_int_eq(cd_envcat_parse(&c, bad, strlen(bad), "cat"), -1);
+	cd_envcat_free(&c);
+	ck_assert_int_eq(cd_envcat_parse(&c, "NCCL_C enum\n", 12, "cat"), -1);
+	cd_envcat_free(&c);
+}
+END_TEST
+
+/* The linter over one host's env: each id from the smallest input that shows it. */
+START_TEST(test_lint)
+{
+	struct cd_envcat c = { 0 };
+	struct cd_host *h = cd_results_add_host(&res);
+	struct cd_nic *n = cd_host_add_nic(h);
+	static const char *const want[] = { "ENV001", "ENV002", "ENV003", "ENV004", "ENV005", "ENV006" };
+
+	h->hostname = xstrdup("h");
+	cd_section_set(&h->part[CD_PART_NET], CD_ST_OK, NULL);
+	n->name = xstrdup("bond0");
+	cd_host_set_env(h, "NCCL_SOCKET_NAME", "bond0");
+	cd_host_set_env(h, "NCCL_MIN_NRINGS", "4");
+	cd_host_set_env(h, "TORCH_NCCL_TIMEOUT", "60");
+	cd_host_set_env(h, "NCCL_P2P_DISABLE", "yes");
+	cd_host_set_env(h, "NCCL_P2P_LEVEL", "PXB");
+	cd_host_set_env(h, "OMPI_MCA_oob_tcp_if_include", "bond0");
+	cd_host_set_env(h, "OMPI_MCA_oob_tcp_if_exclude", "lo");
+	cd_host_set_env(h, "GLOO_SOCKET_IFNAME", "bond");
+	cd_host_set_env(h, "NCCL_DEBUG_SUBSYS", "INIT,NET");
+	cd_host_set_env(h, "UCX_TLS", "rc,sm");
+	cd_host_set_env(h, "CUDA_VISIBLE_DEVICES", "0,1");
+	ck_assert_int_eq(cd_envcat_load_default(&c), 0);
+	cd_envlint(&res, &c, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		ck_assert_msg(first(want[i]), "no %s", want[i]);
+	/* GLOO matches exactly: "bond" is not bond0 */
+	ck_assert_str_eq(first("ENV006")->subject, "GLOO_SOCKET_IFNAME");
+	/* "yes" is not 0/1 (ENV004), so no conflict is claimed for it; a list enum passes */
+	ck_assert_ptr_null(first("ENV008"));
+	for (size_t i = 0; i < res.n_findings; i++)
+		ck_assert_msg(strcmp(res.findings[i].subject, "NCCL_DEBUG_SUBSYS") && strcmp(res.findings[i].subject, "UCX_TLS"),
+			      "%s flagged", res.findings[i].subject);
+	cd_envcat_free(&c);
+}
+END_TEST
+
+Suite *explain_suite(void)
+{
+	Suite *s = suite_create("explain");
+	TCase *tc = tcase_create("parse");
+	TCase *tl = tcase_create("envlint");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_interleaved_ranks);
+	tcase_add_test(tc, test_watchdog_straggler);
+	tcase_add_test(tc, test_causes);
+	tcase_add_test(tc, test_unexplained);
+	tcase_add_test(tc, test_arbitrary_bytes);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(tl, setup, teardown);
+	tcase_add_test(tl, test_edit_distance);
+	tcase_add_test(tl, test_catalogue_errors);
+	tcase_add_test(tl, test_lint);
+	suite_add_tcase(s, tl);
+	return s;
+}
