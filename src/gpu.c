@@ -55,10 +55,14 @@ char *cd_gpu_nccl_version(const char *lib, char **err)
 	if (!h)
 		return NULL;
 	if (cd_dl_bind(h, lib ? lib : CD_SONAME_NCCL, syms, err) == 0) {
-		if (get_version(&ver) == ncclSuccess && ver > 0)
+		ncclResult_t r = get_version(&ver);
+
+		if (r == ncclSuccess && ver > 0)
 			v = cd_gpu_nccl_version_str(ver);
+		else if (r != ncclSuccess)
+			*err = xasprintf("%s: ncclGetVersion failed (ncclResult_t %d)", lib ? lib : CD_SONAME_NCCL, (int)r);
 		else
-			*err = xstrdup("ncclGetVersion failed");
+			*err = xasprintf("%s: ncclGetVersion gave version %d", lib ? lib : CD_SONAME_NCCL, ver);
 	}
 	cd_dl_close(h);
 	return v;
@@ -154,6 +158,12 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	free(path);
 
 	h->versions.nccl = cd_gpu_nccl_version(o->nccl_lib, &err);
+	if (!h->versions.nccl && o->nccl_lib) {
+		/* the library a user names must be an NCCL: an n/a would hide the mistake */
+		cd_error("option '--nccl-lib': %s: expected an NCCL library (libnccl.so.2)", err);
+		free(err);
+		return -1;
+	}
 	if (!h->versions.nccl)
 		cd_debug(1, "gpu: nccl version unknown: %s", err);
 	free(err);
