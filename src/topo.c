@@ -222,17 +222,20 @@ static char *hwloc_runtime_version(void)
  * keeps. When hwloc_topology_destroy() unloads the plugin, libpciaccess goes
  * with it and that tree becomes a "definitely lost" leak (valgrind, and LSan
  * fails SANITIZE=1 test runs). Keeping the library mapped makes it reachable.
- * The handle is never closed on purpose; without libpciaccess this is a no-op.
+ * libxml2, which hwloc's XML plugin (hwloc_xml_libxml.so) brings in for
+ * --topology, is the same: a file declaring an encoding libxml2 does not know
+ * ("UTF-4") leaves ~3 KB in its static tables (found by fuzz_topology_xml).
+ * The handles are never closed on purpose; without the library this is a no-op.
  */
-static void pin_pciaccess(void)
-{
-	static int done;
+static int pinned_pciaccess, pinned_libxml2;
 
-	if (done)
+static void pin(const char *soname, int *done)
+{
+	if (*done)
 		return;
-	done = 1;
-	if (!dlopen("libpciaccess.so.0", RTLD_LAZY | RTLD_NODELETE))
-		cd_debug(2, "topo: libpciaccess.so.0 not pinned: %s", dlerror());
+	*done = 1;
+	if (!dlopen(soname, RTLD_LAZY | RTLD_NODELETE))
+		cd_debug(2, "topo: %s not pinned: %s", soname, dlerror());
 }
 
 /*
@@ -343,7 +346,9 @@ int cd_topo_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	if (xml && ((why = check_readable(xml, head, sizeof(head))) || (why = xml_crashes_hwloc(xml))))
 		return replay_error(st, xml, why);
 	if (!xml)
-		pin_pciaccess();
+		pin("libpciaccess.so.0", &pinned_pciaccess);
+	else
+		pin("libxml2.so.2", &pinned_libxml2);
 
 	if (hwloc_topology_init(&topo) < 0) {
 		if (xml)
