@@ -129,12 +129,13 @@ static const struct opt {
 /*
  * The first SIGINT, SIGTERM or deadline (SIGALRM) only sets cd_stop: the run stops
  * at its next safe point, marks what did not run as timeout and still writes the
- * partial document (exit 3). The same handler arms a backstop BACKSTOP_S later, for
+ * partial document (exit 3). The same handler arms a backstop 1.5 s later, for
  * a call that never comes back to a safe point: that second alarm, like a second
  * SIGINT or SIGTERM, removes the -o temporary file and exits 3 at once. Everything
  * the handler does is async-signal-safe: flags, setitimer, unlink, write, _exit.
  */
-#define BACKSTOP_S 1.5
+#define BACKSTOP_TEXT "1.5 s"
+static const struct itimerval backstop = { .it_value = { 1, 500000 } };
 
 static volatile sig_atomic_t deadline_phase; /* index into phases[] */
 static volatile sig_atomic_t stop_phase;     /* deadline_phase when cd_stop was set */
@@ -150,17 +151,6 @@ static void say(const char *s)
 	(void)w;
 }
 
-static void set_timer(double seconds)
-{
-	struct itimerval it = { 0 };
-
-	it.it_value.tv_sec = (time_t)seconds;
-	it.it_value.tv_usec = (suseconds_t)((seconds - floor(seconds)) * 1e6);
-	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
-		it.it_value.tv_usec = 1;
-	setitimer(ITIMER_REAL, &it, NULL);
-}
-
 static void on_signal(int sig)
 {
 	char *tmp = pending_tmp;
@@ -168,7 +158,7 @@ static void on_signal(int sig)
 	if (!cd_stop) {
 		stop_phase = deadline_phase;
 		cd_stop = sig;
-		set_timer(BACKSTOP_S);
+		setitimer(ITIMER_REAL, &backstop, NULL);
 		return;
 	}
 	if (tmp)
@@ -178,13 +168,14 @@ static void on_signal(int sig)
 	else
 		say("commdiag: interrupted again during ");
 	say(phases[deadline_phase]);
-	say(sig == SIGALRM ? " 1.5 s after the stop (a call that does not return?): exiting at once, no report\n"
+	say(sig == SIGALRM ? " " BACKSTOP_TEXT " after the stop (a call that does not return?): exiting at once, no report\n"
 			   : ": exiting at once, no report\n");
 	_exit(EXIT_RUNTIME);
 }
 
 static void arm_deadline(double seconds)
 {
+	struct itimerval it = { 0 };
 	struct sigaction sa = { 0 };
 
 	sa.sa_handler = on_signal;
@@ -194,7 +185,11 @@ static void arm_deadline(double seconds)
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	set_timer(seconds);
+	it.it_value.tv_sec = (time_t)seconds;
+	it.it_value.tv_usec = (suseconds_t)((seconds - floor(seconds)) * 1e6);
+	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+		it.it_value.tv_usec = 1;
+	setitimer(ITIMER_REAL, &it, NULL);
 }
 
 static void phase(int p)
