@@ -74,15 +74,62 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out src/main.o,$(OBJ))
 	@$(PKG_CONFIG) --exists check || { echo "pkg-config cannot find 'check': install the Debian package check (or run scripts/bootstrap.sh)" >&2; exit 1; }
 	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs check) $(CD_LIBS)
 
-# Unit suites (CK_RUN_SUITE=name runs one), then end-to-end tests of the binary.
+# Unit suites (CK_RUN_SUITE=name runs one), end-to-end tests of the binary, the bad-input catalogue.
 check: commdiag tests/check_commdiag
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
+	./tests/bad_inputs/run.sh ./commdiag
 
-# The unit suites in one process under memcheck: zero errors and zero definite leaks.
+# Under memcheck, zero errors and zero definite leaks: the unit suites in one process, then
+# every error path of the bad-input catalogue. Not the children of fork (--topology files
+# are tried in a child first: see topo.c), nor hwloc's x86 backend, which valgrind breaks.
+VALGRIND := valgrind -q --error-exitcode=123 --leak-check=full --errors-for-leak-kinds=definite \
+	--child-silent-after-fork=yes
 check-valgrind: commdiag tests/check_commdiag
-	CK_FORK=no valgrind -q --error-exitcode=123 --leak-check=full --errors-for-leak-kinds=definite \
-		./tests/check_commdiag
+	CK_FORK=no $(VALGRIND) ./tests/check_commdiag
+	CD_WRAP="env HWLOC_COMPONENTS=-x86 $(VALGRIND)" ./tests/bad_inputs/run.sh ./commdiag
+
+# ---- fuzzing: libFuzzer targets tests/fuzz/fuzz_<name>.c, found by name ----
+# Each target links every object but main, rebuilt by clang with the fuzzer's coverage
+# and ASan+UBSan in tests/fuzz/build/ (the gcc objects are left alone). Seeds come from
+# tests/fuzz/corpus/<name>/ (committed, small); what a run discovers goes to
+# tests/fuzz/build/corpus/<name>/, a crash to tests/fuzz/build/crash-<name>-*.
+# Optional beside a target: <name>.dict (libFuzzer dictionary), <name>.lsan (LeakSanitizer
+# suppressions, for leaks inside a library we cannot fix).
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:.c=)
+FUZZ_DIR := tests/fuzz/build
+FUZZ_OBJ := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(filter-out src/main.c,$(SRC)))
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CPPFLAGS := $(filter-out -DCD_HAVE_MPI=1,$(CD_CPPFLAGS)) -Itests/fuzz
+FUZZ_CFLAGS := $(filter-out $(CD_SAN),$(CD_CFLAGS)) -g -O1 $(FUZZ_SAN)
+# one run: stderr closed (every refusal prints a message; libFuzzer keeps its own and the
+# sanitizers' reports), 10 s for one input counts as a hang
+FUZZ_RUN_FLAGS ?= -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+
+$(FUZZ_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(filter-out -MMD -MP,$(FUZZ_CFLAGS)) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(CD_LIBS)
+
+fuzz: $(FUZZ_BIN)
+.SECONDARY: $(FUZZ_OBJ)
+
+# Every target for FUZZ_SECONDS each (default 60); stops at the first crash.
+fuzz-run: fuzz
+	@for f in $(FUZZ_BIN); do \
+		n=$${f##*/fuzz_}; mkdir -p $(FUZZ_DIR)/corpus/$$n; \
+		dict=; [ -f tests/fuzz/$$n.dict ] && dict=-dict=tests/fuzz/$$n.dict; \
+		supp=; [ -f tests/fuzz/$$n.lsan ] && supp=suppressions=tests/fuzz/$$n.lsan:print_suppressions=0; \
+		echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
+		LSAN_OPTIONS=$$supp ./$$f $(FUZZ_RUN_FLAGS) $$dict -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_DIR)/crash-$$n- \
+			$(FUZZ_DIR)/corpus/$$n tests/fuzz/corpus/$$n >$(FUZZ_DIR)/$$n.log 2>&1; rc=$$?; \
+		grep -E '^(#[0-9]+ +DONE|Done [0-9]|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|fuzz: )' \
+			$(FUZZ_DIR)/$$n.log; \
+		[ $$rc = 0 ] || { echo "fuzz: $$n FAILED (exit $$rc): see $(FUZZ_DIR)/$$n.log and $(FUZZ_DIR)/crash-$$n-*" >&2; exit 1; }; \
+	done
 
 install: commdiag
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -98,6 +145,7 @@ uninstall:
 clean:
 	rm -rf gen
 	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d probes/*.o probes/*.d tests/*.o tests/*.d
+	rm -rf $(FUZZ_DIR) $(FUZZ_BIN)
 
-.PHONY: all check check-valgrind install uninstall clean
--include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+.PHONY: all check check-valgrind fuzz fuzz-run install uninstall clean
+-include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

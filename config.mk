@@ -19,3 +19,6 @@ MPICC      ?= mpicc
 MPI        ?= $(if $(shell command -v $(MPICC) 2>/dev/null),1,0)
 # SANITIZE=1: AddressSanitizer + UndefinedBehaviorSanitizer
 SANITIZE   ?= 0
+# fuzzing (make fuzz, make fuzz-run): libFuzzer needs clang (Debian: clang, libclang-rt-14-dev)
+FUZZ_CC    ?= clang
+FUZZ_SECONDS ?= 60

@@ -49,7 +49,7 @@ int cd_gpu_stream_wait(struct cd_probe_env *env, const struct cd_cuda_api *cu, C
 
 		if (r != 0)
 			return r > 0 ? 0 : -1;
-		if (cd_now_s() >= env->deadline) {
+		if (cd_stop || cd_now_s() >= env->deadline) {
 			cd_probe_fail(env, "GPU %d: stream work did not finish before the deadline", env->device);
 			return CD_PROBE_TIMEOUT;
 		}

@@ -84,7 +84,8 @@ static int wait_comms(struct cd_probe_env *env)
 
 		if (r)
 			return r > 0 ? 0 : -1;
-		if (cd_now_s() >= env->deadline)
+		/* a signal or --timeout stops the wait as the deadline does: the caller aborts */
+		if (cd_stop || cd_now_s() >= env->deadline)
 			return CD_PROBE_TIMEOUT;
 		nanosleep(&nap, NULL);
 	}
@@ -386,7 +387,7 @@ static int64_t coll_check(struct cd_probe_env *env, size_t bytes)
 	if ((rc = fill_inputs(env, cs, bytes)) < 0 || coll_start(env, bytes) < 0)
 		return -1;
 	while ((rc = coll_poll(env)) == 0) {
-		if (cd_now_s() >= env->deadline) {
+		if (cd_stop || cd_now_s() >= env->deadline) {
 			world_abort();
 			cd_probe_fail(env, "the data-check operation did not finish before the deadline");
 			return -1;

@@ -137,6 +137,11 @@ void cd_probe_skip(struct cd_probe_run *out, const char *reason);
  * nccl-tests reports #wrong and continues. A start that blocks cannot be interrupted:
  * asynchronous probes return from start at once and let poll report completion.
  *
+ * A run told to stop (cd_stop: SIGINT, SIGTERM, main's --timeout) is a safe point
+ * between operations and at every poll: the operation in flight is aborted and the
+ * run recorded as CD_ST_TIMEOUT with the phase and "stopped by SIGINT". The test fault
+ * probe.hang (fault.h) makes every operation one that never completes.
+ *
  * Returns 0 when out->status is CD_ST_OK, else -1. Prints nothing.
  */
 int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const struct cd_sweep *sw,

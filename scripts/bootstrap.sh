@@ -12,9 +12,12 @@ fi
 if command -v apt-get >/dev/null 2>&1; then
 	PM=apt
 	# build: compiler, pkg-config, the libraries; tests: check, python3 (JSON assertions),
-	# groff (man page), valgrind (check-valgrind), script from bsdutils (colour on a tty)
+	# groff (man page), valgrind (check-valgrind), script from bsdutils (colour on a tty),
+	# passwd (useradd: CI's unprivileged run); fuzzing: clang and its compiler-rt, which
+	# holds libFuzzer (-fsanitize=fuzzer; only recommended by clang, so named here)
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
-	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils"
+	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
+	      clang libclang-rt-dev"
 	missing=""
 	for p in $PKGS; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -25,7 +28,7 @@ elif command -v dnf >/dev/null 2>&1; then
 	PM=dnf
 	# libcjson-devel and check-devel live in EPEL on RHEL/Rocky/Alma
 	PKGS="gcc make pkgconf-pkg-config hwloc-devel libnl3-devel rdma-core-devel cjson-devel check-devel
-	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux"
+	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux shadow-utils clang compiler-rt"
 	missing=""
 	for p in $PKGS; do
 		if ! rpm -q "$p" >/dev/null 2>&1; then

@@ -52,6 +52,13 @@ const char *cd_cu_strerror(const struct cd_cuda_api *cu, CUresult r, char *buf, 
 	return buf;
 }
 
+static int cuda_absent;
+
+int cd_dl_cuda_absent(void)
+{
+	return cuda_absent;
+}
+
 const struct cd_cuda_api *cd_dl_cuda(const char **err)
 {
 	static struct cd_cuda_api cu;
@@ -96,12 +103,15 @@ const struct cd_cuda_api *cd_dl_cuda(const char **err)
 	}
 	tried = 1;
 	h = cd_dl_open(CD_SONAME_CUDA, &e);
+	cuda_absent = !h;
 	if (h && cd_dl_bind(h, CD_SONAME_CUDA, syms, &e) == 0) {
 		CUresult r = cu.Init(0);
 		char buf[32];
 
 		if (r == CUDA_SUCCESS)
 			return &cu;
+		/* a driver without devices is a host without GPUs, like one without the driver */
+		cuda_absent = r == CUDA_ERROR_NO_DEVICE;
 		e = xasprintf("cuInit: %s", cd_cu_strerror(&cu, r, buf, sizeof(buf)));
 	}
 	failed = e;

@@ -110,6 +110,8 @@ const struct cd_nvml_api *cd_dl_nvml(const char **err);
  * cuInit's error.
  */
 const struct cd_cuda_api *cd_dl_cuda(const char **err);
+/* After cd_dl_cuda failed: 1 when there is no driver or no device (skipped), 0 when it is broken (error). */
+int cd_dl_cuda_absent(void);
 /* NCCL from path (NULL: libnccl.so.2), loaded once per path; NULL with *err as above. */
 const struct cd_nccl_api *cd_dl_nccl(const char *path, const char **err);
 /* "CUDA_ERROR_OUT_OF_MEMORY" or "CUresult 2", in buf. */

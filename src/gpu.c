@@ -34,10 +34,14 @@ char *cd_gpu_nccl_version(const char *lib, char **err)
 	if (!h)
 		return NULL;
 	if (cd_dl_bind(h, lib ? lib : CD_SONAME_NCCL, syms, err) == 0) {
-		if (get_version(&ver) == ncclSuccess && ver > 0)
+		ncclResult_t r = get_version(&ver);
+
+		if (r == ncclSuccess && ver > 0)
 			v = cd_gpu_nccl_version_str(ver);
+		else if (r != ncclSuccess)
+			*err = xasprintf("%s: ncclGetVersion failed (ncclResult_t %d)", lib ? lib : CD_SONAME_NCCL, (int)r);
 		else
-			*err = xstrdup("ncclGetVersion failed");
+			*err = xasprintf("%s: ncclGetVersion gave version %d", lib ? lib : CD_SONAME_NCCL, ver);
 	}
 	cd_dl_close(h);
 	return v;
@@ -243,6 +247,12 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	free(path);
 
 	h->versions.nccl = cd_gpu_nccl_version(o->nccl_lib, &err);
+	if (!h->versions.nccl && o->nccl_lib) {
+		/* the library a user names must be an NCCL: an n/a would hide the mistake */
+		cd_error("option '--nccl-lib': %s: expected an NCCL library (libnccl.so.2)", err);
+		free(err);
+		return -1;
+	}
 	if (!h->versions.nccl)
 		cd_debug(1, "gpu: nccl version unknown: %s", err);
 	free(err);
@@ -250,10 +260,8 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	fabric_manager(h, o->sysfs_root);
 	cu = cd_dl_cuda(&why);
 	if (!cu) {
-		/* no driver, or a driver without devices, is a host without GPUs to test; any other cuInit failure is a fault */
-		int fault = !strncmp(why, "cuInit", 6) && !strstr(why, "NO_DEVICE");
-
-		cd_section_set(&h->part[CD_PART_GPU], fault ? CD_ST_ERROR : CD_ST_SKIPPED, "%s", why);
+		/* no driver, or a driver without devices, is a host without GPUs to test; anything else is a fault */
+		cd_section_set(&h->part[CD_PART_GPU], cd_dl_cuda_absent() ? CD_ST_SKIPPED : CD_ST_ERROR, "%s", why);
 		return 0;
 	}
 	inventory(h, o, cu);

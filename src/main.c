@@ -30,6 +30,7 @@
 #include "discover.h"
 #include "envlint.h"
 #include "explain.h"
+#include "fault.h"
 #include "out.h"
 #include "probe.h"
 #include "report.h"
@@ -198,10 +199,23 @@ static const struct opt {
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
-/* ---- the run deadline: nothing hangs, whatever a library call does ---- */
+/* ---- the run deadline and signals: nothing hangs, whatever a library call does ---- */
+
+/*
+ * The first SIGINT, SIGTERM or deadline (SIGALRM) only sets cd_stop: the run stops
+ * at its next safe point, marks what did not run as timeout and still writes the
+ * partial document (exit 3). The same handler arms a backstop 1.5 s later, for
+ * a call that never comes back to a safe point: that second alarm, like a second
+ * SIGINT or SIGTERM, removes the -o temporary file and exits 3 at once. Everything
+ * the handler does is async-signal-safe: flags, setitimer, unlink, write, _exit.
+ */
+#define BACKSTOP_TEXT "1.5 s"
+static const struct itimerval backstop = { .it_value = { 1, 500000 } };
 
 static volatile sig_atomic_t deadline_phase; /* index into phases[] */
+static volatile sig_atomic_t stop_phase;     /* deadline_phase when cd_stop was set */
 static const char *const phases[] = { "start", "discovery", "rules", "report", "probes" };
+static int stamped; /* the document written says it is partial */
 /* The -o temporary file, so a deadline or a signal never leaves half a report behind. */
 static char *volatile pending_tmp;
 
@@ -212,16 +226,25 @@ static void say(const char *s)
 	(void)w;
 }
 
-static void on_fatal_signal(int sig)
+static void on_signal(int sig)
 {
 	char *tmp = pending_tmp;
 
+	if (!cd_stop) {
+		stop_phase = deadline_phase;
+		cd_stop = sig;
+		setitimer(ITIMER_REAL, &backstop, NULL);
+		return;
+	}
 	if (tmp)
 		unlink(tmp);
-	say(sig == SIGALRM ? "commdiag: timeout: the run exceeded --timeout during "
-			   : "commdiag: interrupted during ");
+	if (sig == SIGALRM)
+		say("commdiag: timeout: still in ");
+	else
+		say("commdiag: interrupted again during ");
 	say(phases[deadline_phase]);
-	say("\n");
+	say(sig == SIGALRM ? " " BACKSTOP_TEXT " after the stop (a call that does not return?): exiting at once, no report\n"
+			   : ": exiting at once, no report\n");
 	_exit(EXIT_RUNTIME);
 }
 
@@ -230,7 +253,9 @@ static void arm_deadline(double seconds)
 	struct itimerval it = { 0 };
 	struct sigaction sa = { 0 };
 
-	sa.sa_handler = on_fatal_signal;
+	sa.sa_handler = on_signal;
+	/* restart interrupted reads: a library must not see EINTR it does not expect */
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -245,6 +270,16 @@ static void arm_deadline(double seconds)
 static void phase(int p)
 {
 	deadline_phase = p;
+}
+
+/* The document says it is partial, and where the run stopped. */
+static void stamp_stop(struct cd_results *r)
+{
+	free(r->run.stopped_by);
+	r->run.stopped_by = xstrdup(cd_stop_name());
+	free(r->run.stopped_phase);
+	r->run.stopped_phase = xstrdup(phases[stop_phase]);
+	stamped = 1;
 }
 
 /* ---- output: stdout, or FILE written to a temporary file and renamed ---- */
@@ -317,7 +352,7 @@ static int sink_commit(struct sink *s)
 
 	if (!s->tmp)
 		return 0;
-	pending_tmp = NULL;
+	/* pending_tmp stays set until the rename: a signal before it still removes the file */
 	if (fsync(fileno(s->f)) < 0 && errno != EINVAL)
 		rc = cd_error("cannot write '%s': %s", s->path, strerror(errno));
 	if (fclose(s->f) != 0 && !rc)
@@ -326,6 +361,7 @@ static int sink_commit(struct sink *s)
 		rc = cd_error("cannot rename '%s' to '%s': %s", s->tmp, s->path, strerror(errno));
 	if (rc)
 		unlink(s->tmp);
+	pending_tmp = NULL;
 	free(s->tmp);
 	s->tmp = NULL;
 	return rc;
@@ -531,7 +567,7 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		return rc;
 	if (!c->from && score)
 		run_probes(c, &r, selected, t0);
-	if (score) {
+	if (score && !cd_stop) {
 		phase(2);
 		rc = judge(c, &r);
 		if (rc) {
@@ -539,6 +575,8 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 			return rc;
 		}
 	}
+	if (cd_stop)
+		stamp_stop(&r); /* the rules did not run either: a partial run makes no findings */
 	if (!c->from && !deterministic())
 		r.run.duration_s = cd_now_s() - t0;
 	phase(3);
@@ -1130,7 +1168,20 @@ int main(int argc, char **argv)
 			c.color = 0;
 	}
 	arm_deadline(c.timeout_s);
+	/* after the handlers: its "fault injection on" line tells a test signals are safe to send */
+	if (cd_fault_init() < 0)
+		return EXIT_USAGE;
 	rc = cmd->fn(&c);
+	if (cd_stop && rc != EXIT_USAGE) {
+		const char *partial = stamped && rc != EXIT_RUNTIME ? ": the report is partial" : "";
+
+		if (cd_stop == SIGALRM)
+			cd_error("timeout: the run exceeded --timeout (%g s) during %s%s", c.timeout_s,
+				 phases[stop_phase], partial);
+		else
+			cd_error("interrupted by %s during %s%s", cd_stop_name(), phases[stop_phase], partial);
+		rc = EXIT_RUNTIME;
+	}
 	/* git's rule: a report that did not reach stdout is a failure (reported once: emit() may have said it) */
 	if (rc != EXIT_RUNTIME && (fflush(stdout) || ferror(stdout))) {
 		cd_error("cannot write to stdout: %s", strerror(errno));

@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "fault.h"
 #include "util.h"
 
 /* ---- bus bandwidth factors: nccl-tests src/<coll>.cu, *GetBw ---- */
@@ -278,20 +279,28 @@ int64_t cd_probe_backoff_ns(int64_t elapsed_ns)
 	return ns < MIN_SLEEP_NS ? MIN_SLEEP_NS : ns > MAX_SLEEP_NS ? MAX_SLEEP_NS : ns;
 }
 
-enum { OP_DONE = 1, OP_FAILED = -1, OP_TIMEOUT = -2 };
+enum { OP_DONE = 1, OP_FAILED = -1, OP_TIMEOUT = -2, OP_STOPPED = -3 };
 
-/* Wait for the operation started at t0; OP_TIMEOUT when deadline (ns) passes first. */
+/*
+ * Wait for the operation started at t0; OP_TIMEOUT when deadline (ns) passes first,
+ * OP_STOPPED when the run is told to stop (cd_stop: SIGINT, SIGTERM, --timeout).
+ * The test fault probe.hang makes every operation one that never completes.
+ */
 static int op_wait(const struct cd_probe *p, struct cd_probe_env *env, int64_t t0, int64_t deadline)
 {
+	int hang = cd_fault_active("probe.hang");
+
 	for (;;) {
 		int r = p->poll ? p->poll(env) : 1;
 		int64_t t, dt;
 		struct timespec ts;
 
-		if (r > 0)
+		if (r > 0 && !hang)
 			return OP_DONE;
 		if (r < 0)
 			return OP_FAILED;
+		if (cd_stop)
+			return OP_STOPPED;
 		t = now_ns();
 		if (t >= deadline)
 			return OP_TIMEOUT;
@@ -322,6 +331,12 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 	char *msg;
 	int r;
 
+	if (cd_stop) {
+		msg = xasprintf("stopped by %s before the operation of %zu bytes", cd_stop_cause(), bytes);
+		run_set(st->out, CD_ST_TIMEOUT, st->phase, msg);
+		free(msg);
+		return -1;
+	}
 	if (now_ns() >= st->deadline) {
 		msg = xasprintf("the %.1f s budget was spent before the operation of %zu bytes",
 				st->budget_s, bytes);
@@ -341,10 +356,13 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 		*dt_ns = t1 - t0;
 		return 0;
 	}
-	if (r == OP_TIMEOUT) {
+	if (r == OP_TIMEOUT || r == OP_STOPPED) {
 		if (st->p->abort)
 			st->p->abort(st->env);
-		msg = xasprintf("operation of %zu bytes did not complete within %.1f s", bytes, st->budget_s);
+		if (r == OP_STOPPED)
+			msg = xasprintf("operation of %zu bytes aborted: stopped by %s", bytes, cd_stop_cause());
+		else
+			msg = xasprintf("operation of %zu bytes did not complete within %.1f s", bytes, st->budget_s);
 		run_set(st->out, CD_ST_TIMEOUT, st->phase, msg);
 	} else {
 		msg = st->env->why[0] ? xstrdup(st->env->why)

@@ -155,12 +155,13 @@ void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected)
 			cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), ctx->unmet[bit_no(missing & -missing)]);
 			continue;
 		}
-		if (cd_now_s() >= ctx->end_s) {
+		if (cd_stop || cd_now_s() >= ctx->end_s) {
 			struct cd_probe_run *run = cd_probe_new_run(ctx, d, -1, -1);
 
 			run->status = CD_ST_TIMEOUT;
 			run->phase = xstrdup("start");
-			run->reason = xstrdup("not started: the run's time budget was spent");
+			run->reason = cd_stop ? xasprintf("not started: stopped by %s", cd_stop_cause())
+					      : xstrdup("not started: the run's time budget was spent");
 			continue;
 		}
 		cd_debug(1, "probe: %s", d->name);

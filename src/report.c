@@ -62,6 +62,8 @@ static void render_tool_run(struct cd_out *o, const struct cd_results *r)
 	out_i64(o, OUT_JSON, "ranks", NULL, r->run.ranks);
 	out_dbl(o, OUT_JSON, "duration_s", NULL, r->run.duration_s);
 	out_dbl(o, OUT_JSON, "timeout_s", NULL, r->run.timeout_s);
+	out_str(o, OUT_JSON, "stopped_by", NULL, r->run.stopped_by);
+	out_str(o, OUT_JSON, "stopped_phase", NULL, r->run.stopped_phase);
 	out_obj_close(o);
 
 	out_color(o, OUT_COLOR_BOLD);
@@ -76,6 +78,13 @@ static void render_tool_run(struct cd_out *o, const struct cd_results *r)
 	out_str(o, OUT_TEXT, NULL, "%s", r->run.ranks == 1 ? "" : "s");
 	out_i64(o, OUT_TEXT, NULL, " · %" PRId64 " host", (int64_t)r->n_hosts);
 	out_str(o, OUT_TEXT, NULL, "%s\n", r->n_hosts == 1 ? "" : "s");
+	if (r->run.stopped_by) {
+		out_color(o, OUT_COLOR_RED);
+		out_str(o, OUT_TEXT, NULL, "partial: stopped by %s", r->run.stopped_by);
+		out_str(o, OUT_TEXT, NULL, " during %s", r->run.stopped_phase ? r->run.stopped_phase : "an unknown phase");
+		out_color(o, OUT_COLOR_NONE);
+		out_text(o, "; what did not run is marked timeout\n");
+	}
 }
 
 static void render_status(struct cd_out *o, const struct cd_host *h)

@@ -536,6 +536,8 @@ void cd_results_free(struct cd_results *r)
 	free(r->tool_version);
 	free(r->run.started);
 	free(r->run.mode);
+	free(r->run.stopped_by);
+	free(r->run.stopped_phase);
 	for (size_t i = 0; i < r->n_hosts; i++)
 		host_free(&r->hosts[i]);
 	free(r->hosts);

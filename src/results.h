@@ -348,6 +348,8 @@ struct cd_run {
 	int64_t ranks;
 	double duration_s;
 	double timeout_s;
+	char *stopped_by;   /* "timeout", "SIGINT", "SIGTERM": the run was stopped early; NULL when it ran to the end */
+	char *stopped_phase; /* where: "discovery", "rules", "report" */
 };
 
 struct cd_results {

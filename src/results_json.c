@@ -9,12 +9,21 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "results.h"
 
 #define MAX_INPUT_BYTES (256u << 20) /* a 1000-host document is a few MB */
+/*
+ * Bounds on the tree cJSON would build, checked before it builds it: a results
+ * document nests 6 levels deep and spends about 23 bytes per value, but "[[[[…"
+ * costs recursion and "[0,0,0,…" about 80 bytes of tree for every 2 bytes of input.
+ * 8 Mi values is a document of some 190 MB; the tree then stays under ~700 MB.
+ */
+#define MAX_DEPTH 64
+#define MAX_VALUES (8u << 20)
 
 struct ld {
 	const char *name;
@@ -684,6 +693,8 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		r->run.ranks = get_i64(l, run, "ranks");
 		r->run.duration_s = get_dbl(l, run, "duration_s");
 		r->run.timeout_s = get_dbl(l, run, "timeout_s");
+		r->run.stopped_by = get_str(l, run, "stopped_by");
+		r->run.stopped_phase = get_str(l, run, "stopped_phase");
 		leave(l, m);
 	}
 	each_obj(l, root, "hosts", r, load_host);
@@ -693,6 +704,62 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 	each_obj(l, root, "advice", r, load_advice);
 	load_rules(l, root, &r->rules);
 	load_score(l, root, &r->score);
+}
+
+static size_t line_of(const char *text, size_t off)
+{
+	size_t line = 1;
+
+	for (size_t k = 0; k < off; k++)
+		line += text[k] == '\n';
+	return line;
+}
+
+/* One pass over the bytes, strings skipped: depth, a bound on the values, and is anything there. */
+static int prescan(const char *text, size_t len, const char *name)
+{
+	size_t values = 1, depth = 0;
+	int in_str = 0, esc = 0, any = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (in_str) {
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			any = 1;
+		switch (c) {
+		case '"':
+			in_str = 1;
+			break;
+		case '[':
+		case '{':
+			if (++depth > MAX_DEPTH)
+				return cd_error("results: '%s': line %zu: nested deeper than %d levels (byte %zu): "
+						"not a results document", name, line_of(text, i), MAX_DEPTH, i);
+			/* fall through - a container is a value too */
+		case ',':
+			if (++values > MAX_VALUES)
+				return cd_error("results: '%s': line %zu: more than %u values (byte %zu): "
+						"not a results document", name, line_of(text, i), MAX_VALUES, i);
+			break;
+		case ']':
+		case '}':
+			depth -= depth > 0;
+			break;
+		}
+	}
+	if (!any)
+		return cd_error("results: '%s': empty input (white space only): expected a JSON document from "
+				"'commdiag --json'", name);
+	return 0;
 }
 
 int cd_results_load_json(struct cd_results *r, const char *text, size_t len, const char *name)
@@ -707,24 +774,24 @@ int cd_results_load_json(struct cd_results *r, const char *text, size_t len, con
 	if (memchr(text, '\0', len))
 		return cd_error("results: '%s': binary data (NUL byte at offset %zu): expected JSON text", name,
 				(size_t)((const char *)memchr(text, '\0', len) - text));
+	if (prescan(text, len, name) < 0)
+		return -1;
 	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (!root) {
-		size_t off = end && end >= text ? (size_t)(end - text) : 0, line = 1;
+		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 
-		for (size_t k = 0; k < off && k < len; k++)
-			line += text[k] == '\n';
-		return cd_error("results: '%s': line %zu: not valid JSON (byte %zu)", name, line, off);
+		if (off > len)
+			off = len;
+		return cd_error("results: '%s': line %zu: not valid JSON (byte %zu)", name, line_of(text, off), off);
 	}
 	/* one document: only white space may follow it (cJSON stops after the first value) */
 	for (const char *p = end; p && p < text + len; p++) {
 		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-			size_t off = (size_t)(p - text), line = 1;
+			size_t off = (size_t)(p - text);
 
-			for (size_t k = 0; k < off; k++)
-				line += text[k] == '\n';
 			cJSON_Delete(root);
 			return cd_error("results: '%s': line %zu: unexpected data after the JSON document (byte %zu)",
-					name, line, off);
+					name, line_of(text, off), off);
 		}
 	}
 	if (!cJSON_IsObject(root)) {
@@ -745,12 +812,18 @@ int cd_results_load_file(struct cd_results *r, const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
 	size_t len = 0;
+	struct stat st;
 	char *text;
 	int rc;
 
 	cd_results_init(r);
 	if (!f)
 		return cd_error("results: cannot open '%s': %s", path, strerror(errno));
+	/* a regular file says its size: refuse a huge one before reading a byte of it */
+	if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)MAX_INPUT_BYTES) {
+		fclose(f);
+		return cd_error("results: '%s': larger than %u MiB: not a results document", path, MAX_INPUT_BYTES >> 20);
+	}
 	text = cd_read_file(f, MAX_INPUT_BYTES, &len);
 	if (!text) {
 		int err = errno;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,27 @@
 #include <unistd.h>
 
 int cd_verbosity;
+volatile sig_atomic_t cd_stop;
+
+const char *cd_stop_name(void)
+{
+	switch (cd_stop) {
+	case 0:
+		return NULL;
+	case SIGALRM:
+		return "timeout";
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	}
+	return "signal";
+}
+
+const char *cd_stop_cause(void)
+{
+	return cd_stop == SIGALRM ? "the --timeout deadline" : cd_stop_name();
+}
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
@@ -201,52 +223,102 @@ char *cd_read_file(FILE *f, size_t max_bytes, size_t *len_out)
 	return buf;
 }
 
+/*
+ * The number forms of the command line: decimal digits with at most one '.', at
+ * least one digit, nothing else (strtod alone would also take " 1", "+1", "0x10",
+ * "1e3" and "inf"). Returns the end of the number, or NULL.
+ */
+static const char *decimal_end(const char *s)
+{
+	int digits = 0;
+
+	if (!s)
+		return NULL;
+	while (isdigit((unsigned char)*s))
+		s++, digits++;
+	if (*s == '.')
+		for (s++; isdigit((unsigned char)*s); s++)
+			digits++;
+	return digits ? s : NULL;
+}
+
+#define SIZE_FRAC_DIGITS 64
+
+/*
+ * Exact, no floating point: "1.5G" is whole × 2^30 plus the fraction .5 × 2^30,
+ * the fraction doubled digit by digit 30 times (what spills over is whole bytes);
+ * a fraction that does not come out whole is refused, as is anything above 2^64-1.
+ */
 int cd_parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	double v;
-	double mult = 1;
+	const char *end = decimal_end(s), *p = s;
+	char frac[SIZE_FRAC_DIGITS];
+	unsigned shift = 0;
+	uint64_t whole = 0, spill = 0;
+	size_t nfrac = 0;
 
-	/* decimal digits only: strtod alone would take " 1", "0x10" and "inf" */
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.') || strpbrk(s, "xXnN"))
+	if (!end)
 		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
-		return -1;
-	switch (*end) {
-	case '\0':
-		break;
-	case 'k': case 'K': mult = 1024.0; end++; break;
-	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
-	default:
-		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (whole > (UINT64_MAX - d) / 10)
+			return -1;
+		whole = whole * 10 + d;
 	}
-	if (*end == 'i')
+	if (*p == '.')
+		for (p++; p < end; p++) {
+			if (nfrac == sizeof(frac))
+				return -1;
+			frac[nfrac++] = (char)(*p - '0');
+		}
+	while (nfrac && !frac[nfrac - 1])
+		nfrac--; /* "1.50K" is "1.5K" */
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (shift && *end == 'i')
 		end++;
 	if (*end == 'B' || *end == 'b')
 		end++;
 	if (*end)
 		return -1;
-	v *= mult;
-	if (v >= 18446744073709551616.0 || v != floor(v))
+	for (unsigned i = 0; i < shift && nfrac; i++) {
+		unsigned carry = 0;
+
+		for (size_t k = nfrac; k-- > 0;) {
+			unsigned x = (unsigned)frac[k] * 2 + carry;
+
+			frac[k] = (char)(x % 10);
+			carry = x / 10;
+		}
+		spill = spill * 2 + carry;
+		while (nfrac && !frac[nfrac - 1])
+			nfrac--;
+		if (!nfrac)
+			spill <<= shift - i - 1;
+	}
+	if (nfrac)
+		return -1; /* not a whole number of bytes */
+	if (whole > (UINT64_MAX >> shift) || (whole << shift) > UINT64_MAX - spill)
 		return -1;
-	*out = (uint64_t)v;
+	*out = (whole << shift) + spill;
 	return 0;
 }
 
 int cd_parse_seconds(const char *s, double *out)
 {
-	char *end;
+	const char *end = decimal_end(s);
 	double v;
 
-	if (!s || !*s)
+	if (!end || *end)
 		return -1;
 	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 86400.0 * 365)
+	v = strtod(s, NULL);
+	if (errno || !isfinite(v) || v <= 0 || v > 86400.0 * 365)
 		return -1;
 	*out = v;
 	return 0;

@@ -2,6 +2,7 @@
 #ifndef CD_UTIL_H
 #define CD_UTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -41,16 +42,31 @@ char *cd_read_file(FILE *f, size_t max_bytes, size_t *len_out);
 char *cd_readlink_base(const char *path);
 
 /*
- * Sizes like "8M", "1G", "64K", "512", "1.5G" (binary multiples, as nccl-tests).
- * Returns 0 or -1 (no message: the caller names the option or file).
+ * Sizes like "8M", "1G", "64K", "512", "1.5G", "1GiB", "4MB" (binary multiples, as
+ * nccl-tests): decimal digits with at most one '.', then K, M, G or T, "i" and "B"
+ * (all optional). Exact up to 2^64-1; a fraction must come out a whole number of
+ * bytes. Returns 0 or -1 (no message: the caller names the option or file).
  */
 int cd_parse_size(const char *s, uint64_t *out);
-/* A non-negative decimal number of seconds ("10", "2.5"). */
+/* Seconds above 0 and at most a year, as decimal digits with at most one '.' ("10", "2.5"). */
 int cd_parse_seconds(const char *s, double *out);
 
 /* The one place bits become bytes: link rates are Gb/s, bandwidths GB/s (decimal). */
 static inline double cd_gbit_to_gbyte(double gbit_s) { return gbit_s / 8.0; }
 static inline double cd_gbyte_to_gbit(double gbyte_s) { return gbyte_s * 8.0; }
+
+/*
+ * Why the run was told to stop: 0 (it was not), or the signal: SIGINT, SIGTERM, or
+ * SIGALRM for the --timeout deadline. Only main's signal handler sets it, once; long
+ * steps read it at their safe points (between discovery sections, between probe
+ * operations) and wind down, marking what did not run as timeout, so that the partial
+ * document can still be written.
+ */
+extern volatile sig_atomic_t cd_stop;
+/* "timeout", "SIGINT" or "SIGTERM" as the document's run.stopped_by says it; NULL when not stopped. */
+const char *cd_stop_name(void);
+/* The same for sentences: "the --timeout deadline", "SIGINT", "SIGTERM". */
+const char *cd_stop_cause(void);
 
 double cd_now_s(void);
 /* "24.0 GiB": binary units for memory and file-system sizes, text output only. */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <check.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "discover.h"
+#include "fault.h"
 #include "suites.h"
 
 static struct cd_pci_device *pci(struct cd_host *h, const char *bus, int64_t numa, const char *osdev)
@@ -228,6 +231,75 @@ START_TEST(test_topology_replay_skips_live_sections)
 }
 END_TEST
 
+/* A run told to stop before discovery: every section is marked, nothing runs. */
+START_TEST(test_stopped_before_discovery)
+{
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
+	struct cd_results r;
+	struct cd_host *h;
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	cd_stop = SIGTERM;
+	ck_assert_int_eq(cd_discover_host(h, &o), 0);
+	cd_stop = 0;
+	for (int p = 0; p < CD_PART_COUNT; p++) {
+		ck_assert_int_eq(h->part[p].status, CD_ST_TIMEOUT);
+		ck_assert_str_eq(h->part[p].reason, "not run: stopped by SIGTERM during discovery");
+	}
+	ck_assert_ptr_null(h->hostname);
+	ck_assert_uint_eq(h->n_numa, 0);
+	cd_results_free(&r);
+}
+END_TEST
+
+static void on_alarm(int sig)
+{
+	cd_stop = sig; /* as main's handler does on the --timeout deadline */
+}
+
+/*
+ * discover.stall=topo: system runs, topo stalls until the deadline, the rest is
+ * marked not run; discovery returns soon after the deadline with what it had.
+ */
+START_TEST(test_stall_until_deadline)
+{
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
+	struct sigaction sa = { 0 }, old;
+	struct itimerval it = { .it_value = { 0, 200000 } }, off = { 0 };
+	struct cd_results r;
+	struct cd_host *h;
+	double t0;
+
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	ck_assert_int_eq(cd_fault_set("discover.stall=topo"), 0);
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	t0 = cd_now_s();
+	setitimer(ITIMER_REAL, &it, NULL);
+	ck_assert_int_eq(cd_discover_host(h, &o), 0);
+	ck_assert(cd_now_s() - t0 < 0.2 + 1.0);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	ck_assert_int_eq(cd_fault_set(NULL), 0);
+	ck_assert_int_eq(cd_stop, SIGALRM);
+	cd_stop = 0;
+	ck_assert_int_eq(h->part[CD_PART_SYSTEM].status, CD_ST_OK);
+	ck_assert_ptr_nonnull(h->hostname);
+	ck_assert_int_eq(h->part[CD_PART_TOPO].status, CD_ST_TIMEOUT);
+	ck_assert_str_eq(h->part[CD_PART_TOPO].reason,
+			 "did not finish: stopped by the --timeout deadline (test fault discover.stall)");
+	ck_assert_uint_eq(h->n_numa, 0);
+	for (int p = CD_PART_NET; p < CD_PART_COUNT; p++) {
+		ck_assert_int_eq(h->part[p].status, CD_ST_TIMEOUT);
+		ck_assert_str_eq(h->part[p].reason, "not run: stopped by the --timeout deadline during discovery");
+	}
+	cd_results_free(&r);
+}
+END_TEST
+
 Suite *discover_suite(void)
 {
 	Suite *s = suite_create("discover");
@@ -242,6 +314,8 @@ Suite *discover_suite(void)
 	tcase_add_test(tc, test_fabric_manager);
 	tcase_add_test(tc, test_join_paths_nvswitch);
 	tcase_add_test(tc, test_join_paths_unknown_gpu_keeps_hwloc_order);
+	tcase_add_test(tc, test_stopped_before_discovery);
+	tcase_add_test(tc, test_stall_until_deadline);
 	suite_add_tcase(s, tc);
 	return s;
 }

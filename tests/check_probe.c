@@ -2,11 +2,13 @@
 /* The probe harness with CPU-only fake probes: no GPU needed. */
 #include <check.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "dl.h"
+#include "fault.h"
 #include "probe.h"
 #include "suites.h"
 
@@ -396,6 +398,85 @@ START_TEST(test_run_deadline)
 	/* backed off: far fewer polls than a 0.5 s busy loop would make */
 	ck_assert_int_lt(F.polls, 2000000);
 	cd_results_free(&r);
+}
+END_TEST
+
+/*
+ * SIGINT, SIGTERM or main's --timeout set cd_stop while an operation is in flight:
+ * it is aborted at the next poll and recorded as timeout with the cause, at once,
+ * long before its own budget.
+ */
+static int stopping_poll(struct cd_probe_env *env)
+{
+	if (F.starts < 3)
+		return fake_poll(env);
+	if (++F.polls > 100)
+		cd_stop = SIGINT; /* what main's handler does */
+	return 0;
+}
+
+START_TEST(test_run_stopped_by_signal)
+{
+	struct cd_probe stopping = probe_fake;
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+	double t0 = cd_now_s();
+
+	stopping.poll = stopping_poll;
+	sweep(&s, "1K", "1M");
+	ck_assert_int_eq(cd_probe_run_sweep(&stopping, &env, &s, 0, 1, 30.0, &run), -1);
+	ck_assert(cd_now_s() - t0 < 1.0);
+	ck_assert_int_eq(run.status, CD_ST_TIMEOUT);
+	ck_assert_str_eq(run.phase, "collective");
+	ck_assert_str_eq(run.reason, "operation of 4096 bytes aborted: stopped by SIGINT");
+	ck_assert_int_eq(F.aborts, 1);
+	ck_assert_int_eq(F.teardowns, 1);
+	ck_assert_uint_eq(run.n_samples, 2);
+
+	/* a run told to stop starts nothing more */
+	env = env_init();
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 0, 1, 30.0, &run), -1);
+	ck_assert_int_eq(F.starts, 0);
+	ck_assert_int_eq(F.teardowns, 1);
+	ck_assert_str_eq(run.reason, "stopped by SIGINT before the operation of 1024 bytes");
+	cd_stop = SIGALRM;
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 0, 1, 30.0, &run), -1);
+	ck_assert_str_eq(run.reason, "stopped by the --timeout deadline before the operation of 1024 bytes");
+	cd_stop = 0;
+	free(run.name);
+	free(run.reason);
+	free(run.phase);
+	free(run.samples);
+}
+END_TEST
+
+/* The test fault probe.hang: an operation that completes is treated as one that never does. */
+START_TEST(test_run_fault_probe_hang)
+{
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+	double t0, dt;
+
+	ck_assert_int_eq(cd_fault_set("probe.hang"), 0);
+	sweep(&s, "1K", "4K");
+	t0 = cd_now_s();
+	ck_assert_int_eq(cd_probe_run_sweep(&probe_fake, &env, &s, 1, 1, 0.3, &run), -1);
+	dt = cd_now_s() - t0;
+	ck_assert_int_eq(cd_fault_set(NULL), 0);
+	ck_assert(dt >= 0.3);
+	ck_assert(dt < 1.3); /* deadline + 1 s */
+	ck_assert_int_eq(run.status, CD_ST_TIMEOUT);
+	ck_assert_str_eq(run.phase, "collective");
+	ck_assert_str_eq(run.reason, "operation of 1024 bytes did not complete within 0.3 s");
+	ck_assert_int_eq(F.starts, 1);
+	ck_assert_int_eq(F.aborts, 1);
+	ck_assert_int_eq(F.teardowns, 1);
+	free(run.name);
+	free(run.reason);
+	free(run.phase);
+	free(run.samples);
 }
 END_TEST
 
@@ -799,6 +880,8 @@ Suite *probe_suite(void)
 	tcase_add_test(th, test_run_unchecked_and_sync);
 	tcase_add_test(th, test_run_deadline);
 	tcase_add_test(th, test_run_budget_spent);
+	tcase_add_test(th, test_run_stopped_by_signal);
+	tcase_add_test(th, test_run_fault_probe_hang);
 	tcase_add_test(th, test_run_zero_budget);
 	tcase_add_test(th, test_run_start_fails);
 	tcase_add_test(th, test_run_start_fails_without_reason);

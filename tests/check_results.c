@@ -891,6 +891,38 @@ START_TEST(test_json_errors_input)
 }
 END_TEST
 
+/* Bounds checked before cJSON builds a tree: depth, number of values, white space only. */
+START_TEST(test_json_errors_bounds)
+{
+	struct cd_results r;
+	size_t n = (8u << 20) + 1, i;
+	char deep[200], *many;
+
+	reject(" \n\t\r\n", MSG("empty input (white space only): expected a JSON document from 'commdiag --json'"));
+	memset(deep, '[', 65);
+	deep[65] = '\0';
+	reject(deep, MSG("line 1: nested deeper than 64 levels (byte 64): not a results document"));
+	/* 64 levels load; brackets inside strings do not count */
+	i = (size_t)snprintf(deep, sizeof(deep), "{\"schema\": 1, \"x\": \"[[[[{{{{\\\"[[[[\", \"y\": ");
+	memset(deep + i, '[', 63);
+	memset(deep + i + 63, ']', 63);
+	strcpy(deep + i + 126, "}");
+	ck_assert_int_eq(load(&r, deep), 0);
+	cd_results_free(&r);
+
+	/* "[0,0,…": 8 Mi + 1 values is refused at the comma that passes the bound */
+	many = malloc(2 * n + 2);
+	ck_assert_ptr_nonnull(many);
+	many[0] = '[';
+	for (i = 0; i < n; i++)
+		memcpy(many + 1 + 2 * i, "0,", 2);
+	many[2 * n] = ']';
+	many[2 * n + 1] = '\0';
+	reject(many, MSG("line 1: more than 8388608 values (byte 16777214): not a results document"));
+	free(many);
+}
+END_TEST
+
 START_TEST(test_json_errors_paths)
 {
 	reject("{\"schema\": 1, \"hosts\": [{\"hcas\": [{\"ports\": [{\"rate_gbit_s\": \"400\"}]}]}]}",
@@ -1021,6 +1053,7 @@ Suite *results_suite(void)
 	tcase_add_test(tc, test_json_round_trip_empty);
 	tcase_add_test(tc, test_json_minimal);
 	tcase_add_test(tc, test_json_errors_input);
+	tcase_add_test(tc, test_json_errors_bounds);
 	tcase_add_test(tc, test_json_errors_paths);
 	tcase_add_test(tc, test_json_error_message_path);
 	tcase_add_test(tc, test_load_file);

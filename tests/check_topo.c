@@ -660,6 +660,23 @@ START_TEST(test_nccl_topo_file)
 }
 END_TEST
 
+/*
+ * Found by tests/fuzz/fuzz_topology_xml: hwloc 2.9 dereferences NULL on an object with
+ * a cpuset but no complete_cpuset (hwloc#783). The file is tried in a child first, so
+ * we refuse it instead of crashing, and this process is still here to say so.
+ */
+START_TEST(test_xml_that_crashes_hwloc)
+{
+	int rc;
+	char *msg = capture_stderr_of("tests/bad_inputs/hwloc-crash.xml", &rc);
+
+	ck_assert_int_eq(rc, -1);
+	ck_assert_str_eq(msg, "commdiag: topo: cannot load topology 'tests/bad_inputs/hwloc-crash.xml': "
+			      "hwloc crashed reading it (Segmentation fault): not a valid hwloc XML topology\n");
+	free(msg);
+}
+END_TEST
+
 START_TEST(test_directory)
 {
 	int rc;
@@ -746,6 +763,7 @@ Suite *topo_suite(void)
 	tcase_add_test(tc, test_truncated_xml);
 	tcase_add_test(tc, test_nccl_topo_file);
 	tcase_add_test(tc, test_directory);
+	tcase_add_test(tc, test_xml_that_crashes_hwloc);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("live");

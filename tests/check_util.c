@@ -56,6 +56,24 @@ START_TEST(test_parse_size)
 	size_bad("0x10"); /* decimal only */
 	size_bad(" 1");
 	size_bad(" -0");
+
+	/* found by tests/fuzz/fuzz_parse (the documented forms only, exact values) */
+	size_bad("1e3");   /* an exponent is not a size form */
+	size_bad("5e-1K");
+	size_bad("1E1G");
+	size_ok("9007199254740993", 9007199254740993ULL); /* 2^53+1: a double would say 2^53 */
+	size_ok("18446744073709551615", UINT64_MAX);
+	size_bad("18446744073709551616");
+	size_ok("16777215.9999999999990905052982270717620849609375T", UINT64_MAX); /* 2^64-1 exactly, in T */
+	size_bad("16777216T");
+	size_ok("0.0009765625K", 1);   /* 1/1024 K */
+	size_bad("0.00048828125K");    /* half a byte */
+	size_ok("1.50K", 1536);        /* trailing zeros of the fraction */
+	size_ok("1.", 1);
+	size_ok(".5K", 512);
+	size_bad(".");
+	size_bad("1.5");
+	size_ok("3.0", 3);
 }
 END_TEST
 
@@ -77,6 +95,13 @@ START_TEST(test_parse_seconds)
 	ck_assert_int_eq(cd_parse_seconds("inf", &v), -1);
 	ck_assert_int_eq(cd_parse_seconds("nan", &v), -1);
 	ck_assert_int_eq(cd_parse_seconds(NULL, &v), -1);
+	/* found by tests/fuzz/fuzz_parse: strtod's other forms are not decimal seconds */
+	ck_assert_int_eq(cd_parse_seconds("+1127", &v), -1);
+	ck_assert_int_eq(cd_parse_seconds(" 5", &v), -1);
+	ck_assert_int_eq(cd_parse_seconds("0x10", &v), -1);
+	ck_assert_int_eq(cd_parse_seconds("1e2", &v), -1);
+	ck_assert_int_eq(cd_parse_seconds("infinity", &v), -1);
+	ck_assert_int_eq(cd_parse_seconds("31536001", &v), -1); /* a year and a second */
 	ck_assert_double_eq(v, -7);
 }
 END_TEST

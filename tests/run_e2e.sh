@@ -73,6 +73,11 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then
 else
 	skip "libcuda.so.1 is installed: the skip path is not exercised here"
 fi
+if [ "$(id -u)" != 0 ]; then
+	# what a normal user cannot read is a null with a reason, never a section in error
+	json_true "unprivileged: no section in error" "$TMP/check.json" \
+		'[k for k in ("system", "topo", "net") if d["hosts"][0]["status"][k] == "error"] == []'
+fi
 json_true "nulls are explicit" "$TMP/check.json" '"fabric_manager" in d["hosts"][0]["system"] and "score" in d'
 json_true "run stamped" "$TMP/check.json" 'd["run"]["mode"] == "check" and d["run"]["started"].endswith("Z")'
 
@@ -238,10 +243,159 @@ else
 	skip "shared fixtures not found at $FIX"
 fi
 
-# --- the run deadline: past --timeout, exit 3 naming the phase, no output file left ---
-run "deadline" 3 "$BIN" check --timeout 0.000001 -o "$TMP/late.json"
-err_has "deadline" "timeout: the run exceeded --timeout during"
-if [ -e "$TMP/late.json" ] || ls -a "$TMP" | grep -q '^\.late'; then bad "deadline left an output file"; else ok; fi
+# --- the run deadline and signals (man commdiag, SIGNALS AND TIMEOUTS) ---
+now() { date +%s.%N; }
+# within NAME START LIMIT: less than LIMIT seconds since START
+within() {
+	local dt
+	dt=$(awk -v a="$2" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+	if awk -v d="$dt" -v l="$3" 'BEGIN { exit !(d < l) }'; then ok; else bad "$1: took $dt s, limit $3 s"; fi
+}
+# no_tmp NAME: no -o temporary file (.NAME.XXXXXX) left in $TMP
+no_tmp() { if ls -a "$TMP" | grep -q '^\..*\.[A-Za-z0-9]\{6\}$'; then bad "$1: temporary file left behind"; else ok; fi; }
+# wait_for FILE PATTERN: until FILE holds PATTERN (5 s at most)
+wait_for() { for _ in $(seq 100); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+FAULT=(env COMMDIAG_TESTING=1)
+
+# the deadline passes at once: every section is marked, the partial document is still written
+run "deadline" 3 "$BIN" check --timeout 0.000001 --json -o "$TMP/late.json"
+err_has "deadline" "timeout: the run exceeded --timeout (1e-06 s) during"
+err_has "deadline" "the report is partial"
+json_true "deadline: partial document" "$TMP/late.json" \
+	'd["run"]["stopped_by"] == "timeout" and d["findings"] == [] and "timeout" in d["hosts"][0]["status"].values()'
+no_tmp "deadline"
+
+# a discovery section that stalls (test fault): stopped at the deadline, the rest is kept or marked
+t0=$(now)
+run "stall until the deadline" 3 "${FAULT[@]}" COMMDIAG_FAULT=discover.stall=ib "$BIN" check --json --timeout 0.5 \
+	-o "$TMP/stall.json"
+within "stall until the deadline" "$t0" 2.5
+err_has "fault announced" "test fault injection on: discover.stall=ib"
+err_has "stall: partial" "timeout: the run exceeded --timeout (0.5 s) during discovery: the report is partial"
+json_true "stall: what ran is kept" "$TMP/stall.json" \
+	'[d["hosts"][0]["status"][k] for k in ("system", "topo", "net")] == ["ok"] * 3 and d["hosts"][0]["nics"]'
+json_true "stall: the stalled section did not finish" "$TMP/stall.json" \
+	'd["hosts"][0]["status"]["ib"] == "timeout" and d["hosts"][0]["reason"]["ib"].startswith("did not finish: stopped by the --timeout deadline")'
+json_true "stall: the next one did not run" "$TMP/stall.json" \
+	'd["hosts"][0]["status"]["gpu"] == "timeout" and d["hosts"][0]["reason"]["gpu"] == "not run: stopped by the --timeout deadline during discovery"'
+json_true "stall: stopped in discovery, no rules run" "$TMP/stall.json" \
+	'd["run"]["stopped_by"] == "timeout" and d["run"]["stopped_phase"] == "discovery" and d["findings"] == []'
+no_tmp "stall"
+run "a partial document loads again" 0 "$BIN" report --from "$TMP/stall.json"
+out_has "partial in text" "partial: stopped by timeout during discovery; what did not run is marked timeout"
+"$BIN" report --from "$TMP/stall.json" --json >"$TMP/stall-rt.json" 2>/dev/null
+if cmp -s "$TMP/stall.json" "$TMP/stall-rt.json"; then ok; else bad "partial document round trip differs"; fi
+
+# never by accident: COMMDIAG_FAULT alone does nothing but warn
+t0=$(now)
+COMMDIAG_FAULT=discover.stall=ib "$BIN" check --timeout 20 >"$TMP/out" 2>"$TMP/err"
+if [ $? -le 1 ]; then ok; else bad "COMMDIAG_FAULT without COMMDIAG_TESTING changed the run"; fi
+within "COMMDIAG_FAULT without COMMDIAG_TESTING does not stall" "$t0" 10
+err_has "ignored fault warned" "COMMDIAG_FAULT is ignored: fault injection is for tests and needs COMMDIAG_TESTING=1 too"
+
+# SIGINT and SIGTERM: the partial document (to -o, atomically, or to stdout), exit 3
+for sig in INT TERM; do
+	rm -f "$TMP/sig.json"
+	"${FAULT[@]}" COMMDIAG_FAULT=discover.stall=net "$BIN" check --json -o "$TMP/sig.json" 2>"$TMP/err" &
+	pid=$!
+	wait_for "$TMP/err" "fault injection on" || bad "SIG$sig: the run did not start"
+	t0=$(now)
+	kill -s "$sig" $pid
+	wait $pid
+	rc=$?
+	if [ $rc = 3 ]; then ok; else bad "SIG$sig: exit $rc, expected 3"; fi
+	within "SIG$sig ends the run" "$t0" 1
+	err_has "SIG$sig" "interrupted by SIG$sig during discovery: the report is partial"
+	json_true "SIG$sig: partial document" "$TMP/sig.json" \
+		'd["run"]["stopped_by"] == "SIG'$sig'" and d["hosts"][0]["status"]["topo"] == "ok" and d["hosts"][0]["status"]["net"] == "timeout"'
+	no_tmp "SIG$sig"
+done
+"${FAULT[@]}" COMMDIAG_FAULT=discover.stall=gpu "$BIN" check >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait_for "$TMP/err" "fault injection on" || bad "SIGTERM text: the run did not start"
+kill -TERM $pid
+wait $pid
+if [ $? = 3 ]; then ok; else bad "SIGTERM, text to stdout: exit not 3"; fi
+out_has "SIGTERM: partial text report" "partial: stopped by SIGTERM during discovery"
+out_has "SIGTERM: the report is whole" "summary: 0 fail, 0 warn, 0 info"
+
+# --- a GPU stack that loads but misbehaves: fake libcuda.so.1 and libnccl.so.2 (tests/fake) ---
+CC=${CC:-cc}
+if command -v "$CC" >/dev/null; then
+	mkdir -p "$TMP/fake" "$TMP/fake-missing"
+	"$CC" -shared -fPIC -o "$TMP/fake/libcuda.so.1" tests/fake/fake_cuda.c &&
+		"$CC" -shared -fPIC -o "$TMP/fake/libnccl.so.2" tests/fake/fake_nccl.c &&
+		"$CC" -shared -fPIC -DMISSING_SYMBOL -o "$TMP/fake-missing/libcuda.so.1" tests/fake/fake_cuda.c &&
+		"$CC" -shared -fPIC -DMISSING_SYMBOL -o "$TMP/fake-missing/libnccl.so.2" tests/fake/fake_nccl.c ||
+		bad "building the fake libraries"
+	FAKE=(env LD_LIBRARY_PATH="$TMP/fake")
+	"${FAKE[@]}" "$BIN" check --json -v >"$TMP/gpu.json" 2>"$TMP/err"
+	if [ $? -le 1 ]; then ok; else bad "fake cuda: cuInit fails: exit not 0/1"; fi
+	json_true "cuInit fails: skipped with the driver's reason" "$TMP/gpu.json" \
+		'd["hosts"][0]["status"]["gpu"] == "skipped" and d["hosts"][0]["reason"]["gpu"] == "cuInit: CUDA_ERROR_NO_DEVICE" and d["hosts"][0]["gpus"] == []'
+	json_true "ncclGetVersion fails: no version" "$TMP/gpu.json" 'd["hosts"][0]["versions"]["nccl"] is None'
+	err_has "ncclGetVersion fails: the reason at -v" "gpu: nccl version unknown: libnccl.so.2: ncclGetVersion failed (ncclResult_t 2)"
+	run "version with a failing driver" 0 "${FAKE[@]}" "$BIN" version
+	out_has "version: the driver's reason" "cuda       n/a (cuInit: CUDA_ERROR_NO_DEVICE)"
+	out_has "version: nccl unknown" "nccl       n/a"
+	FAKE_CUDA=count "${FAKE[@]}" "$BIN" check --json >"$TMP/gpu.json" 2>/dev/null
+	json_true "cuDeviceGetCount fails: error with the reason" "$TMP/gpu.json" \
+		'd["hosts"][0]["status"]["gpu"] == "error" and d["hosts"][0]["reason"]["gpu"] == "cuDeviceGetCount: CUDA_ERROR_UNKNOWN" and d["hosts"][0]["versions"]["cuda_driver"] == 12040'
+	FAKE_CUDA=one "${FAKE[@]}" "$BIN" check --json >"$TMP/gpu.json" 2>/dev/null
+	json_true "a working (fake) driver: one GPU" "$TMP/gpu.json" \
+		'd["hosts"][0]["status"]["gpu"] == "ok" and [(g["name"], g["bus_id"], g["memory_bytes"]) for g in d["hosts"][0]["gpus"]] == [("Fake GPU", "0000:ab:00.0", 80 << 30)]'
+	# the probes' whole path against the fake driver: memory is host memory, copies are memcpy
+	FAKE_CUDA=two "${FAKE[@]}" "$BIN" probe copy p2p -b 64K -e 256K -n 3 --json >"$TMP/gpu.json" 2>/dev/null
+	json_true "fake driver: copy and p2p probes run and check their data" "$TMP/gpu.json" \
+		'len(d["probes"]) == 12 and all(p["status"] == "ok" and len(p["results"]) == 3 and all(s["errors"] == 0 and s["iters"] == 3 and s["algbw_gbyte_s"] > 0 for s in p["results"]) for p in d["probes"]) and {(p["device"], p["peer"]) for p in d["probes"] if p["name"] == "p2p.bw"} == {(0, 1), (1, 0)}'
+	FAKE_CUDA=corrupt "${FAKE[@]}" "$BIN" probe copy.d2h p2p.bw -b 64K -e 64K --json >"$TMP/gpu.json" 2>/dev/null
+	json_true "fake driver flipping a byte: every data check says so" "$TMP/gpu.json" \
+		'all(p["status"] == "error" and p["phase"] == "check" and p["results"][0]["errors"] == 1 for p in d["probes"])'
+	t0=$(now)
+	FAKE_CUDA=stuck "${FAKE[@]}" "$BIN" probe copy.h2d copy.d2d --probe-timeout 1 --json >"$TMP/gpu.json" 2>/dev/null
+	within "streams that never finish: each probe ends at its deadline" "$t0" 4
+	json_true "streams that never finish: timeout with the phase and what was waited on" "$TMP/gpu.json" \
+		'[(p["status"], p["phase"], p["reason"]) for p in d["probes"]] == [("timeout", "setup", "GPU 0: stream work did not finish before the deadline")] * 2'
+	if [ -n "$(ls /usr/local/cuda/lib64/libnccl.so.2 /usr/lib/x86_64-linux-gnu/libnccl.so.2 2>/dev/null)" ]; then
+		# the real NCCL over the fake driver: its own error comes back, every collective says why it did not run
+		mkdir -p "$TMP/fake-cuda-only" && cp "$TMP/fake/libcuda.so.1" "$TMP/fake-cuda-only/"
+		FAKE_CUDA=one LD_LIBRARY_PATH="$TMP/fake-cuda-only:/usr/local/cuda/lib64" "$BIN" probe nccl --probe-timeout 5 --json >"$TMP/gpu.json" 2>/dev/null
+		json_true "real NCCL, fake driver: init fails with NCCL's reason; the collectives name it" "$TMP/gpu.json" \
+			'd["probes"][0]["name"] == "nccl.init" and d["probes"][0]["status"] == "error" and d["probes"][0]["phase"] == "init" and d["probes"][0]["reason"].startswith("ncclCommInitRankConfig: ") and all(p["status"] == "error" and p["reason"].startswith("no communicators: ncclCommInitRankConfig") for p in d["probes"][1:])'
+	else
+		skip "no libnccl.so.2: the real NCCL over the fake driver is not tried"
+	fi
+	env LD_LIBRARY_PATH="$TMP/fake-missing" "$BIN" check --json -v >"$TMP/gpu.json" 2>"$TMP/err"
+	json_true "a driver without cuDeviceGetCount: error naming it" "$TMP/gpu.json" \
+		'd["hosts"][0]["status"]["gpu"] == "error" and d["hosts"][0]["reason"]["gpu"] == "libcuda.so.1: symbol '"'cuDeviceGetCount'"' not found"'
+	err_has "an NCCL without ncclGetVersion: the reason at -v" "libnccl.so.2: symbol 'ncclGetVersion' not found"
+
+	# a call that never returns (cuInit of a wedged driver): the backstop, 1.5 s after the deadline
+	t0=$(now)
+	run "a hung driver call" 3 env FAKE_CUDA=hang "${FAKE[@]}" "$BIN" check --json --timeout 1 -o "$TMP/hang.json"
+	within "a hung driver call ends within deadline + 2 s" "$t0" 3
+	err_has "a hung driver call" "commdiag: timeout: still in discovery 1.5 s after the stop (a call that does not return?): exiting at once, no report"
+	if [ -e "$TMP/hang.json" ]; then bad "a hung driver call left an output file"; else ok; fi
+	no_tmp "a hung driver call"
+	# the first SIGINT waits for a safe point that never comes; the second quits at once
+	FAKE_CUDA=hang FAKE_CUDA_MARK="$TMP/in-cuinit" "${FAKE[@]}" "$BIN" check --json -o "$TMP/hang.json" 2>"$TMP/err" &
+	pid=$!
+	for _ in $(seq 100); do [ -e "$TMP/in-cuinit" ] && break; sleep 0.05; done
+	kill -INT $pid
+	sleep 0.3
+	if kill -0 $pid 2>/dev/null; then ok; else bad "the first SIGINT ended a blocked run at once"; fi
+	t0=$(now)
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	if [ $rc = 3 ]; then ok; else bad "second SIGINT: exit $rc, expected 3"; fi
+	within "second SIGINT quits at once" "$t0" 1
+	err_has "second SIGINT" "commdiag: interrupted again during discovery: exiting at once, no report"
+	if [ -e "$TMP/hang.json" ]; then bad "second SIGINT left an output file"; else ok; fi
+	no_tmp "second SIGINT"
+else
+	skip "no C compiler ($CC): the fake GPU libraries are not built"
+fi
 
 # --- colour: only on a terminal, never with NO_COLOR or --no-color ---
 if command -v script >/dev/null; then

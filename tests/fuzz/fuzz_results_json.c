@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The results document loader (--from, and the hosts MPI ranks send): any bytes
+ * in, a document or a refusal out. What is loaded then goes down the rest of the
+ * --from path: `report --from` renders it (text and JSON), `check --from` runs the
+ * rules over it. Properties: the JSON the emitter writes loads again, and loading
+ * it is a fixed point (render(load(render(doc))) == render(doc)): the round trip the
+ * README promises.
+ */
+#include "fuzz.h"
+
+#include "out.h"
+#include "report.h"
+#include "results.h"
+#include "rules.h"
+
+static char *render(const struct cd_results *r, enum out_format fmt, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	struct cd_out *o;
+
+	FUZZ_CHECK(f != NULL, "open_memstream");
+	o = out_new(fmt, f, 1);
+	cd_report(o, r);
+	FUZZ_CHECK(out_end(o) == 0, "out_end");
+	fclose(f);
+	return buf;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cd_results r, back;
+	char *json, *again, *text;
+	size_t len, len2, tlen;
+
+	if (cd_results_load_json(&r, (const char *)data, size, "fuzz") < 0) {
+		/* a refused document is left empty: freeing it must be safe */
+		FUZZ_CHECK(r.n_hosts == 0 && r.n_findings == 0 && r.n_probes == 0, "refused but not empty");
+		cd_results_free(&r);
+		return 0;
+	}
+	text = render(&r, OUT_FMT_TEXT, &tlen);
+	free(text);
+	json = render(&r, OUT_FMT_JSON, &len);
+	FUZZ_CHECK(cd_results_load_json(&back, json, len, "fuzz-rendered") == 0, "rendered JSON does not load:\n%s",
+		   json);
+	again = render(&back, OUT_FMT_JSON, &len2);
+	FUZZ_CHECK(len == len2 && !memcmp(json, again, len), "round trip differs:\n%s\n---\n%s", json, again);
+	free(again);
+	free(json);
+	cd_results_free(&back);
+
+	/* check --from: the judgement is made anew over the loaded facts */
+	cd_results_clear_judgement(&r);
+	cd_rules_evaluate(&r);
+	text = render(&r, OUT_FMT_TEXT, &tlen);
+	free(text);
+	cd_results_free(&r);
+	return 0;
+}
