@@ -78,6 +78,11 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out src/main.o,$(OBJ))
 check: commdiag tests/check_commdiag
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
+	./tests/run_mpi.sh ./commdiag
+
+# Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
+check-netns: commdiag
+	./tests/netns/run.sh ./commdiag
 
 # The unit suites in one process under memcheck: zero errors and zero definite leaks.
 check-valgrind: commdiag tests/check_commdiag
@@ -99,5 +104,5 @@ clean:
 	rm -rf gen
 	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d probes/*.o probes/*.d tests/*.o tests/*.d
 
-.PHONY: all check check-valgrind install uninstall clean
+.PHONY: all check check-netns check-valgrind install uninstall clean
 -include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -26,6 +26,7 @@
 #endif
 
 #include "discover.h"
+#include "dist.h"
 #include "out.h"
 #include "probe.h"
 #include "report.h"
@@ -62,6 +63,8 @@ struct ctx {
 	const char *sweep[4];       /* -b -e -f -i as given */
 	int warmup, iters;          /* -w -n; -1 = each probe's default */
 	double probe_timeout_s;
+	int pairs;                  /* --pairs: bad-node hunting by disjoint pairs */
+	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */
 	int nargs;
 };
@@ -106,6 +109,7 @@ enum {
 	OPT_QUICK,
 	OPT_FULL,
 	OPT_PROBE_TIMEOUT,
+	OPT_PAIRS,
 };
 
 static const struct opt {
@@ -146,13 +150,15 @@ static const struct opt {
 	  "untimed warm-up iterations per size (-w)" },
 	{ { "probe-timeout", required_argument, NULL, OPT_PROBE_TIMEOUT }, 0, C_CHECK | C_PROBE, "SECONDS",
 	  "deadline of one probe on one GPU, pair or communicator (default 30)" },
+	{ { "pairs", no_argument, NULL, OPT_PAIRS }, 0, C_CHECK, NULL,
+	  "under mpirun: hunt a bad node with two passes of disjoint pairs (mpi.bw), not all pairs" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
 /* ---- the run deadline: nothing hangs, whatever a library call does ---- */
 
 static volatile sig_atomic_t deadline_phase; /* index into phases[] */
-static const char *const phases[] = { "start", "discovery", "rules", "report", "probes" };
+static const char *const phases[] = { "start", "discovery", "rules", "report", "probes", "mpi start", "gather" };
 /* The -o temporary file, so a deadline or a signal never leaves half a report behind. */
 static char *volatile pending_tmp;
 
@@ -340,16 +346,38 @@ static int exit_for(const struct ctx *c, const struct cd_results *r)
 	return worst >= 0 && worst >= (int)c->fail_on ? EXIT_FINDINGS : 0;
 }
 
-/* The probes of this run: the selected ones (probe NAME…), or the set of check. */
-static void run_probes(struct ctx *c, struct cd_results *r, const int *selected, double t0)
+/*
+ * The end of the run, as absolute cd_now_s() times before the --timeout alarm: the report
+ * needs a margin, and under MPI the gather a slice before it; the other ranks wait for
+ * rank 0's exit code until just before their own alarm.
+ */
+static double report_margin(const struct ctx *c)
 {
-	struct cd_probe_ctx pc = { .r = r, .host = &r->hosts[0], .nccl_lib = c->dopt.nccl_lib,
-				   .warmup = c->warmup, .iters = c->iters, .budget_s = c->probe_timeout_s,
-				   .set = c->probe_set, .rank = 0, .nranks = 1 };
-	/* leave the report time before the --timeout alarm */
-	double margin = c->timeout_s * 0.1 < 2.0 ? c->timeout_s * 0.1 : 2.0;
+	return c->timeout_s * 0.1 < 2.0 ? c->timeout_s * 0.1 : 2.0;
+}
 
-	pc.end_s = t0 + c->timeout_s - margin;
+static double gather_deadline(const struct ctx *c)
+{
+	return c->t_start + c->timeout_s - report_margin(c);
+}
+
+static double probes_end(const struct ctx *c)
+{
+	double g = cd_dist_get()->mpi ? (c->timeout_s * 0.1 < 3.0 ? c->timeout_s * 0.1 : 3.0) : 0.0;
+
+	return gather_deadline(c) - g;
+}
+
+/* The probes of this run: the selected ones (probe NAME…), or the set of check. */
+static void run_probes(struct ctx *c, struct cd_results *r, struct cd_host *h, const int *selected)
+{
+	const struct cd_dist *d = cd_dist_get();
+	struct cd_probe_ctx pc = { .r = r, .host = h, .nccl_lib = c->dopt.nccl_lib,
+				   .warmup = c->warmup, .iters = c->iters, .budget_s = c->probe_timeout_s,
+				   .set = c->probe_set, .rank = d->rank, .nranks = d->nranks,
+				   .follower = d->local_rank != 0, .pairs = c->pairs };
+
+	pc.end_s = probes_end(c);
 	if (c->sweep[0] || c->sweep[1] || c->sweep[2] || c->sweep[3]) {
 		/* validated in main() already */
 		cd_sweep_init(&pc.sweep, c->sweep[0], c->sweep[1], c->sweep[2], c->sweep[3], NULL);
@@ -363,11 +391,14 @@ static void run_probes(struct ctx *c, struct cd_results *r, const int *selected,
 
 static int discover_and_report(struct ctx *c, const char *mode, int score, const int *selected)
 {
-	struct cd_results r;
+	struct cd_results r, scratch;
 	double t0 = cd_now_s();
-	int rc;
+	int rc, missing = 0;
 
+	if (c->from && !cd_dist_prints())
+		return 0; /* a saved document is rank 0's to re-judge */
 	cd_results_init(&r);
+	cd_results_init(&scratch);
 	if (c->from) {
 		/* re-judge a saved run: its facts stay, its findings and advice are made anew */
 		if (cd_results_load_file(&r, c->from) < 0)
@@ -377,14 +408,26 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		free(r.tool_version);
 		r.tool_version = xstrdup(CD_VERSION);
 	} else {
+		struct cd_host *h;
+
 		phase(1);
 		stamp(&r, mode, c);
-		if (cd_discover_host(cd_results_add_host(&r), &c->dopt) < 0) {
+		/* under MPI the first rank of each host discovers it; the others only say who they are */
+		h = cd_dist_discover(&r, cd_results_add_host(&scratch), &c->dopt);
+		if (!h) {
 			cd_results_free(&r);
+			cd_results_free(&scratch);
 			return EXIT_USAGE;
 		}
 		if (score)
-			run_probes(c, &r, selected, t0);
+			run_probes(c, &r, h, selected);
+		phase(6);
+		missing = cd_dist_gather(&r, gather_deadline(c));
+		cd_results_free(&scratch);
+		if (!cd_dist_prints()) {
+			cd_results_free(&r);
+			return 0; /* the exit code comes from rank 0 (cd_dist_end) */
+		}
 	}
 	if (score) {
 		phase(2);
@@ -396,6 +439,9 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 	rc = emit(c, render_results, &r);
 	if (rc == 0)
 		rc = exit_for(c, &r);
+	/* the partial document is out; the run itself did not finish */
+	if (missing && rc != EXIT_USAGE)
+		rc = EXIT_RUNTIME;
 	cd_results_free(&r);
 	return rc;
 }
@@ -717,6 +763,9 @@ int main(int argc, char **argv)
 					opt == 'n' ? &c.iters : &c.warmup) < 0)
 				return EXIT_USAGE;
 			break;
+		case OPT_PAIRS:
+			c.pairs = 1;
+			break;
 		case OPT_PROBE_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
 				return cd_error("option '--probe-timeout': '%s' is not a number of seconds above 0", optarg),
@@ -773,8 +822,21 @@ int main(int argc, char **argv)
 		    !isatty(STDOUT_FILENO))
 			c.color = 0;
 	}
+	c.t_start = cd_now_s();
 	arm_deadline(c.timeout_s);
+	/* commands that discover run as one job under mpirun/srun; the others run per rank */
+	if (cmd->id & (C_CHECK | C_TOPO | C_PROBE)) {
+		phase(5);
+		if (cd_dist_init(&argc, &argv) < 0)
+			return EXIT_RUNTIME;
+		/* mpirun forwards output through a pseudo-terminal: isatty() says yes for a file */
+		if (cd_dist_get()->mpi)
+			c.color = 0;
+	}
 	rc = cmd->fn(&c);
+	if (cmd->id & (C_CHECK | C_TOPO | C_PROBE))
+		rc = cd_dist_end(rc, rc == EXIT_RUNTIME && cd_dist_get()->rank == 0,
+				 c.t_start + c.timeout_s - report_margin(&c) / 4);
 	/* git's rule: a report that did not reach stdout is a failure (reported once: emit() may have said it) */
 	if (rc != EXIT_RUNTIME && (fflush(stdout) || ferror(stdout))) {
 		cd_error("cannot write to stdout: %s", strerror(errno));

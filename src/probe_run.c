@@ -151,6 +151,9 @@ void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected)
 
 		if (selected ? !selected[k] : !(d->sets & ctx->set))
 			continue;
+		/* node-local probes run once per host, on its first rank */
+		if (ctx->follower && !(d->needs & NEED_RANKS2))
+			continue;
 		if (missing) {
 			cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), ctx->unmet[bit_no(missing & -missing)]);
 			continue;

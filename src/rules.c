@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "rules_hosts.h"
 
 /* NCCL needs /dev/shm for intra-node transport buffers; Docker's default is 64 MiB. */
 #define SHM_MIN_BYTES (1LL << 30)
@@ -133,5 +134,6 @@ int cd_rules_evaluate(struct cd_results *r)
 	for (size_t h = 0; h < r->n_hosts; h++)
 		for (size_t i = 0; i < ARRAY_SIZE(rules); i++)
 			n += rules[i].check(r, &r->hosts[h]);
+	n += cd_rules_hosts_evaluate(r); /* the job as a whole: src/rules_hosts.c */
 	return n;
 }

@@ -437,7 +437,7 @@ static void build_rich(struct cd_results *r)
 	gpu->pcie_link_gbyte_s = 31.5;
 	{
 		struct cd_nvlink *l = cd_gpu_add_nvlink(gpu);
-		struct cd_acs *a;
+		struct cd_acs *acs;
 		struct cd_reach *x;
 
 		l->link = 0;
@@ -467,13 +467,13 @@ static void build_rich(struct cd_results *r)
 		h->paths.nccl_p2p[1] = h->paths.nccl_p2p[2] = CD_TRI_TRUE;
 		h->paths.nvml_p2p[1] = xstrdup("ok");
 
-		a = cd_host_add_acs(h);
-		a->bus_id = xstrdup("0000:16:02.0");
-		a->redirect = CD_TRI_TRUE;
-		a->ctrl = 0x1d;
-		a = cd_host_add_acs(h);
-		a->bus_id = xstrdup("0000:16:03.0");
-		a->reason = xstrdup("needs root to read PCI config space beyond 64 bytes");
+		acs = cd_host_add_acs(h);
+		acs->bus_id = xstrdup("0000:16:02.0");
+		acs->redirect = CD_TRI_TRUE;
+		acs->ctrl = 0x1d;
+		acs = cd_host_add_acs(h);
+		acs->bus_id = xstrdup("0000:16:03.0");
+		acs->reason = xstrdup("needs root to read PCI config space beyond 64 bytes");
 
 		x = cd_results_add_reach(r);
 		x->from = xstrdup("node17");
@@ -489,6 +489,24 @@ static void build_rich(struct cd_results *r)
 		x->address = xstrdup("10.0.0.18");
 		x->ok = CD_TRI_TRUE;
 		x->connect_us = 112.5;
+	}
+	{
+		/* a rank of an MPI job, with a setting unlike its host's, and one that never answered */
+		struct cd_rank *k = cd_results_add_rank(r, 0);
+
+		k->host = xstrdup("node17");
+		k->host_index = 0;
+		k->local_rank = 0;
+		k->answered = CD_TRI_TRUE;
+		cd_rank_set_env(k, "NCCL_IB_HCA", "mlx5_1");
+		cd_rank_set_env(k, "NCCL_DEBUG", NULL);
+		k = cd_results_add_rank(r, 1);
+		k->host = xstrdup("node18");
+		k->answered = CD_TRI_FALSE;
+		k->error = xstrdup("no answer within 9.0 s of the gather");
+		r->run.launcher = xstrdup("mpirun");
+		r->run.launcher_ranks = 2;
+		h->versions.commdiag = xstrdup("0.1.0");
 	}
 
 	n = cd_host_add_nic(h);
@@ -595,6 +613,7 @@ static void build_rich(struct cd_results *r)
 	pr->host = xstrdup("node17");
 	pr->device = 0;
 	pr->nranks = 1;
+	pr->rank = 0;
 	sm = cd_probe_add_sample(pr);
 	sm->bytes = 1 << 20;
 	sm->iters = 20;

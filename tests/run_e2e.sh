@@ -219,7 +219,7 @@ err_has "quick and full" "exclude each other"
 run "sweep on topo" 2 "$BIN" topo -b 8M
 err_has "sweep on topo" "does not apply to 'topo'"
 run "quick check" 0 "$BIN" check --quick --json -o "$TMP/quick.json"
-json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"copy.h2d", "copy.d2h"}'
+json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"copy.h2d", "copy.d2h", "tcp.reach"}'
 
 # --- the man page renders without warnings and documents every command help lists ---
 if command -v groff >/dev/null; then

@@ -4,7 +4,7 @@
 /* Every module suite, in run order. Add one line per tests/check_<module>.c. */
 #define CD_SUITES \
 	SUITE(util) SUITE(out) SUITE(results) SUITE(system) SUITE(topo) SUITE(net) SUITE(ib) \
-	SUITE(dl) SUITE(embed) SUITE(rules) SUITE(report) SUITE(discover) SUITE(probe)
+	SUITE(dl) SUITE(embed) SUITE(rules) SUITE(report) SUITE(discover) SUITE(probe) SUITE(dist)
 /* Weak, so a suite joins the runner by existing; the prototypes also serve each check_<module>.c. */
 #define SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 #include <check.h>
