@@ -59,7 +59,11 @@ void cd_probe_ctx_init(struct cd_probe_ctx *ctx)
 	else
 		ctx->have |= NEED_NCCL;
 	if (ctx->nranks < 2)
+#ifdef CD_HAVE_MPI
 		unmet(ctx, NEED_RANKS2, "needs two or more ranks: run under mpirun or srun");
+#else
+		unmet(ctx, NEED_RANKS2, "needs two or more ranks: this commdiag was built without MPI (MPI=0)");
+#endif
 	else
 		ctx->have |= NEED_RANKS2;
 }

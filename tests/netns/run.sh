@@ -17,7 +17,8 @@ bad() { fail=$((fail + 1)); echo "FAIL: netns: $*" >&2; }
 skip() { echo "SKIP: netns: $*" >&2; exit 0; }
 
 command -v mpirun >/dev/null || skip "mpirun not found"
-"$BIN" version --json | grep -q '"mpi": null' && skip "commdiag built without MPI (MPI=0)"
+"$BIN" version --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)["mpi"] else 1)' ||
+	skip "commdiag built without MPI (MPI=0)"
 [ "$(id -u)" = 0 ] || skip "needs root to create network namespaces"
 command -v ip >/dev/null || skip "iproute2 'ip' not found"
 
