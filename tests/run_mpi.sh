@@ -60,9 +60,19 @@ COMMDIAG_FAULT=slow_rank:2 $MPIRUN -x COMMDIAG_FAULT -np 4 "$BIN" check --pairs 
 json_true "knob ignored without COMMDIAG_TESTING" "$TMP/noknob.json" 'not [f for f in d["findings"] if f["id"] == "MPI003"]'
 
 # 3. a rank that never answers: rank 0 reports it, prints the partial document, exits 3
-COMMDIAG_TESTING=1 COMMDIAG_FAULT=hang_rank:3 timeout 60 $MPIRUN -x COMMDIAG_TESTING -x COMMDIAG_FAULT -np 4 \
-	"$BIN" check --quick --json --timeout 6 >"$TMP/hang.json" 2>"$TMP/err"
-rc=$?
+# OpenMPI 4.1.4's mpirun itself now and then dies of SIGSEGV while tearing the job down
+# after MPI_Abort (about 1 run in 15 under ASan, after commdiag wrote its document): then
+# the exit status is mpirun's 139, and the run is tried again, at most twice
+for try in 1 2 3; do
+	COMMDIAG_TESTING=1 COMMDIAG_FAULT=hang_rank:3 timeout 60 $MPIRUN -x COMMDIAG_TESTING -x COMMDIAG_FAULT -np 4 \
+		"$BIN" check --quick --json --timeout 6 >"$TMP/hang.json" 2>"$TMP/err"
+	rc=$?
+	if [ $rc = 139 ] && grep -q "MPI_ABORT was invoked" "$TMP/err" && grep -q "Process received signal" "$TMP/err"; then
+		echo "NOTE: mpi: mpirun crashed after MPI_Abort (OpenMPI teardown), try $try" >&2
+		continue
+	fi
+	break
+done
 if [ $rc = 3 ]; then ok; else bad "hung rank: exit $rc, expected 3"; fi
 grep -q "did not answer: 3 (" "$TMP/err" && ok || bad "hung rank: stderr does not name rank 3: $(head -c 300 "$TMP/err")"
 json_true "partial document names rank 3" "$TMP/hang.json" '[k for k in d["ranks"] if k["rank"] == 3 and k["answered"] is False and k["host"]] and [f for f in d["findings"] if f["id"] == "MPI002" and f["subject"] == "rank 3"] and len(d["ranks"]) == 4'
