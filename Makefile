@@ -79,6 +79,11 @@ check: commdiag tests/check_commdiag
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
 	./tests/bad_inputs/run.sh ./commdiag
+	./tests/run_mpi.sh ./commdiag
+
+# Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
+check-netns: commdiag
+	./tests/netns/run.sh ./commdiag
 
 # Under memcheck, zero errors and zero definite leaks: the unit suites in one process, then
 # every error path of the bad-input catalogue. Not the children of fork (--topology files
@@ -147,5 +152,5 @@ clean:
 	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d probes/*.o probes/*.d tests/*.o tests/*.d
 	rm -rf $(FUZZ_DIR) $(FUZZ_BIN)
 
-.PHONY: all check check-valgrind fuzz fuzz-run install uninstall clean
+.PHONY: all check check-netns check-valgrind fuzz fuzz-run install uninstall clean
 -include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

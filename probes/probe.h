@@ -165,6 +165,8 @@ struct cd_probe_ctx {
 	double end_s;               /* absolute cd_now_s() after which nothing new starts; INFINITY for none */
 	unsigned set;               /* CD_SET_* of this run */
 	int rank, nranks;           /* MPI; 0 and 1 without */
+	int follower;               /* another rank of this host runs its node-local probes (dist.c) */
+	int pairs;                  /* check --pairs: MPI pair probes hunt a bad node (two passes) */
 	unsigned have;              /* NEED_* bits the host satisfies (cd_probe_ctx_init) */
 	char *unmet[4];             /* per NEED_* bit (by bit number): why it is not satisfied */
 };

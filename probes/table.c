@@ -8,6 +8,8 @@ extern const struct cd_probe_def cd_probe_p2p_bw, cd_probe_p2p_latency;
 extern const struct cd_probe_def cd_probe_nccl_init, cd_probe_nccl_all_reduce, cd_probe_nccl_all_gather,
 	cd_probe_nccl_reduce_scatter, cd_probe_nccl_broadcast, cd_probe_nccl_reduce, cd_probe_nccl_alltoall,
 	cd_probe_nccl_sendrecv;
+extern const struct cd_probe_def cd_probe_tcp_reach, cd_probe_tcp_bw;
+extern const struct cd_probe_def cd_probe_mpi_latency, cd_probe_mpi_bw, cd_probe_mpi_allreduce;
 
 static const struct cd_probe_def *const table[] = {
 	&cd_probe_copy_h2d,
@@ -25,6 +27,11 @@ static const struct cd_probe_def *const table[] = {
 	&cd_probe_nccl_reduce,
 	&cd_probe_nccl_alltoall,
 	&cd_probe_nccl_sendrecv,
+	&cd_probe_tcp_reach,
+	&cd_probe_tcp_bw,
+	&cd_probe_mpi_latency,
+	&cd_probe_mpi_bw,
+	&cd_probe_mpi_allreduce,
 };
 
 const struct cd_probe_def *const *cd_probe_table(size_t *n)

@@ -14,6 +14,10 @@ static const struct knob {
 	{ "discover.stall", "system|topo|net|ib|gpu",
 	  "that discovery section stalls until the run is stopped (SIGINT, SIGTERM, --timeout)" },
 	{ "probe.hang", NULL, "every probe operation the harness starts never completes" },
+	/* under mpirun: which rank misbehaves ('#': a rank number) */
+	{ "slow_rank", "#", "that rank sleeps in every MPI probe operation (about 1 ms per MB)" },
+	{ "hang_rank", "#", "that rank never answers rank 0's gather" },
+	{ "mute_rank", "#", "that rank's TCP listener accepts and never answers" },
 };
 
 struct on {
@@ -38,6 +42,8 @@ static int value_ok(const struct knob *k, const char *v)
 
 	if (!k->values)
 		return !v[0];
+	if (!strcmp(k->values, "#"))
+		return v[0] && strspn(v, "0123456789") == n && n < 9;
 	for (const char *p = k->values; *p;) {
 		size_t len = strcspn(p, "|");
 
@@ -89,8 +95,9 @@ int cd_fault_set(const char *spec)
 			return -1;
 		}
 		if (!value_ok(k, value)) {
-			char *why = k->values ? xasprintf("expected %s=%s", k->name, k->values)
-					      : xasprintf("%s takes no value", k->name);
+			char *why = !k->values ? xasprintf("%s takes no value", k->name)
+				    : !strcmp(k->values, "#") ? xasprintf("expected %s=RANK (a whole number)", k->name)
+							      : xasprintf("expected %s=%s", k->name, k->values);
 
 			free(value);
 			clear();

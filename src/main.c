@@ -31,11 +31,13 @@
 #include "envlint.h"
 #include "explain.h"
 #include "fault.h"
+#include "dist.h"
 #include "out.h"
 #include "probe.h"
 #include "report.h"
 #include "results.h"
 #include "rules.h"
+#include "rules_hosts.h"
 #include "score.h"
 
 #define EXIT_FINDINGS 1
@@ -82,6 +84,8 @@ struct ctx {
 	int warmup, iters;          /* -w -n; -1 = each probe's default */
 	double probe_timeout_s;
 	struct cd_conf_opts conf; /* --profile, --rules, -D */
+	int pairs;                  /* --pairs: bad-node hunting by disjoint pairs */
+	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */
 	int nargs;
 };
@@ -145,6 +149,7 @@ enum {
 	OPT_RULES,
 	OPT_EXPLAIN,
 	OPT_SHELL,
+	OPT_PAIRS,
 };
 
 static const struct opt {
@@ -196,6 +201,8 @@ static const struct opt {
 	  "print the decision tree itself instead of walking it" },
 	{ { "shell", no_argument, NULL, OPT_SHELL }, 0, C_CHECK | C_ADVISE | C_EXPLAIN, NULL,
 	  "print only the advice as lines to paste or eval (export/unset; commands as comments)" },
+	{ { "pairs", no_argument, NULL, OPT_PAIRS }, 0, C_CHECK, NULL,
+	  "under mpirun: hunt a bad node with two passes of disjoint pairs (mpi.bw), not all pairs" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -214,7 +221,7 @@ static const struct itimerval backstop = { .it_value = { 1, 500000 } };
 
 static volatile sig_atomic_t deadline_phase; /* index into phases[] */
 static volatile sig_atomic_t stop_phase;     /* deadline_phase when cd_stop was set */
-static const char *const phases[] = { "start", "discovery", "rules", "report", "probes" };
+static const char *const phases[] = { "start", "discovery", "rules", "report", "probes", "mpi start", "gather" };
 static int stamped; /* the document written says it is partial */
 /* The -o temporary file, so a deadline or a signal never leaves half a report behind. */
 static char *volatile pending_tmp;
@@ -430,16 +437,38 @@ static int exit_for(const struct ctx *c, const struct cd_results *r)
 	return worst >= 0 && worst >= (int)c->fail_on ? EXIT_FINDINGS : 0;
 }
 
-/* The probes of this run: the selected ones (probe NAME…), or the set of check. */
-static void run_probes(struct ctx *c, struct cd_results *r, const int *selected, double t0)
+/*
+ * The end of the run, as absolute cd_now_s() times before the --timeout alarm: the report
+ * needs a margin, and under MPI the gather a slice before it; the other ranks wait for
+ * rank 0's exit code until just before their own alarm.
+ */
+static double report_margin(const struct ctx *c)
 {
-	struct cd_probe_ctx pc = { .r = r, .host = &r->hosts[0], .nccl_lib = c->dopt.nccl_lib,
-				   .warmup = c->warmup, .iters = c->iters, .budget_s = c->probe_timeout_s,
-				   .set = c->probe_set, .rank = 0, .nranks = 1 };
-	/* leave the report time before the --timeout alarm */
-	double margin = c->timeout_s * 0.1 < 2.0 ? c->timeout_s * 0.1 : 2.0;
+	return c->timeout_s * 0.1 < 2.0 ? c->timeout_s * 0.1 : 2.0;
+}
 
-	pc.end_s = t0 + c->timeout_s - margin;
+static double gather_deadline(const struct ctx *c)
+{
+	return c->t_start + c->timeout_s - report_margin(c);
+}
+
+static double probes_end(const struct ctx *c)
+{
+	double g = cd_dist_get()->mpi ? (c->timeout_s * 0.1 < 3.0 ? c->timeout_s * 0.1 : 3.0) : 0.0;
+
+	return gather_deadline(c) - g;
+}
+
+/* The probes of this run: the selected ones (probe NAME…), or the set of check. */
+static void run_probes(struct ctx *c, struct cd_results *r, struct cd_host *h, const int *selected)
+{
+	const struct cd_dist *d = cd_dist_get();
+	struct cd_probe_ctx pc = { .r = r, .host = h, .nccl_lib = c->dopt.nccl_lib,
+				   .warmup = c->warmup, .iters = c->iters, .budget_s = c->probe_timeout_s,
+				   .set = c->probe_set, .rank = d->rank, .nranks = d->nranks,
+				   .follower = d->local_rank != 0, .pairs = c->pairs };
+
+	pc.end_s = probes_end(c);
 	if (c->sweep[0] || c->sweep[1] || c->sweep[2] || c->sweep[3]) {
 		/* validated in main() already */
 		cd_sweep_init(&pc.sweep, c->sweep[0], c->sweep[1], c->sweep[2], c->sweep[3], NULL);
@@ -479,14 +508,19 @@ static int judge(struct ctx *c, struct cd_results *r)
 	return 0;
 }
 
-/* Is this finding id one this build makes (a rule, or the env linter)? */
+/* Is this finding id one this build makes (a rule, a cross-host rule, or the env linter)? */
 static int own_finding(const char *id)
 {
 	size_t n;
 	const struct cd_rule *t = cd_rules_table(&n);
+	const struct cd_xrule *x;
 
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(t[i].id, id))
+			return 1;
+	x = cd_rules_hosts_table(&n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(x[i].id, id))
 			return 1;
 	return !strncmp(id, "ENV", 3);
 }
@@ -549,9 +583,10 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 {
 	struct cd_results r;
 	double t0 = cd_now_s();
-	int rc;
+	int rc, missing = 0;
 
-	cd_results_init(&r);
+	if (c->from && !cd_dist_prints())
+		return 0; /* a saved document is rank 0's to re-judge */
 	if (score) {
 		struct cd_conf conf;
 
@@ -561,12 +596,36 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		if (rc < 0)
 			return EXIT_USAGE;
 	}
-	/* a saved run keeps its facts; its findings and advice are made anew */
-	rc = load_or_discover(c, &r, mode);
-	if (rc)
-		return rc;
-	if (!c->from && score)
-		run_probes(c, &r, selected, t0);
+	if (c->from) {
+		/* a saved run keeps its facts; its findings and advice are made anew */
+		rc = load_or_discover(c, &r, mode);
+		if (rc)
+			return rc;
+	} else {
+		struct cd_results scratch;
+		struct cd_host *h;
+
+		cd_results_init(&r);
+		cd_results_init(&scratch);
+		phase(1);
+		stamp(&r, mode, c);
+		/* under MPI the first rank of each host discovers it; the others only say who they are */
+		h = cd_dist_discover(&r, cd_results_add_host(&scratch), &c->dopt);
+		if (!h) {
+			cd_results_free(&r);
+			cd_results_free(&scratch);
+			return EXIT_USAGE;
+		}
+		if (score && !cd_stop)
+			run_probes(c, &r, h, selected);
+		phase(6);
+		missing = cd_dist_gather(&r, gather_deadline(c));
+		cd_results_free(&scratch);
+		if (!cd_dist_prints()) {
+			cd_results_free(&r);
+			return 0; /* the exit code comes from rank 0 (cd_dist_end) */
+		}
+	}
 	if (score && !cd_stop) {
 		phase(2);
 		rc = judge(c, &r);
@@ -583,6 +642,9 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 	rc = emit(c, c->shell ? render_shell : render_results, &r);
 	if (rc == 0)
 		rc = exit_for(c, &r);
+	/* the partial document is out; the run itself did not finish */
+	if (missing && rc != EXIT_USAGE)
+		rc = EXIT_RUNTIME;
 	cd_results_free(&r);
 	return rc;
 }
@@ -1088,6 +1150,9 @@ int main(int argc, char **argv)
 					opt == 'n' ? &c.iters : &c.warmup) < 0)
 				return EXIT_USAGE;
 			break;
+		case OPT_PAIRS:
+			c.pairs = 1;
+			break;
 		case OPT_PROBE_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
 				return cd_error("option '--probe-timeout': '%s' is not a number of seconds above 0", optarg),
@@ -1167,10 +1232,20 @@ int main(int argc, char **argv)
 		    !isatty(STDOUT_FILENO))
 			c.color = 0;
 	}
+	c.t_start = cd_now_s();
 	arm_deadline(c.timeout_s);
 	/* after the handlers: its "fault injection on" line tells a test signals are safe to send */
 	if (cd_fault_init() < 0)
 		return EXIT_USAGE;
+	/* commands that discover run as one job under mpirun/srun; the others run per rank */
+	if (cmd->id & (C_CHECK | C_TOPO | C_PROBE)) {
+		phase(5);
+		if (cd_dist_init(&argc, &argv) < 0)
+			return EXIT_RUNTIME;
+		/* mpirun forwards output through a pseudo-terminal: isatty() says yes for a file */
+		if (cd_dist_get()->mpi)
+			c.color = 0;
+	}
 	rc = cmd->fn(&c);
 	if (cd_stop && rc != EXIT_USAGE) {
 		const char *partial = stamped && rc != EXIT_RUNTIME ? ": the report is partial" : "";
@@ -1182,6 +1257,9 @@ int main(int argc, char **argv)
 			cd_error("interrupted by %s during %s%s", cd_stop_name(), phases[stop_phase], partial);
 		rc = EXIT_RUNTIME;
 	}
+	if (cmd->id & (C_CHECK | C_TOPO | C_PROBE))
+		rc = cd_dist_end(rc, rc == EXIT_RUNTIME && cd_dist_get()->rank == 0,
+				 c.t_start + c.timeout_s - report_margin(&c) / 4);
 	/* git's rule: a report that did not reach stdout is a failure (reported once: emit() may have said it) */
 	if (rc != EXIT_RUNTIME && (fflush(stdout) || ferror(stdout))) {
 		cd_error("cannot write to stdout: %s", strerror(errno));

@@ -59,7 +59,11 @@ void cd_probe_ctx_init(struct cd_probe_ctx *ctx)
 	else
 		ctx->have |= NEED_NCCL;
 	if (ctx->nranks < 2)
+#ifdef CD_HAVE_MPI
 		unmet(ctx, NEED_RANKS2, "needs two or more ranks: run under mpirun or srun");
+#else
+		unmet(ctx, NEED_RANKS2, "needs two or more ranks: this commdiag was built without MPI (MPI=0)");
+#endif
 	else
 		ctx->have |= NEED_RANKS2;
 }
@@ -150,6 +154,9 @@ void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected)
 		unsigned missing = d->needs & ~ctx->have;
 
 		if (selected ? !selected[k] : !(d->sets & ctx->set))
+			continue;
+		/* node-local probes run once per host, on its first rank */
+		if (ctx->follower && !(d->needs & NEED_RANKS2))
 			continue;
 		if (missing) {
 			cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), ctx->unmet[bit_no(missing & -missing)]);

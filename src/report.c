@@ -59,6 +59,8 @@ static void render_tool_run(struct cd_out *o, const struct cd_results *r)
 	out_obj_open(o, "run");
 	out_str(o, OUT_JSON, "started", NULL, r->run.started);
 	out_str(o, OUT_JSON, "mode", NULL, r->run.mode);
+	out_str(o, OUT_JSON, "launcher", NULL, r->run.launcher);
+	out_i64(o, OUT_JSON, "launcher_ranks", NULL, r->run.launcher_ranks);
 	out_i64(o, OUT_JSON, "ranks", NULL, r->run.ranks);
 	out_dbl(o, OUT_JSON, "duration_s", NULL, r->run.duration_s);
 	out_dbl(o, OUT_JSON, "timeout_s", NULL, r->run.timeout_s);
@@ -179,7 +181,11 @@ static void render_versions(struct cd_out *o, const struct cd_host *h)
 	out_str(o, OUT_ANY, "hwloc", " · hwloc %s", v->hwloc);
 	out_str(o, OUT_ANY, "libnl", " · libnl %s", v->libnl);
 	out_str(o, OUT_ANY, "libibverbs", " · libibverbs %s", v->libibverbs);
-	out_str(o, OUT_ANY, "cjson", " · cJSON %s\n", v->cjson);
+	out_str(o, OUT_ANY, "cjson", " · cJSON %s", v->cjson);
+	out_str(o, OUT_JSON, "commdiag", NULL, v->commdiag);
+	if (v->commdiag)
+		out_str(o, OUT_TEXT, NULL, " · commdiag %s", v->commdiag);
+	out_nl(o);
 	out_obj_close(o);
 }
 
@@ -572,6 +578,9 @@ static void render_probes(struct cd_out *o, const struct cd_results *r)
 		out_i64(o, OUT_JSON, "device", NULL, p->device);
 		out_i64(o, OUT_JSON, "peer", NULL, p->peer);
 		out_i64(o, OUT_JSON, "nranks", NULL, p->nranks);
+		out_i64(o, OUT_JSON, "rank", NULL, p->rank);
+		if (p->rank != CD_NULL_I64)
+			out_i64(o, OUT_TEXT, NULL, " rank %" PRId64, p->rank);
 		if (p->device != CD_NULL_I64)
 			out_i64(o, OUT_TEXT, NULL, " gpu %" PRId64, p->device);
 		if (p->peer != CD_NULL_I64)
@@ -629,8 +638,48 @@ static void render_reach(struct cd_out *o, const struct cd_results *r)
 		out_dbl(o, OUT_JSON, "connect_us", NULL, x->connect_us);
 		if (isfinite(x->connect_us))
 			out_dbl(o, OUT_TEXT, NULL, " %.0f us", x->connect_us);
-		out_str(o, OUT_ANY, "error", " (%s)", x->error);
+		out_str(o, OUT_JSON, "error", NULL, x->error);
+		if (x->error)
+			out_str(o, OUT_TEXT, NULL, " (%s)", x->error);
 		out_nl(o);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+/* The ranks of an MPI job; in text only when there is more than one, or one did not answer. */
+static void render_ranks(struct cd_out *o, const struct cd_results *r)
+{
+	int text = r->n_ranks > 1;
+
+	for (size_t i = 0; i < r->n_ranks; i++)
+		text |= r->ranks[i].answered == CD_TRI_FALSE;
+	out_arr_open(o, "ranks");
+	if (text)
+		out_text(o, "\n# ranks (%zu)\n  %6s %6s %-5s %-20s %s\n", r->n_ranks, "rank", "local", "host#",
+			 "host", "answered");
+	for (size_t i = 0; i < r->n_ranks; i++) {
+		const struct cd_rank *k = &r->ranks[i];
+		enum out_kind t = text ? OUT_ANY : OUT_JSON;
+
+		out_obj_open(o, NULL);
+		out_i64(o, t, "rank", "  %6" PRId64, k->rank);
+		out_i64(o, t, "local_rank", " %6" PRId64, k->local_rank);
+		out_i64(o, t, "host_index", " %5" PRId64, k->host_index);
+		out_str(o, t, "host", " %-20s", k->host);
+		out_bool(o, t, "answered", " %s", k->answered);
+		out_str(o, OUT_JSON, "error", NULL, k->error);
+		if (text && k->error)
+			out_str(o, OUT_TEXT, NULL, " (%s)", k->error);
+		if (text)
+			out_nl(o);
+		out_obj_open(o, "env_diff");
+		for (size_t j = 0; j < k->n_env_diff; j++) {
+			if (text)
+				out_text(o, "  %6s %s=", "", k->env_diff[j].key);
+			out_str(o, t, k->env_diff[j].key, "%s\n", k->env_diff[j].value);
+		}
+		out_obj_close(o);
 		out_obj_close(o);
 	}
 	out_arr_close(o);
@@ -869,6 +918,7 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 	for (size_t i = 0; i < r->n_hosts; i++)
 		render_host(o, &r->hosts[i]);
 	out_arr_close(o);
+	render_ranks(o, r);
 	render_probes(o, r);
 	render_reach(o, r);
 	render_findings(o, r);

@@ -90,6 +90,7 @@ void cd_results_init(struct cd_results *r)
 	memset(r, 0, sizeof(*r));
 	r->schema = CD_SCHEMA_VERSION;
 	r->run.ranks = 1;
+	r->run.launcher_ranks = CD_NULL_I64;
 	r->run.duration_s = NAN;
 	r->run.timeout_s = NAN;
 	cd_score_init(&r->score);
@@ -269,6 +270,25 @@ struct cd_reach *cd_results_add_reach(struct cd_results *r)
 	return x;
 }
 
+struct cd_rank *cd_results_add_rank(struct cd_results *r, int64_t rank)
+{
+	struct cd_rank *k = CD_PUSH(r->ranks, r->n_ranks, r->cap_ranks);
+
+	k->rank = rank;
+	k->host_index = CD_NULL_I64;
+	k->local_rank = CD_NULL_I64;
+	k->answered = CD_TRI_NULL;
+	return k;
+}
+
+void cd_rank_set_env(struct cd_rank *k, const char *key, const char *value)
+{
+	struct cd_kv *kv = CD_PUSH(k->env_diff, k->n_env_diff, k->cap_env_diff);
+
+	kv->key = xstrdup(key);
+	kv->value = value ? xstrdup(value) : NULL;
+}
+
 static void free_strs(char **v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)
@@ -364,6 +384,7 @@ struct cd_probe_run *cd_results_add_probe(struct cd_results *r, const char *name
 	p->device = CD_NULL_I64;
 	p->peer = CD_NULL_I64;
 	p->nranks = CD_NULL_I64;
+	p->rank = CD_NULL_I64;
 	return p;
 }
 
@@ -433,6 +454,7 @@ static void host_free(struct cd_host *h)
 	free(v->libnl);
 	free(v->libibverbs);
 	free(v->cjson);
+	free(v->commdiag);
 	for (size_t i = 0; i < h->n_numa; i++)
 		free(h->numa_nodes[i].cpus);
 	free(h->numa_nodes);
@@ -560,6 +582,19 @@ void cd_results_free(struct cd_results *r)
 		free(x->error);
 	}
 	free(r->reach);
+	for (size_t i = 0; i < r->n_ranks; i++) {
+		struct cd_rank *k = &r->ranks[i];
+
+		free(k->host);
+		free(k->error);
+		for (size_t j = 0; j < k->n_env_diff; j++) {
+			free(k->env_diff[j].key);
+			free(k->env_diff[j].value);
+		}
+		free(k->env_diff);
+	}
+	free(r->ranks);
+	free(r->run.launcher);
 	cd_results_clear_judgement(r);
 	free(r->findings);
 	free(r->advice);

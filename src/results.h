@@ -77,6 +77,7 @@ struct cd_versions {
 	char *libnl;
 	char *libibverbs;
 	char *cjson;
+	char *commdiag;     /* the commdiag that discovered this host: ranks of one job may run different builds */
 };
 
 struct cd_numa_node {
@@ -307,6 +308,7 @@ struct cd_probe_run {
 	int64_t device;         /* GPU index; null for host-only probes */
 	int64_t peer;           /* peer GPU or rank; null when none */
 	int64_t nranks;
+	int64_t rank;           /* MPI rank that measured (and recorded) it; null without MPI */
 	struct cd_probe_sample *samples;
 	size_t n_samples, cap_samples;
 };
@@ -342,9 +344,27 @@ struct cd_score {
 	int renormalised;   /* enum cd_tri: a dimension had no data, the others' weights were scaled up */
 };
 
+/*
+ * One MPI rank of the job (src/dist.c): where it ran and whether it answered rank 0's
+ * gather. env_diff holds the communication variables (NCCL_*, OMPI_MCA_*, …) whose value
+ * on this rank differs from its host's env (a NULL value: unset on this rank).
+ */
+struct cd_rank {
+	int64_t rank;
+	char *host;         /* hostname its host reports */
+	int64_t host_index; /* index into hosts[]; null when its host's leader did not answer */
+	int64_t local_rank; /* among the ranks of its host (MPI_COMM_TYPE_SHARED) */
+	int answered;       /* enum cd_tri: false when it did not answer before the deadline */
+	char *error;        /* why it did not answer */
+	struct cd_kv *env_diff;
+	size_t n_env_diff, cap_env_diff;
+};
+
 struct cd_run {
 	char *started;      /* ISO 8601 UTC; NULL under COMMDIAG_DETERMINISTIC */
 	char *mode;         /* "check", "topo" */
+	char *launcher;     /* what started the ranks: "mpirun", "srun", "pmi"; NULL when run directly */
+	int64_t launcher_ranks; /* how many ranks the launcher said it started (env); null when none */
 	int64_t ranks;
 	double duration_s;
 	double timeout_s;
@@ -362,6 +382,8 @@ struct cd_results {
 	size_t n_probes, cap_probes;
 	struct cd_reach *reach;
 	size_t n_reach, cap_reach;
+	struct cd_rank *ranks;          /* one per rank of the job; empty for a saved single-rank document */
+	size_t n_ranks, cap_ranks;
 	struct cd_finding *findings;
 	size_t n_findings, cap_findings;
 	struct cd_advice *advice;
@@ -391,6 +413,8 @@ struct cd_gpu *cd_host_add_gpu(struct cd_host *h);
 struct cd_nvlink *cd_gpu_add_nvlink(struct cd_gpu *g);
 struct cd_acs *cd_host_add_acs(struct cd_host *h);
 struct cd_reach *cd_results_add_reach(struct cd_results *r);
+struct cd_rank *cd_results_add_rank(struct cd_results *r, int64_t rank);
+void cd_rank_set_env(struct cd_rank *k, const char *key, const char *value); /* value may be NULL */
 /*
  * Size the path matrices for the labels already in p->gpus and p->nets: classes
  * NULL, tri-states null (cuda_p2p stays NULL). Frees earlier matrices.

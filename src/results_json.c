@@ -228,6 +228,7 @@ static void load_versions(struct ld *l, const cJSON *o, struct cd_versions *v)
 	v->libnl = get_str(l, o, "libnl");
 	v->libibverbs = get_str(l, o, "libibverbs");
 	v->cjson = get_str(l, o, "cjson");
+	v->commdiag = get_str(l, o, "commdiag");
 }
 
 /*
@@ -574,6 +575,7 @@ static void load_probe(struct ld *l, const cJSON *d, void *ctx)
 	p->device = get_i64(l, d, "device");
 	p->peer = get_i64(l, d, "peer");
 	p->nranks = get_i64(l, d, "nranks");
+	p->rank = get_i64(l, d, "rank");
 	each_obj(l, d, "results", p, load_sample);
 }
 
@@ -588,6 +590,28 @@ static void load_reach(struct ld *l, const cJSON *d, void *ctx)
 	x->ok = get_tri(l, d, "ok");
 	x->connect_us = get_dbl(l, d, "connect_us");
 	x->error = get_str(l, d, "error");
+}
+
+static void load_rank(struct ld *l, const cJSON *d, void *ctx)
+{
+	struct cd_rank *k = cd_results_add_rank(ctx, get_i64(l, d, "rank"));
+	const cJSON *env = get_obj(l, d, "env_diff"), *el;
+
+	k->host = get_str(l, d, "host");
+	k->host_index = get_i64(l, d, "host_index");
+	k->local_rank = get_i64(l, d, "local_rank");
+	k->answered = get_tri(l, d, "answered");
+	k->error = get_str(l, d, "error");
+	cJSON_ArrayForEach(el, env) {
+		if (!cJSON_IsString(el) && !cJSON_IsNull(el)) {
+			size_t m = enter(l, "env_diff", 0);
+
+			fail(l, el->string, "expected a string or null");
+			leave(l, m);
+			break;
+		}
+		cd_rank_set_env(k, el->string, cJSON_IsString(el) ? el->valuestring : NULL);
+	}
 }
 
 static void load_advice(struct ld *l, const cJSON *d, void *ctx)
@@ -690,6 +714,8 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		m = enter(l, "run", 0);
 		r->run.started = get_str(l, run, "started");
 		r->run.mode = get_str(l, run, "mode");
+		r->run.launcher = get_str(l, run, "launcher");
+		r->run.launcher_ranks = get_i64(l, run, "launcher_ranks");
 		r->run.ranks = get_i64(l, run, "ranks");
 		r->run.duration_s = get_dbl(l, run, "duration_s");
 		r->run.timeout_s = get_dbl(l, run, "timeout_s");
@@ -698,6 +724,7 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		leave(l, m);
 	}
 	each_obj(l, root, "hosts", r, load_host);
+	each_obj(l, root, "ranks", r, load_rank);
 	each_obj(l, root, "probes", r, load_probe);
 	each_obj(l, root, "reach", r, load_reach);
 	each_obj(l, root, "findings", r, load_finding);

@@ -12,6 +12,7 @@
 
 #include "judge.h"
 #include "rules.h"
+#include "rules_hosts.h"
 
 struct cd_eval {
 	struct cd_results *r;
@@ -1319,6 +1320,7 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 		for (size_t h = 0; h < r->n_hosts; h++)
 			n += rules[i].check(&e, &r->hosts[h]);
 	}
+	n += cd_rules_hosts_evaluate(r); /* the job as a whole: src/rules_hosts.c */
 	free(e.judged);
 	cite_thresholds(r, c, first);
 	return n;

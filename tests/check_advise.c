@@ -128,7 +128,7 @@ START_TEST(test_two_hosts_routed)
 }
 END_TEST
 
-/* A straggler and a timeout finding (MPI001, LOG001): name the rank, heartbeat past the timeout. */
+/* A straggler and a timeout finding (MPI003, LOG001): name the rank, heartbeat past the timeout. */
 START_TEST(test_straggler_and_timeout)
 {
 	struct cd_finding *f;
@@ -136,7 +136,7 @@ START_TEST(test_straggler_and_timeout)
 
 	add_host("node17");
 	add_host("node18");
-	cd_results_add_finding(&res, "MPI001", CD_SEV_WARN, "node18", "rank 5", "straggler");
+	cd_results_add_finding(&res, "MPI003", CD_SEV_FAIL, "node18", "rank 5", "straggler");
 	f = cd_results_add_finding(&res, "LOG001", CD_SEV_FAIL, "node17", "rank 5 is behind", "timeout");
 	f->expected = 1800000;
 	cd_advise(&res);

@@ -215,7 +215,7 @@ static void assert_keys(const cJSON *obj, const char *const *keys)
 
 START_TEST(test_json_layout)
 {
-	static const char *const top[] = { "schema", "tool", "run", "hosts", "probes", "reach", "findings", "advice", "rules", "score", NULL };
+	static const char *const top[] = { "schema", "tool", "run", "hosts", "ranks", "probes", "reach", "findings", "advice", "rules", "score", NULL };
 	static const char *const hostkeys[] = { "hostname", "host_id", "host_id_source", "status", "reason", "system",
 						"versions", "topology_source", "numa_nodes", "pci_devices", "gpus",
 						"paths", "acs", "nics", "hcas", "env", NULL };
@@ -290,7 +290,7 @@ END_TEST
 
 START_TEST(test_json_empty_document)
 {
-	static const char *const top[] = { "schema", "tool", "run", "hosts", "probes", "reach", "findings", "advice", "rules", "score", NULL };
+	static const char *const top[] = { "schema", "tool", "run", "hosts", "ranks", "probes", "reach", "findings", "advice", "rules", "score", NULL };
 	char *s;
 	cJSON *root;
 

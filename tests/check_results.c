@@ -490,6 +490,24 @@ static void build_rich(struct cd_results *r)
 		x->ok = CD_TRI_TRUE;
 		x->connect_us = 112.5;
 	}
+	{
+		/* a rank of an MPI job, with a setting unlike its host's, and one that never answered */
+		struct cd_rank *k = cd_results_add_rank(r, 0);
+
+		k->host = xstrdup("node17");
+		k->host_index = 0;
+		k->local_rank = 0;
+		k->answered = CD_TRI_TRUE;
+		cd_rank_set_env(k, "NCCL_IB_HCA", "mlx5_1");
+		cd_rank_set_env(k, "NCCL_DEBUG", NULL);
+		k = cd_results_add_rank(r, 1);
+		k->host = xstrdup("node18");
+		k->answered = CD_TRI_FALSE;
+		k->error = xstrdup("no answer within 9.0 s of the gather");
+		r->run.launcher = xstrdup("mpirun");
+		r->run.launcher_ranks = 2;
+		h->versions.commdiag = xstrdup("0.1.0");
+	}
 
 	n = cd_host_add_nic(h);
 	n->name = xstrdup("lo");
@@ -596,6 +614,7 @@ static void build_rich(struct cd_results *r)
 	pr->host = xstrdup("node17");
 	pr->device = 0;
 	pr->nranks = 1;
+	pr->rank = 0;
 	sm = cd_probe_add_sample(pr);
 	sm->bytes = 1 << 20;
 	sm->iters = 20;

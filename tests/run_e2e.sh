@@ -524,7 +524,7 @@ out_has "probe list" "copy.h2d"
 run "probe copy --json" 0 "$BIN" probe copy --json -o "$TMP/probe.json"
 json_true "probe copy: only copy probes" "$TMP/probe.json" 'd["run"]["mode"] == "probe" and d["probes"] and all(p["name"].startswith("copy.") for p in d["probes"]) and len({p["name"] for p in d["probes"]}) == 4'
 run "probe all" 0 "$BIN" probe all --json -o "$TMP/all.json"
-json_true "probe all: the whole table, each once when skipped" "$TMP/all.json" 'len(d["probes"]) == 14 or d["hosts"][0]["status"]["gpu"] == "ok"'
+json_true "probe all: the whole table, each once when skipped" "$TMP/all.json" 'len(d["probes"]) == 19 or d["hosts"][0]["status"]["gpu"] == "ok"'
 run "probe unknown" 2 "$BIN" probe copy nosuch
 err_has "probe unknown" "unknown probe 'nosuch'"
 run "probe bad size" 2 "$BIN" probe copy -b 12Q
@@ -536,7 +536,7 @@ err_has "quick and full" "exclude each other"
 run "sweep on topo" 2 "$BIN" topo -b 8M
 err_has "sweep on topo" "does not apply to 'topo'"
 run "quick check" 0 "$BIN" check --quick --json -o "$TMP/quick.json"
-json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"copy.h2d", "copy.d2h", "nccl.init", "nccl.all_reduce"}'
+json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"copy.h2d", "copy.d2h", "nccl.init", "nccl.all_reduce", "tcp.reach"}'
 
 # --- the man page renders without warnings and documents every command help lists ---
 if command -v groff >/dev/null; then

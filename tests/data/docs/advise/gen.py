@@ -182,7 +182,24 @@ cases["pcie-degraded"] = doc([pc])
 # a straggler and a timed-out probe
 a = host("node17", "a" * 32, [nic("eth0", ipv4=["10.0.0.17/24"], dflt=True)])
 b = host("node18", "b" * 32, [nic("eth0", ipv4=["10.0.0.18/24"], dflt=True)])
-cases["straggler"] = doc([a, b], None, [finding("MPI001", "node18", "rank 5", "rank is slower than the others", "warn")])
+cases["straggler"] = doc([a, b], None, [finding("MPI003", "node18", "rank 5", "rank is slow with every partner")])
+# the facts behind MPI003 (src/rules_hosts.c re-derives it): rank 5 is slow with both its partners,
+# who are fine with others
+cases["straggler"]["run"]["ranks"] = 6
+cases["straggler"]["ranks"] = [{"rank": k, "host": "node17" if k < 3 else "node18", "host_index": 0 if k < 3 else 1,
+                                "local_rank": k % 3, "answered": True, "error": None, "env_diff": {}}
+                               for k in range(6)]
+
+
+def mpi_bw(rank, peer, gbs):
+    t = (1 << 20) / gbs / 1e3
+    return {"name": "mpi.bw", "status": "ok", "host": "node17" if rank < 3 else "node18", "device": None,
+            "peer": peer, "rank": rank, "nranks": 2,
+            "results": [{"bytes": 1 << 20, "iters": 20, "time_us": t, "min_time_us": t, "max_time_us": t,
+                         "algbw_gbyte_s": gbs, "busbw_gbyte_s": gbs, "errors": None}]}
+
+
+cases["straggler"]["probes"] = [mpi_bw(0, 5, 1.0), mpi_bw(1, 5, 1.1), mpi_bw(0, 3, 10.0), mpi_bw(1, 4, 10.0)]
 # env lint: typo, deprecated, not a variable, conflict
 ev = host("env17", "5" * 32, [nic("eth0", ipv4=["10.0.0.17/24"], dflt=True)],
           env={"NCCL_SOCKET_NAME": "eth0", "NCCL_MAX_RINGS": "8", "NCCL_TIMEOUT": "1800", "NCCL_P2P_DISABLE": "1",

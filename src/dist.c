@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Many nodes under MPI (see dist.h). The document travels as the JSON that report.c
+ * writes and results_json.c reads back, so a gathered host is exactly what --from loads.
+ */
+#include "dist.h"
+#include "fault.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "out.h"
+#include "probe.h"
+#include "report.h"
+#include "system.h"
+#include "util.h"
+
+extern char **environ;
+
+static struct cd_dist dist = { .rank = 0, .nranks = 1, .local_size = 1, .n_hosts = 1,
+			       .launcher_ranks = CD_NULL_I64 };
+
+const struct cd_dist *cd_dist_get(void)
+{
+	return &dist;
+}
+
+void cd_dist_set_broken(void)
+{
+	dist.broken = 1;
+}
+
+int cd_dist_prints(void)
+{
+	return dist.rank == 0;
+}
+
+/* ---- launcher detection: the environment only, so a plain run never touches MPI ---- */
+
+static const char *env_of(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *const *e = envp; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+static int64_t env_count(char *const *envp, const char *name)
+{
+	const char *v = env_of(envp, name);
+	char *end;
+	long long n;
+
+	if (!v || !*v)
+		return CD_NULL_I64;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return errno || *end || n < 1 ? CD_NULL_I64 : n;
+}
+
+const char *cd_dist_detect(char *const *envp, int64_t *nranks)
+{
+	*nranks = CD_NULL_I64;
+	if (env_of(envp, "OMPI_COMM_WORLD_SIZE")) {
+		*nranks = env_count(envp, "OMPI_COMM_WORLD_SIZE");
+		return "mpirun";
+	}
+	if (env_of(envp, "PMI_SIZE") || env_of(envp, "PMIX_RANK")) {
+		*nranks = env_count(envp, "PMI_SIZE");
+		return "pmi";
+	}
+	/* SLURM_NTASKS alone is set in a batch script too; a task of srun also has a step */
+	if (env_of(envp, "SLURM_STEP_ID") && env_of(envp, "SLURM_PROCID")) {
+		*nranks = env_count(envp, "SLURM_STEP_NUM_TASKS");
+		if (*nranks == CD_NULL_I64)
+			*nranks = env_count(envp, "SLURM_NTASKS");
+		return "srun";
+	}
+	return NULL;
+}
+
+/* ---- fault knobs (tests only) ---- */
+
+int cd_fault_rank(const char *knob)
+{
+	const char *v = cd_fault_value(knob);
+
+	return v ? atoi(v) : -1; /* fault.c checked it is a whole number */
+}
+
+void cd_fault_delay(size_t bytes)
+{
+	static int slow = -2;
+	struct timespec ts;
+	double us;
+
+	if (slow == -2)
+		slow = cd_fault_rank("slow_rank");
+	if (slow < 0 || slow != dist.rank)
+		return;
+	us = 100.0 + (double)bytes / 1000.0;
+	ts.tv_sec = (time_t)(us / 1e6);
+	ts.tv_nsec = (long)((us - (double)ts.tv_sec * 1e6) * 1e3);
+	nanosleep(&ts, NULL);
+}
+
+/* ---- pair schedules ---- */
+
+int cd_pair_rounds(int n)
+{
+	return n < 2 ? 0 : n % 2 ? n : n - 1;
+}
+
+/*
+ * The circle method: with m = n rounded up to even, unit m-1 stays put and meets unit r
+ * in round r; every other unit i meets (2r - i) mod (m-1). With odd n, unit m-1 is a bye.
+ */
+int cd_pair_partner(int n, int round, int self)
+{
+	int m = n % 2 ? n + 1 : n, other;
+
+	if (n < 2 || self < 0 || self >= n || round < 0 || round >= cd_pair_rounds(n))
+		return -1;
+	if (self == m - 1)
+		other = round;
+	else if (self == round)
+		other = m - 1;
+	else
+		other = ((2 * round - self) % (m - 1) + (m - 1)) % (m - 1);
+	return other >= n ? -1 : other;
+}
+
+static int ring_round(int n, int edge)
+{
+	if (n % 2 && edge == n - 1)
+		return 2;
+	return edge % 2;
+}
+
+int cd_ring_partner(int n, int round, int self, int *initiator)
+{
+	int edges = n == 2 ? 1 : n;
+
+	if (n < 2 || self < 0 || self >= n)
+		return -1;
+	/* self's edges: (self, self+1) and (self-1, self) */
+	if (self < edges && ring_round(n, self) == round) {
+		*initiator = 1;
+		return (self + 1) % n;
+	}
+	{
+		int e = (self - 1 + n) % n;
+
+		if (e < edges && ring_round(n, e) == round && e != self) {
+			*initiator = 0;
+			return e;
+		}
+	}
+	return -1;
+}
+
+/* ---- the document in transit ---- */
+
+char *cd_dist_render(const struct cd_results *r, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	struct cd_out *o;
+
+	if (!f)
+		return NULL;
+	o = out_new(OUT_FMT_JSON, f, 0);
+	cd_report(o, r);
+	out_end(o);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+#define MOVE_ARRAY(dst, src, arr, n, cap)                                                        \
+	do {                                                                                     \
+		for (size_t i_ = 0; i_ < (src)->n; i_++)                                         \
+			*CD_PUSH((dst)->arr, (dst)->n, (dst)->cap) = (src)->arr[i_];              \
+		(src)->n = 0;                                                                    \
+	} while (0)
+
+void cd_dist_merge(struct cd_results *dst, struct cd_results *part, int64_t *host_map, size_t n_map)
+{
+	/* a part has one host at most: its leader's, whose index is in its ranks[] entry */
+	if (part->n_hosts && part->n_ranks) {
+		int64_t old = part->ranks[0].host_index;
+
+		if (old >= 0 && (size_t)old < n_map)
+			host_map[old] = (int64_t)dst->n_hosts;
+	}
+	MOVE_ARRAY(dst, part, hosts, n_hosts, cap_hosts);
+	MOVE_ARRAY(dst, part, ranks, n_ranks, cap_ranks);
+	MOVE_ARRAY(dst, part, probes, n_probes, cap_probes);
+	MOVE_ARRAY(dst, part, reach, n_reach, cap_reach);
+}
+
+int cd_dist_launcher_var(const char *name)
+{
+	static const char *const prefixes[] = { "OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix",
+						"OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
+						"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_rmaps_base_oversubscribe" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static const char *kv_get(const struct cd_kv *kv, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].value ? kv[i].value : "";
+	return NULL;
+}
+
+/* Keep only what differs from the host's env; a variable of the host unset here is NULL. */
+static void reduce_env(struct cd_rank *k, const struct cd_host *h)
+{
+	struct cd_kv *all = k->env_diff;
+	size_t n = k->n_env_diff;
+
+	k->env_diff = NULL;
+	k->n_env_diff = k->cap_env_diff = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *hv = kv_get(h->env, h->n_env, all[i].key);
+
+		if (cd_dist_launcher_var(all[i].key))
+			continue;
+		if (!hv || !all[i].value || strcmp(hv, all[i].value))
+			cd_rank_set_env(k, all[i].key, all[i].value);
+	}
+	for (size_t i = 0; i < h->n_env; i++)
+		if (!cd_dist_launcher_var(h->env[i].key) && !kv_get(all, n, h->env[i].key))
+			cd_rank_set_env(k, h->env[i].key, NULL);
+	for (size_t i = 0; i < n; i++) {
+		free(all[i].key);
+		free(all[i].value);
+	}
+	free(all);
+}
+
+void cd_dist_finish_ranks(struct cd_results *dst, const int64_t *host_map, size_t n_map)
+{
+	for (size_t i = 0; i < dst->n_ranks; i++) {
+		struct cd_rank *k = &dst->ranks[i];
+		int64_t old = k->host_index;
+
+		k->host_index = old >= 0 && (size_t)old < n_map && host_map[old] >= 0 ? host_map[old] : CD_NULL_I64;
+		if (k->host_index != CD_NULL_I64 && k->answered == CD_TRI_TRUE)
+			reduce_env(k, &dst->hosts[k->host_index]);
+	}
+}
+
+/* This rank's entry: where it runs and its whole communication env (reduced by rank 0). */
+static void add_self(struct cd_results *r, const struct cd_host *h)
+{
+	struct cd_rank *k = cd_results_add_rank(r, dist.rank);
+
+	k->host = h->hostname ? xstrdup(h->hostname) : NULL;
+	k->host_index = dist.host_index;
+	k->local_rank = dist.local_rank;
+	k->answered = CD_TRI_TRUE;
+	for (size_t i = 0; i < h->n_env; i++)
+		cd_rank_set_env(k, h->env[i].key, h->env[i].value);
+}
+
+struct cd_host *cd_dist_discover(struct cd_results *r, struct cd_host *scratch, const struct cd_discover_opts *o)
+{
+	struct cd_host *h;
+
+	r->run.ranks = dist.nranks;
+	free(r->run.launcher);
+	r->run.launcher = dist.launcher ? xstrdup(dist.launcher) : NULL;
+	r->run.launcher_ranks = dist.launcher_ranks;
+	if (dist.local_rank == 0) {
+		h = cd_results_add_host(r);
+		if (cd_discover_host(h, o) < 0)
+			return NULL;
+	} else {
+		/* the other ranks of a host: who they are and their env, for probes and ranks[] */
+		h = scratch;
+		cd_system_discover(h, o);
+	}
+	free(h->versions.commdiag);
+	h->versions.commdiag = xstrdup(CD_VERSION);
+	if (dist.mpi)
+		add_self(r, h);
+	return h;
+}
+
+#ifndef CD_HAVE_MPI
+
+int cd_dist_init(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	dist.launcher = cd_dist_detect(environ, &dist.launcher_ranks);
+	return 0;
+}
+
+int cd_dist_gather(struct cd_results *r, double deadline)
+{
+	(void)r;
+	(void)deadline;
+	return 0;
+}
+
+int cd_dist_end(int rc, int missing, double deadline)
+{
+	(void)missing;
+	(void)deadline;
+	return rc;
+}
+
+int cd_dist_bcast_blob(void *blob, double deadline)
+{
+	(void)blob;
+	(void)deadline;
+	return -1;
+}
+
+#else /* CD_HAVE_MPI */
+
+static MPI_Comm world = MPI_COMM_NULL, node = MPI_COMM_NULL, leaders = MPI_COMM_NULL, gcomm = MPI_COMM_NULL;
+
+MPI_Comm cd_dist_world(void) { return world; }
+MPI_Comm cd_dist_node(void) { return node; }
+MPI_Comm cd_dist_leaders(void) { return leaders; }
+
+int cd_dist_leader_rank(int host_index)
+{
+	/* hosts are numbered by their first rank: the host_index-th rank with local rank 0 */
+	for (int k = 0, h = 0; dist.local_ranks && k < dist.nranks; k++)
+		if (dist.local_ranks[k] == 0 && h++ == host_index)
+			return k;
+	return -1;
+}
+
+enum { TAG_LEN = 1, TAG_DOC = 2, TAG_RC = 3 };
+
+static int mpi_fail(const char *what, int err)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	MPI_Error_string(err, msg, &len);
+	return cd_error("dist: %s failed: %s", what, msg);
+}
+
+int cd_dist_init(int *argc, char ***argv)
+{
+	int err, info[2];
+
+	dist.launcher = cd_dist_detect(environ, &dist.launcher_ranks);
+	if (!dist.launcher)
+		return 0;
+	err = MPI_Init(argc, argv);
+	if (err != MPI_SUCCESS)
+		return mpi_fail("MPI_Init", err);
+	dist.mpi = 1;
+	/* errors come back as codes: a failed peer must not abort the rank that reports it */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_dup(MPI_COMM_WORLD, &world);
+	MPI_Comm_dup(MPI_COMM_WORLD, &gcomm);
+	MPI_Comm_rank(world, &dist.rank);
+	MPI_Comm_size(world, &dist.nranks);
+	err = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, dist.rank, MPI_INFO_NULL, &node);
+	if (err != MPI_SUCCESS)
+		return mpi_fail("MPI_Comm_split_type", err);
+	MPI_Comm_rank(node, &dist.local_rank);
+	MPI_Comm_size(node, &dist.local_size);
+	MPI_Comm_split(world, dist.local_rank == 0 ? 0 : MPI_UNDEFINED, dist.rank, &leaders);
+	if (leaders != MPI_COMM_NULL) {
+		MPI_Comm_rank(leaders, &info[0]);
+		MPI_Comm_size(leaders, &info[1]);
+	}
+	MPI_Bcast(info, 2, MPI_INT, 0, node);
+	dist.host_index = info[0];
+	dist.n_hosts = info[1];
+	/* every rank's hostname, so rank 0 can name the host of a rank that never answers */
+	dist.hostnames = xcalloc((size_t)dist.nranks, sizeof(*dist.hostnames));
+	if (gethostname(dist.hostnames[dist.rank], sizeof(dist.hostnames[0])) < 0)
+		snprintf(dist.hostnames[dist.rank], sizeof(dist.hostnames[0]), "rank%d", dist.rank);
+	dist.hostnames[dist.rank][sizeof(dist.hostnames[0]) - 1] = '\0';
+	MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dist.hostnames, (int)sizeof(dist.hostnames[0]), MPI_CHAR,
+		      world);
+	dist.local_ranks = xcalloc((size_t)dist.nranks, sizeof(*dist.local_ranks));
+	MPI_Allgather(&dist.local_rank, 1, MPI_INT, dist.local_ranks, 1, MPI_INT, world);
+	cd_debug(1, "dist: rank %d of %d, local %d of %d, host %d of %d (%s)", dist.rank, dist.nranks,
+		 dist.local_rank, dist.local_size, dist.host_index, dist.n_hosts, dist.launcher);
+	return 0;
+}
+
+/*
+ * Waiting on MPI requests: spin for the first 2 ms (a ping-pong answered at once is timed
+ * to the poll), then sleep for 1% of the time waited, at most 50 µs up to 0.1 s and 1 ms
+ * after that, so a rank waiting long does not steal the cores that probes measure.
+ */
+static void wait_backoff(double t0)
+{
+	double waited = cd_now_s() - t0;
+	struct timespec ts = { 0, 0 };
+
+	if (waited < 0.002)
+		return;
+	ts.tv_nsec = waited < 0.1 ? (long)(waited * 1e7 < 50000 ? waited * 1e7 : 50000) : 1000000;
+	nanosleep(&ts, NULL);
+}
+
+void cd_dist_cancel(MPI_Request *reqs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (reqs[i] == MPI_REQUEST_NULL)
+			continue;
+		MPI_Cancel(&reqs[i]);
+		MPI_Request_free(&reqs[i]);
+	}
+}
+
+int cd_dist_wait(MPI_Request *reqs, int n, double deadline)
+{
+	double t0 = cd_now_s();
+
+	for (;;) {
+		int done = 0, err = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+
+		if (err != MPI_SUCCESS)
+			return -1;
+		if (done)
+			return 0;
+		if (cd_now_s() >= deadline) {
+			cd_dist_cancel(reqs, n);
+			return CD_DIST_TIMEOUT;
+		}
+		wait_backoff(t0);
+	}
+}
+
+int cd_dist_agree(int ok, double deadline)
+{
+	MPI_Request req;
+	int all = 0, rc;
+
+	if (!dist.mpi)
+		return ok;
+	if (dist.broken)
+		return -1;
+	if (MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_MIN, world, &req) != MPI_SUCCESS)
+		return -1;
+	rc = cd_dist_wait(&req, 1, deadline);
+	if (rc < 0) {
+		dist.broken = 1;
+		return -1;
+	}
+	return all;
+}
+
+int cd_dist_bcast_blob(void *blob, double deadline)
+{
+	MPI_Request req;
+
+	if (!dist.mpi || dist.broken)
+		return -1;
+	if (MPI_Ibcast(blob, CD_DIST_BLOB_BYTES, MPI_BYTE, 0, world, &req) != MPI_SUCCESS)
+		return -1;
+	if (cd_dist_wait(&req, 1, deadline) < 0) {
+		dist.broken = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static void fault_hang(void)
+{
+	if (cd_fault_rank("hang_rank") != dist.rank)
+		return;
+	cd_warn("dist: rank %d: COMMDIAG_FAULT hang_rank: not answering", dist.rank);
+	for (;;)
+		pause(); /* until the run's deadline ends this rank */
+}
+
+static int send_part(struct cd_results *r, double deadline)
+{
+	MPI_Request req[2];
+	size_t len = 0;
+	char *text = cd_dist_render(r, &len);
+	unsigned long long n = len;
+	int rc;
+
+	if (!text || len > (size_t)INT32_MAX) {
+		free(text);
+		return cd_error("dist: rank %d: cannot serialise this rank's part", dist.rank);
+	}
+	MPI_Isend(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, TAG_LEN, gcomm, &req[0]);
+	MPI_Isend(text, (int)len, MPI_CHAR, 0, TAG_DOC, gcomm, &req[1]);
+	rc = cd_dist_wait(req, 2, deadline);
+	free(text);
+	if (rc < 0)
+		return cd_error("dist: rank %d: rank 0 did not take this rank's part before the deadline", dist.rank);
+	return 0;
+}
+
+struct incoming {
+	unsigned long long len;
+	char *text;
+	MPI_Request req;
+	int stage; /* 0 waiting for the length, 1 for the text, 2 arrived, 3 failed */
+};
+
+/* Rank 0: receive every part until deadline; which ones came is in in[].stage. */
+static void receive_parts(struct incoming *in, int n, double deadline)
+{
+	int pending = n - 1;
+
+	for (int k = 1; k < n; k++)
+		MPI_Irecv(&in[k].len, 1, MPI_UNSIGNED_LONG_LONG, k, TAG_LEN, gcomm, &in[k].req);
+	double t0 = cd_now_s();
+
+	while (pending > 0 && cd_now_s() < deadline) {
+		int progressed = 0;
+
+		for (int k = 1; k < n; k++) {
+			int done = 0;
+
+			if (in[k].stage >= 2)
+				continue;
+			if (MPI_Test(&in[k].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+				in[k].stage = 3;
+				pending--;
+				continue;
+			}
+			if (!done)
+				continue;
+			progressed = 1;
+			if (in[k].stage == 0) {
+				if (in[k].len > (unsigned long long)INT32_MAX) {
+					in[k].stage = 3;
+					pending--;
+					continue;
+				}
+				in[k].text = xmalloc((size_t)in[k].len + 1);
+				MPI_Irecv(in[k].text, (int)in[k].len, MPI_CHAR, k, TAG_DOC, gcomm, &in[k].req);
+				in[k].stage = 1;
+			} else {
+				in[k].text[in[k].len] = '\0';
+				in[k].stage = 2;
+				pending--;
+			}
+		}
+		if (progressed)
+			t0 = cd_now_s();
+		wait_backoff(t0);
+	}
+	for (int k = 1; k < n; k++)
+		if (in[k].stage < 2)
+			cd_dist_cancel(&in[k].req, 1);
+}
+
+static void mark_missing(struct cd_results *r, int k, const char *why)
+{
+	struct cd_rank *x = cd_results_add_rank(r, k);
+
+	x->host = xstrdup(dist.hostnames[k]);
+	x->answered = CD_TRI_FALSE;
+	x->error = xstrdup(why);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct cd_rank *x = a, *y = b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int cd_dist_gather(struct cd_results *r, double deadline)
+{
+	struct incoming *in;
+	int64_t *map;
+	int missing = 0;
+	double wait_s = deadline - cd_now_s();
+
+	if (!dist.mpi)
+		return 0;
+	fault_hang();
+	if (dist.rank != 0) {
+		/* rank 0 may still be busy with its own probes: give the send the same deadline plus a margin */
+		send_part(r, deadline + 1.0);
+		return 0;
+	}
+	in = xcalloc((size_t)dist.nranks, sizeof(*in));
+	map = xcalloc((size_t)dist.n_hosts, sizeof(*map));
+	for (int i = 0; i < dist.n_hosts; i++)
+		map[i] = -1;
+	if (r->n_hosts && r->n_ranks)
+		map[r->ranks[0].host_index] = 0;
+	receive_parts(in, dist.nranks, deadline);
+	for (int k = 1; k < dist.nranks; k++) {
+		struct cd_results part;
+		char name[32], *why;
+
+		if (in[k].stage != 2) {
+			why = xasprintf("no answer within %.1f s of the gather", wait_s > 0 ? wait_s : 0.0);
+			mark_missing(r, k, why);
+			free(why);
+			missing++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "rank %d", k);
+		if (cd_results_load_json(&part, in[k].text, (size_t)in[k].len, name) < 0) {
+			mark_missing(r, k, "its part of the document did not load (see stderr)");
+			missing++;
+		} else {
+			cd_dist_merge(r, &part, map, (size_t)dist.n_hosts);
+		}
+		cd_results_free(&part);
+		free(in[k].text);
+	}
+	qsort(r->ranks, r->n_ranks, sizeof(*r->ranks), cmp_rank);
+	cd_dist_finish_ranks(r, map, (size_t)dist.n_hosts);
+	if (missing) {
+		char list[256] = "";
+		size_t off = 0;
+
+		for (size_t i = 0; i < r->n_ranks && off < sizeof(list) - 32; i++)
+			if (r->ranks[i].answered == CD_TRI_FALSE)
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%lld (%s)", off ? ", " : "",
+							(long long)r->ranks[i].rank, r->ranks[i].host);
+		cd_error("dist: %d of %d ranks did not answer: %s", missing, dist.nranks, list);
+	}
+	free(in);
+	free(map);
+	return missing;
+}
+
+int cd_dist_end(int rc, int missing, double deadline)
+{
+	if (!dist.mpi)
+		return rc;
+	if (dist.rank == 0) {
+		MPI_Request *req = xcalloc((size_t)dist.nranks, sizeof(*req));
+		int sent = rc;
+
+		fflush(stdout);
+		for (int k = 1; k < dist.nranks; k++)
+			MPI_Isend(&sent, 1, MPI_INT, k, TAG_RC, gcomm, &req[k]);
+		if (!missing && cd_dist_wait(req + 1, dist.nranks - 1, deadline) < 0)
+			missing = 1;
+		free(req);
+	} else {
+		MPI_Request req;
+		int got = 3;
+
+		if (cd_dist_wait((MPI_Irecv(&got, 1, MPI_INT, 0, TAG_RC, gcomm, &req), &req), 1, deadline) < 0) {
+			cd_error("dist: rank %d: no exit code from rank 0 before the deadline", dist.rank);
+			missing = 1;
+			got = 3;
+		}
+		rc = got;
+	}
+	free(dist.hostnames);
+	dist.hostnames = NULL;
+	free(dist.local_ranks);
+	dist.local_ranks = NULL;
+	if (missing) {
+		/* a finalize would wait for the missing ranks; abort ends the job with our code */
+		fflush(stdout);
+		fflush(stderr);
+		MPI_Abort(MPI_COMM_WORLD, rc);
+		return rc;
+	}
+	MPI_Comm_free(&gcomm);
+	if (leaders != MPI_COMM_NULL)
+		MPI_Comm_free(&leaders);
+	MPI_Comm_free(&node);
+	MPI_Comm_free(&world);
+	MPI_Finalize();
+	return rc;
+}
+
+#endif /* CD_HAVE_MPI */

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Many nodes: MPI ranks, hosts, and the gather of every rank's part of the document
+ * to rank 0. A build without MPI (MPI=0), or a run that no launcher started, is a
+ * one-rank job and never initialises MPI.
+ *
+ * Never hang: after MPI_Init (which, like the communicator splits of cd_dist_init, is
+ * covered by the run's SIGALRM deadline), every wait is a non-blocking operation polled
+ * with MPI_Test under an explicit deadline. A rank that does not answer is named in
+ * ranks[] (answered: false) and rank 0 goes on with the partial document.
+ */
+#ifndef CD_DIST_H
+#define CD_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "discover.h"
+#include "results.h"
+
+#ifdef CD_HAVE_MPI
+#include <mpi.h>
+#endif
+
+struct cd_dist {
+	int mpi;                /* MPI is initialised (a launcher started us and this build has MPI) */
+	int rank, nranks;
+	int local_rank, local_size; /* among the ranks of this host (MPI_COMM_TYPE_SHARED) */
+	int host_index, n_hosts;    /* hosts numbered by their first rank */
+	int broken;             /* a collective timed out: no further collective is started */
+	const char *launcher;   /* "mpirun", "srun", "pmi"; NULL when none */
+	int64_t launcher_ranks; /* how many ranks the launcher said; CD_NULL_I64 when none */
+	char (*hostnames)[64];  /* per rank, from the init allgather; NULL without MPI */
+	int *local_ranks;       /* per rank: its local rank (0: the first rank of its host) */
+};
+
+/* This process's view; a one-rank job until cd_dist_init found a launcher. */
+const struct cd_dist *cd_dist_get(void);
+
+/*
+ * Which launcher started this process, from the environment only (no MPI call):
+ * OMPI_COMM_WORLD_SIZE (mpirun), PMI_SIZE / PMIX_RANK (hydra, PMIx), SLURM_STEP_ID with
+ * SLURM_NTASKS (srun). Returns the name or NULL; *nranks gets the size it announced
+ * (CD_NULL_I64 when it did not say).
+ */
+const char *cd_dist_detect(char *const *envp, int64_t *nranks);
+
+/*
+ * Initialise MPI when a launcher started us and this build has MPI; else stay one rank.
+ * Returns 0, or -1 after printing the error.
+ */
+int cd_dist_init(int *argc, char ***argv);
+
+/*
+ * Discover this rank's part of r: the first rank of a host discovers the host (appended to
+ * r->hosts), every rank adds its ranks[] entry. Returns the host probes should name: r's
+ * host, or *scratch (identity and env only) on the other ranks of a host. NULL when
+ * discovery rejected the user's input (message printed).
+ */
+struct cd_host *cd_dist_discover(struct cd_results *r, struct cd_host *scratch, const struct cd_discover_opts *o);
+
+/*
+ * Every rank sends its part to rank 0 as JSON (rendered by report.c, loaded by the --from
+ * loader); rank 0 merges them in rank order into r. Ranks whose part did not arrive before
+ * deadline (cd_now_s() time) are recorded as not answered. Returns, on rank 0, the number
+ * of ranks that did not answer (0 elsewhere and without MPI).
+ */
+int cd_dist_gather(struct cd_results *r, double deadline);
+
+/*
+ * The end of a distributed command: rank 0 tells every rank its exit code (so mpirun
+ * exits with it); the others wait for it until deadline and return it (3 if it never
+ * came). Then MPI_Finalize, or MPI_Abort(code) when a rank is missing, since a finalize
+ * would wait for it. Returns the exit code for main.
+ */
+int cd_dist_end(int rc, int missing, double deadline);
+
+/* A collective timed out: the communicator's collectives may be out of step, so start no more. */
+void cd_dist_set_broken(void);
+
+/* Rank 0, or a one-rank job: the rank that prints. */
+int cd_dist_prints(void);
+
+/* ---- pure helpers (unit tested without MPI) ---- */
+
+/*
+ * Round-robin schedule of all pairs among n units (the circle method): cd_pair_rounds(n)
+ * rounds (n-1 for even n, n for odd), each a set of disjoint pairs. Returns the partner
+ * of `self` in `round`, or -1 when it sits out.
+ */
+int cd_pair_rounds(int n);
+int cd_pair_partner(int n, int round, int self);
+/*
+ * A ring of disjoint pairs: edge (i, i+1 mod n) runs in round cd_ring_round(n, i) (2 or 3
+ * rounds); returns self's partner in `round` and whether self starts (*initiator), or -1.
+ */
+int cd_ring_partner(int n, int round, int self, int *initiator);
+#define CD_RING_ROUNDS 3
+
+/*
+ * Merge the part document of `rank` into dst (hosts, ranks, probes, reach are moved; part
+ * is left empty). host_map[old host index] receives the index in dst->hosts.
+ */
+void cd_dist_merge(struct cd_results *dst, struct cd_results *part, int64_t *host_map, size_t n_map);
+/* After merging: host indices through host_map; each rank's env reduced to its differences from its host's. */
+void cd_dist_finish_ranks(struct cd_results *dst, const int64_t *host_map, size_t n_map);
+/*
+ * Variables the launcher sets itself, different on every rank or host by design
+ * (OMPI_MCA_orte_*, OMPI_MCA_ess*, …): never compared between ranks.
+ */
+int cd_dist_launcher_var(const char *name);
+/* JSON text of r through the report renderer (heap; *len without the NUL). */
+char *cd_dist_render(const struct cd_results *r, size_t *len);
+
+/*
+ * Test-only fault knobs, honoured only when COMMDIAG_TESTING=1: COMMDIAG_FAULT is a comma
+ * list of "slow_rank:N" (rank N's MPI and TCP probe operations take 100 µs + 1 µs per kB
+ * longer) and "hang_rank:N" (rank N stops before the gather, as if hung). Returns N, or -1.
+ * A small self-contained helper until the project's fault module lands.
+ */
+int cd_fault_rank(const char *knob);
+/* The slow_rank delay for an operation moving `bytes` on this rank (0 when not slow). */
+void cd_fault_delay(size_t bytes);
+
+#ifdef CD_HAVE_MPI
+/* Communicators: every rank, the ranks of this host, the first rank of each host (MPI_COMM_NULL elsewhere). */
+MPI_Comm cd_dist_world(void);
+MPI_Comm cd_dist_node(void);
+MPI_Comm cd_dist_leaders(void);
+/* World rank of the first rank of host `host_index`. */
+int cd_dist_leader_rank(int host_index);
+/*
+ * Wait for n requests until deadline: 0 when all completed, CD_DIST_TIMEOUT when the
+ * deadline passed (the requests are then cancelled and freed), -1 on an MPI error.
+ */
+#define CD_DIST_TIMEOUT (-2)
+int cd_dist_wait(MPI_Request *reqs, int n, double deadline);
+void cd_dist_cancel(MPI_Request *reqs, int n);
+/* Minimum of ok over every rank (an agreement to start something together); -1 on timeout. */
+int cd_dist_agree(int ok, double deadline);
+#endif
+
+/*
+ * NCCL's unique id (128 bytes) from rank 0 to every rank, by MPI_Ibcast under deadline.
+ * 0, or -1 (timeout or no MPI: one rank has nothing to receive).
+ */
+#define CD_DIST_BLOB_BYTES 128
+int cd_dist_bcast_blob(void *blob, double deadline);
+
+#endif

@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Cross-host rules: they read the whole job (hosts[], ranks[], reach[], the MPI pair
+ * runs) rather than one host, so they have their own table. Each finding names the
+ * hosts (and ranks) its evidence comes from. Ids: HOST###, MPI###, TCP###, NET001.
+ */
+#include "rules_hosts.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist.h"
+
+#define HUNT_FRAC 0.5 /* a pair below this fraction of the best pair is bad (probes/mpi.c) */
+
+static const char *hn(const struct cd_host *h)
+{
+	return h->hostname ? h->hostname : "?";
+}
+
+/* "ranks 0-3" / "rank 2" / "ranks 0,2" of host i, into buf. */
+static const char *ranks_of(const struct cd_results *r, size_t host, char *buf, size_t len)
+{
+	size_t off = 0, n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < r->n_ranks && off + 24 < len; i++) {
+		if (r->ranks[i].host_index != (int64_t)host)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%" PRId64, n++ ? "," : "", r->ranks[i].rank);
+	}
+	if (!n)
+		return "";
+	memmove(buf + (n > 1 ? 7 : 6), buf, off + 1);
+	memcpy(buf, n > 1 ? " ranks " : " rank ", n > 1 ? 7 : 6);
+	return buf;
+}
+
+static size_t ranks_on(const struct cd_results *r, size_t host)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_ranks; i++)
+		n += r->ranks[i].host_index == (int64_t)host;
+	return n;
+}
+
+/* HOST001: two hosts of the job (different MPI_COMM_TYPE_SHARED groups) that say they are the same. */
+static int rule_same_identity(struct cd_results *r)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		for (size_t j = i + 1; j < r->n_hosts; j++) {
+			const struct cd_host *a = &r->hosts[i], *b = &r->hosts[j];
+			int name = a->hostname && b->hostname && !strcmp(a->hostname, b->hostname);
+			int id = a->host_id && b->host_id && !strcmp(a->host_id, b->host_id);
+			char ra[128], rb[128];
+			struct cd_finding *f;
+
+			if (!name && !id)
+				continue;
+			f = cd_results_add_finding(r, "HOST001", name && id ? CD_SEV_FAIL : CD_SEV_WARN, hn(a),
+						   name ? hn(a) : a->host_id,
+						   "two hosts of the job report the same identity");
+			cd_finding_evidence(f, "host %zu%s and host %zu%s are different hosts to MPI (no shared memory)", i,
+					    ranks_of(r, i, ra, sizeof(ra)), j, ranks_of(r, j, rb, sizeof(rb)));
+			if (name)
+				cd_finding_evidence(f, "both report hostname '%s' (containers started without --hostname?)",
+						    hn(a));
+			if (id)
+				cd_finding_evidence(f, "both report host id '%s' (%s): cloned image or shared /etc",
+						    a->host_id, a->host_id_source ? a->host_id_source : "?");
+			cd_finding_evidence(f, "NCCL and MPI may take them for one host and try shared memory or P2P "
+					       "between them: give each a distinct hostname (or NCCL_HOSTID)");
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Distinct values of one string per host; a finding when there is more than one. */
+static int differ(struct cd_results *r, const char *what, enum cd_severity sev, const char *(*get)(const struct cd_host *, char *, size_t))
+{
+	const char **vals;
+	struct cd_finding *f = NULL;
+	size_t nv = 0;
+	char buf[64];
+
+	if (r->n_hosts < 2)
+		return 0;
+	vals = xcalloc(r->n_hosts, sizeof(*vals));
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		const char *v = get(&r->hosts[i], buf, sizeof(buf));
+		size_t k;
+
+		if (!v)
+			continue;
+		for (k = 0; k < nv && strcmp(vals[k], v); k++)
+			;
+		if (k == nv)
+			vals[nv++] = xstrdup(v);
+	}
+	if (nv > 1) {
+		f = cd_results_add_finding(r, "HOST002", sev, NULL, what, "versions differ between hosts");
+		for (size_t k = 0; k < nv; k++) {
+			char list[256] = "";
+			size_t off = 0;
+
+			for (size_t i = 0; i < r->n_hosts && off < sizeof(list) - 70; i++) {
+				const char *v = get(&r->hosts[i], buf, sizeof(buf));
+
+				if (v && !strcmp(v, vals[k]))
+					off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? ", " : "",
+								hn(&r->hosts[i]));
+			}
+			cd_finding_evidence(f, "%s %s on %s", what, vals[k], list);
+		}
+	}
+	for (size_t k = 0; k < nv; k++)
+		free((char *)vals[k]);
+	free(vals);
+	return f != NULL;
+}
+
+static const char *v_nccl(const struct cd_host *h, char *b, size_t l) { (void)b; (void)l; return h->versions.nccl; }
+static const char *v_driver(const struct cd_host *h, char *b, size_t l) { (void)b; (void)l; return h->versions.driver; }
+static const char *v_tool(const struct cd_host *h, char *b, size_t l) { (void)b; (void)l; return h->versions.commdiag; }
+static const char *v_cuda(const struct cd_host *h, char *b, size_t l)
+{
+	if (h->versions.cuda_driver == CD_NULL_I64)
+		return NULL;
+	snprintf(b, l, "%" PRId64 ".%" PRId64, h->versions.cuda_driver / 1000, h->versions.cuda_driver % 1000 / 10);
+	return b;
+}
+
+/* HOST002 */
+static int rule_versions(struct cd_results *r)
+{
+	return differ(r, "nccl", CD_SEV_FAIL, v_nccl) + differ(r, "driver", CD_SEV_WARN, v_driver) +
+	       differ(r, "cuda", CD_SEV_WARN, v_cuda) + differ(r, "commdiag", CD_SEV_WARN, v_tool);
+}
+
+/* ---- interfaces ---- */
+
+static int nic_carries(const struct cd_nic *n)
+{
+	int up = n->admin_up == CD_TRI_TRUE && n->state && (!strcmp(n->state, "up") || !strcmp(n->state, "unknown"));
+	int addr = n->ipv4.n > 0;
+
+	for (size_t i = 0; i < n->ipv6.n; i++)
+		addr |= strncasecmp(n->ipv6.v[i], "fe80:", 5) != 0;
+	if (!up || !addr || n->kind == CD_NIC_LOOPBACK)
+		return 0;
+	return n->default_route == CD_TRI_TRUE || n->kind == CD_NIC_PHYSICAL || n->kind == CD_NIC_BOND ||
+	       n->kind == CD_NIC_VLAN || n->kind == CD_NIC_IPOIB;
+}
+
+/* Did every other host reach this host on iface? (0: no attempts, 1: yes, -1: some failed) */
+static int reached_on(const struct cd_results *r, const struct cd_host *h, const char *iface)
+{
+	int seen = 0;
+
+	for (size_t i = 0; i < r->n_reach; i++) {
+		const struct cd_reach *x = &r->reach[i];
+
+		if (!x->to || !x->iface || strcmp(x->to, hn(h)) || strcmp(x->iface, iface))
+			continue;
+		if (x->ok != CD_TRI_TRUE)
+			return -1;
+		seen = 1;
+	}
+	return seen;
+}
+
+/* The interface this host would use with other hosts: reached by all, else the default route's. */
+static const char *chosen_iface(const struct cd_results *r, const struct cd_host *h)
+{
+	const char *dflt = NULL;
+
+	for (size_t i = 0; i < h->n_nics; i++) {
+		const struct cd_nic *n = &h->nics[i];
+
+		if (!nic_carries(n) && reached_on(r, h, n->name) != 1)
+			continue;
+		if (reached_on(r, h, n->name) == 1)
+			return n->name;
+		if (!dflt && n->default_route == CD_TRI_TRUE && reached_on(r, h, n->name) == 0)
+			dflt = n->name;
+	}
+	return dflt;
+}
+
+static int same_names(const struct cd_host *a, const struct cd_host *b)
+{
+	size_t na = 0, nb = 0;
+
+	for (size_t i = 0; i < a->n_nics; i++) {
+		int found = 0;
+
+		if (!nic_carries(&a->nics[i]))
+			continue;
+		na++;
+		for (size_t j = 0; j < b->n_nics; j++)
+			found |= nic_carries(&b->nics[j]) && !strcmp(a->nics[i].name, b->nics[j].name);
+		if (!found)
+			return 0;
+	}
+	for (size_t j = 0; j < b->n_nics; j++)
+		nb += nic_carries(&b->nics[j]);
+	return na == nb;
+}
+
+/* HOST003 */
+static int rule_iface_names(struct cd_results *r)
+{
+	struct cd_finding *f;
+	char value[256] = "", prefix[32] = "";
+	size_t off = 0;
+	int all_same = 1;
+
+	for (size_t i = 1; i < r->n_hosts; i++)
+		all_same &= same_names(&r->hosts[0], &r->hosts[i]);
+	if (r->n_hosts < 2 || all_same)
+		return 0;
+	f = cd_results_add_finding(r, "HOST003", CD_SEV_WARN, NULL, "interfaces",
+				   "interface names differ between hosts");
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		const struct cd_host *h = &r->hosts[i];
+		const char *c = chosen_iface(r, h);
+		char list[256] = "";
+		size_t lo = 0;
+
+		for (size_t k = 0; k < h->n_nics && lo < sizeof(list) - 40; k++)
+			if (nic_carries(&h->nics[k]))
+				lo += (size_t)snprintf(list + lo, sizeof(list) - lo, "%s%s", lo ? ", " : "", h->nics[k].name);
+		cd_finding_evidence(f, "%s: %s%s%s", hn(h), lo ? list : "none", c ? "; would use " : "", c ? c : "");
+		if (!c)
+			continue;
+		if (!value[0])
+			snprintf(prefix, sizeof(prefix), "%s", c);
+		for (size_t p = 0; prefix[p]; p++)
+			if (c[p] != prefix[p]) {
+				prefix[p] = '\0';
+				break;
+			}
+		if (!strstr(value, c) && off < sizeof(value) - 40)
+			off += (size_t)snprintf(value + off, sizeof(value) - off, "%s%s", off ? "," : "", c);
+	}
+	if (strlen(prefix) >= 2 && strchr(value, ','))
+		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s (a prefix) matches on all hosts; so does %s", prefix, value);
+	else if (off)
+		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s matches on all hosts (a list of prefixes)", value);
+	return 1;
+}
+
+/* HOST004: HCA names, port rates and MTUs, as sorted sets per host. */
+static void hca_sig(const struct cd_host *h, int what, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < h->n_hcas && off < len - 48; i++) {
+		const struct cd_hca *c = &h->hcas[i];
+
+		if (what == 0) {
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", c->name);
+			continue;
+		}
+		for (size_t p = 0; p < c->n_ports && off < len - 48; p++) {
+			const struct cd_ib_port *pt = &c->ports[p];
+
+			if (what == 1)
+				off += (size_t)snprintf(buf + off, len - off, "%s%s/%" PRId64 " %.0f Gb/s", off ? ", " : "",
+							c->name, pt->port, pt->rate_gbit_s);
+			else
+				off += (size_t)snprintf(buf + off, len - off, "%s%s/%" PRId64 " mtu %" PRId64,
+							off ? ", " : "", c->name, pt->port, pt->mtu_bytes);
+		}
+	}
+}
+
+static int rule_hcas(struct cd_results *r)
+{
+	static const char *const what[] = { "RDMA devices", "RDMA link rates", "RDMA MTUs" };
+	int n = 0;
+
+	if (r->n_hosts < 2)
+		return 0;
+	for (int w = 0; w < 3; w++) {
+		char first[512], sig[512];
+		struct cd_finding *f;
+		int same = 1;
+
+		hca_sig(&r->hosts[0], w, first, sizeof(first));
+		for (size_t i = 1; i < r->n_hosts; i++) {
+			hca_sig(&r->hosts[i], w, sig, sizeof(sig));
+			same &= !strcmp(first, sig);
+		}
+		if (same)
+			continue;
+		f = cd_results_add_finding(r, "HOST004", CD_SEV_WARN, NULL, what[w], "RDMA devices differ between hosts");
+		for (size_t i = 0; i < r->n_hosts; i++) {
+			hca_sig(&r->hosts[i], w, sig, sizeof(sig));
+			cd_finding_evidence(f, "%s: %s", hn(&r->hosts[i]), sig[0] ? sig : "none");
+		}
+		n++;
+	}
+	return n;
+}
+
+/* ---- HOST005: the communication env, per host and per rank ---- */
+
+static const char *env_val(const struct cd_kv *kv, size_t n, const char *key, int *found)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key)) {
+			*found = 1;
+			return kv[i].value;
+		}
+	*found = 0;
+	return NULL;
+}
+
+static int env_compared(const char *key)
+{
+	return (!strncmp(key, "NCCL_", 5) || !strncmp(key, "OMPI_MCA_", 9) || !strncmp(key, "UCX_", 4) ||
+		!strncmp(key, "TORCH_NCCL_", 11)) && !cd_dist_launcher_var(key);
+}
+
+/* One key: what every host says, and ranks that differ from their host. */
+static int env_key(struct cd_results *r, const char *key)
+{
+	struct cd_finding *f;
+	const char *first = NULL;
+	int diff = 0, found, started = 0;
+
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		const char *v = env_val(r->hosts[i].env, r->hosts[i].n_env, key, &found);
+
+		if (!started) {
+			first = v;
+			started = 1;
+		} else if ((first == NULL) != (v == NULL) || (first && strcmp(first, v))) {
+			diff = 1;
+		}
+	}
+	for (size_t i = 0; i < r->n_ranks; i++) {
+		env_val(r->ranks[i].env_diff, r->ranks[i].n_env_diff, key, &found);
+		diff |= found;
+	}
+	if (!diff)
+		return 0;
+	f = cd_results_add_finding(r, "HOST005", CD_SEV_WARN, NULL, key, "communication setting differs between ranks");
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		const char *v = env_val(r->hosts[i].env, r->hosts[i].n_env, key, &found);
+		char rb[128];
+
+		cd_finding_evidence(f, "%s%s: %s%s%s", hn(&r->hosts[i]), ranks_of(r, i, rb, sizeof(rb)), v ? key : "unset",
+				    v ? "=" : "", v ? v : "");
+	}
+	for (size_t i = 0; i < r->n_ranks; i++) {
+		const char *v = env_val(r->ranks[i].env_diff, r->ranks[i].n_env_diff, key, &found);
+
+		if (found)
+			cd_finding_evidence(f, "rank %" PRId64 " on %s: %s%s%s (unlike its host)", r->ranks[i].rank,
+					    r->ranks[i].host ? r->ranks[i].host : "?", v ? key : "unset", v ? "=" : "",
+					    v ? v : "");
+	}
+	return 1;
+}
+
+static int seen_key(const struct cd_results *r, size_t hi, size_t ki, const char *key)
+{
+	/* an earlier host or an earlier key of this host had it: already judged */
+	for (size_t i = 0; i <= hi && i < r->n_hosts; i++)
+		for (size_t k = 0; k < (i == hi ? ki : r->hosts[i].n_env); k++)
+			if (!strcmp(r->hosts[i].env[k].key, key))
+				return 1;
+	return 0;
+}
+
+static int rule_env(struct cd_results *r)
+{
+	int n = 0;
+
+	if (r->n_hosts < 2 && r->n_ranks < 2)
+		return 0;
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (size_t k = 0; k < r->hosts[i].n_env; k++)
+			if (env_compared(r->hosts[i].env[k].key) && !seen_key(r, i, k, r->hosts[i].env[k].key))
+				n += env_key(r, r->hosts[i].env[k].key);
+	/* set on some rank only: unknown to every host */
+	for (size_t i = 0; i < r->n_ranks; i++)
+		for (size_t k = 0; k < r->ranks[i].n_env_diff; k++) {
+			const char *key = r->ranks[i].env_diff[k].key;
+			int known = seen_key(r, r->n_hosts, 0, key), dup = 0;
+
+			for (size_t j = 0; j < i && !dup; j++)
+				env_val(r->ranks[j].env_diff, r->ranks[j].n_env_diff, key, &dup);
+			for (size_t kk = 0; kk < k && !dup; kk++)
+				dup = !strcmp(r->ranks[i].env_diff[kk].key, key);
+			if (!known && !dup && env_compared(key))
+				n += env_key(r, key);
+		}
+	return n;
+}
+
+/* HOST006: two ranks would share a GPU. */
+static int rule_ranks_gpus(struct cd_results *r)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		const struct cd_host *h = &r->hosts[i];
+		size_t k = ranks_on(r, i);
+		struct cd_finding *f;
+
+		if (h->part[CD_PART_GPU].status != CD_ST_OK || !h->n_gpus || k <= h->n_gpus)
+			continue;
+		f = cd_results_add_finding(r, "HOST006", CD_SEV_FAIL, hn(h), "ranks",
+					   "more ranks on a host than GPUs");
+		f->measured = (double)k;
+		f->expected = (double)h->n_gpus;
+		f->unit = xstrdup("ranks");
+		cd_finding_evidence(f, "%zu ranks on %s with %zu GPU%s: at least two ranks would share one GPU", k, hn(h),
+				    h->n_gpus, h->n_gpus == 1 ? "" : "s");
+		n++;
+	}
+	return n;
+}
+
+/* MPI001: the launcher started N, MPI sees M (srun without the MPI library's PMI: N jobs of one rank). */
+static int rule_rank_count(struct cd_results *r)
+{
+	struct cd_finding *f;
+
+	if (r->run.launcher_ranks == CD_NULL_I64 || r->run.launcher_ranks == r->run.ranks)
+		return 0;
+	f = cd_results_add_finding(r, "MPI001", CD_SEV_FAIL, r->n_hosts ? hn(&r->hosts[0]) : NULL, "ranks",
+				   "rank count differs from what the launcher said");
+	f->measured = (double)r->run.ranks;
+	f->expected = (double)r->run.launcher_ranks;
+	f->unit = xstrdup("ranks");
+	cd_finding_evidence(f, "%s announced %" PRId64 " ranks, MPI_COMM_WORLD has %" PRId64,
+			    r->run.launcher ? r->run.launcher : "the launcher", r->run.launcher_ranks, r->run.ranks);
+	if (r->run.ranks == 1)
+		cd_finding_evidence(f, "each task initialised MPI on its own: the MPI library does not speak the "
+				       "launcher's PMI (srun --mpi=pmix, or mpirun)");
+	return 1;
+}
+
+/* MPI002: ranks that did not answer rank 0's gather. */
+static int rule_missing(struct cd_results *r)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_ranks; i++) {
+		const struct cd_rank *k = &r->ranks[i];
+		struct cd_finding *f;
+		char subject[32];
+
+		if (k->answered != CD_TRI_FALSE)
+			continue;
+		snprintf(subject, sizeof(subject), "rank %" PRId64, k->rank);
+		f = cd_results_add_finding(r, "MPI002", CD_SEV_FAIL, k->host, subject, "rank did not answer");
+		cd_finding_evidence(f, "rank %" PRId64 " on %s: %s", k->rank, k->host ? k->host : "?",
+				    k->error ? k->error : "no answer");
+		n++;
+	}
+	return n;
+}
+
+/* ---- MPI003: the rank (or host) that is slow with every partner ---- */
+
+struct pairv {
+	int64_t a, b;
+	double v;       /* GB/s at the size compared; NAN when the run failed */
+	int64_t bytes;
+};
+
+static int64_t bw_of(const struct cd_probe_run *p, double *v)
+{
+	const struct cd_probe_sample *s = p->n_samples ? &p->samples[p->n_samples - 1] : NULL;
+
+	*v = p->status == CD_ST_OK && s ? s->algbw_gbyte_s : NAN;
+	return s ? s->bytes : CD_NULL_I64;
+}
+
+static const char *rank_host(const struct cd_results *r, int64_t rank)
+{
+	for (size_t i = 0; i < r->n_ranks; i++)
+		if (r->ranks[i].rank == rank)
+			return r->ranks[i].host;
+	return NULL;
+}
+
+static int rule_straggler(struct cd_results *r)
+{
+	struct pairv *pv = xcalloc(r->n_probes + 1, sizeof(*pv));
+	size_t np = 0;
+	double best = 0;
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+
+		if (strcmp(p->name, "mpi.bw") || p->rank == CD_NULL_I64 || p->peer == CD_NULL_I64 ||
+		    p->status == CD_ST_SKIPPED)
+			continue;
+		pv[np].a = p->rank;
+		pv[np].b = p->peer;
+		pv[np].bytes = bw_of(p, &pv[np].v);
+		if (pv[np].v > best)
+			best = pv[np].v;
+		np++;
+	}
+	for (size_t i = 0; i < np; i++) {
+		for (int side = 0; side < 2; side++) {
+			int64_t rank = side ? pv[i].b : pv[i].a;
+			size_t partners = 0, bad = 0, dup = 0;
+			struct cd_finding *f;
+			char subject[32];
+
+			/* each rank once: at its first pair, on either side */
+			for (size_t j = 0; j < i; j++)
+				dup |= pv[j].a == rank || pv[j].b == rank;
+			if (dup || (side && pv[i].b == pv[i].a))
+				continue;
+			for (size_t j = 0; j < np; j++) {
+				int64_t other = pv[j].a == rank ? pv[j].b : pv[j].a;
+				int cleared = 0;
+
+				if (pv[j].a != rank && pv[j].b != rank)
+					continue;
+				partners++;
+				/* the partner is fine with someone else: the pair was slow because of this rank */
+				for (size_t k = 0; k < np; k++)
+					if (k != j && (pv[k].a == other || pv[k].b == other) && pv[k].a != rank &&
+					    pv[k].b != rank && pv[k].v >= (isnan(pv[j].v) ? 0 : pv[j].v) / HUNT_FRAC)
+						cleared = 1;
+				bad += !(pv[j].v >= HUNT_FRAC * best) && cleared;
+			}
+			if (partners < 2 || bad < partners)
+				continue;
+			snprintf(subject, sizeof(subject), "rank %" PRId64, rank);
+			f = cd_results_add_finding(r, "MPI003", CD_SEV_FAIL, rank_host(r, rank), subject,
+						   "rank is slow with every partner");
+			f->expected = best;
+			f->unit = xstrdup("gbyte_s");
+			for (size_t j = 0; j < np; j++) {
+				if (pv[j].a != rank && pv[j].b != rank)
+					continue;
+				if (isnan(f->measured) || pv[j].v > f->measured)
+					f->measured = pv[j].v;
+				cd_finding_evidence(f, "rank %" PRId64 " (%s) with rank %" PRId64 " (%s): %.2f GB/s at %" PRId64
+						    " bytes", pv[j].a, rank_host(r, pv[j].a) ? rank_host(r, pv[j].a) : "?",
+						    pv[j].b, rank_host(r, pv[j].b) ? rank_host(r, pv[j].b) : "?",
+						    pv[j].v, pv[j].bytes);
+			}
+			cd_finding_evidence(f, "the best pair reached %.2f GB/s; each partner reached over twice as much "
+					       "with another rank: the slow end is rank %" PRId64, best, rank);
+			n++;
+		}
+	}
+	free(pv);
+	return n;
+}
+
+/* ---- NET001 and TCP001 from the reachability matrix ---- */
+
+static int rule_unreachable_iface(struct cd_results *r)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_reach; i++) {
+		const struct cd_reach *x = &r->reach[i];
+		size_t tried = 0, ok = 0;
+		struct cd_finding *f;
+		int dup = 0;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = r->reach[j].to && r->reach[j].iface && x->to && x->iface && !strcmp(r->reach[j].to, x->to) &&
+			      !strcmp(r->reach[j].iface, x->iface);
+		if (dup || !x->to || !x->iface)
+			continue;
+		for (size_t j = i; j < r->n_reach; j++) {
+			const struct cd_reach *y = &r->reach[j];
+
+			if (y->to && y->iface && !strcmp(y->to, x->to) && !strcmp(y->iface, x->iface)) {
+				tried++;
+				ok += y->ok == CD_TRI_TRUE;
+			}
+		}
+		if (ok == tried)
+			continue;
+		f = cd_results_add_finding(r, "NET001", CD_SEV_FAIL, x->to, x->iface,
+					   "interface does not reach other hosts");
+		f->measured = (double)ok;
+		f->expected = (double)tried;
+		f->unit = xstrdup("attempts");
+		for (size_t j = i; j < r->n_reach; j++) {
+			const struct cd_reach *y = &r->reach[j];
+
+			if (y->to && y->iface && !strcmp(y->to, x->to) && !strcmp(y->iface, x->iface))
+				cd_finding_evidence(f, "from %s to %s %s: %s", y->from ? y->from : "?", y->iface,
+						    y->address ? y->address : "?",
+						    y->ok == CD_TRI_TRUE ? "ok" : y->error ? y->error : "failed");
+		}
+		cd_finding_evidence(f, "a job that picks %s (MPI's TCP transport, NCCL_SOCKET_IFNAME, Gloo) waits on "
+				       "connections that never come: exclude it", x->iface);
+		for (size_t h = 0; h < r->n_hosts; h++) {
+			const struct cd_host *host = &r->hosts[h];
+
+			if (strcmp(hn(host), x->to))
+				continue;
+			for (size_t k = 0; k < host->n_nics; k++)
+				if (reached_on(r, host, host->nics[k].name) == 1)
+					cd_finding_evidence(f, "%s of %s is reached from every host that tried", host->nics[k].name,
+							    x->to);
+		}
+		n++;
+	}
+	return n;
+}
+
+static int rule_no_path(struct cd_results *r)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_reach; i++) {
+		const struct cd_reach *x = &r->reach[i];
+		int dup = 0, ok = 0;
+		struct cd_finding *f;
+
+		if (!x->from || !x->to)
+			continue;
+		for (size_t j = 0; j < r->n_reach; j++) {
+			const struct cd_reach *y = &r->reach[j];
+
+			if (!y->from || !y->to || strcmp(y->from, x->from) || strcmp(y->to, x->to))
+				continue;
+			ok |= y->ok == CD_TRI_TRUE;
+			dup |= j < i;
+		}
+		if (ok || dup)
+			continue;
+		f = cd_results_add_finding(r, "TCP001", CD_SEV_FAIL, x->from, x->to, "no TCP path to a host of the job");
+		cd_finding_evidence(f, "%s could not reach %s on any of its addresses", x->from, x->to);
+		n++;
+	}
+	return n;
+}
+
+static const struct cd_xrule xrules[] = {
+	{ "HOST001", "hosts", "two hosts of the job report the same hostname or host id", rule_same_identity },
+	{ "HOST002", "hosts", "NCCL, driver, CUDA or commdiag versions differ between hosts", rule_versions },
+	{ "HOST003", "hosts", "interface names differ between hosts (and the NCCL_SOCKET_IFNAME that matches all)",
+	  rule_iface_names },
+	{ "HOST004", "hosts", "RDMA devices, link rates or MTUs differ between hosts", rule_hcas },
+	{ "HOST005", "hosts", "NCCL_*, OMPI_MCA_*, UCX_* settings differ between ranks", rule_env },
+	{ "HOST006", "hosts", "more ranks on a host than GPUs", rule_ranks_gpus },
+	{ "MPI001", "mpi", "rank count differs from what the launcher said", rule_rank_count },
+	{ "MPI002", "mpi", "a rank did not answer before the deadline", rule_missing },
+	{ "MPI003", "mpi", "a rank is slow with every partner (mpi.bw pairs, check --pairs)", rule_straggler },
+	{ "NET001", "net", "interface does not reach other hosts (tcp.reach)", rule_unreachable_iface },
+	{ "TCP001", "net", "no TCP path from one host of the job to another (tcp.reach)", rule_no_path },
+};
+
+const struct cd_xrule *cd_rules_hosts_table(size_t *n)
+{
+	*n = ARRAY_SIZE(xrules);
+	return xrules;
+}
+
+int cd_rules_hosts_evaluate(struct cd_results *r)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(xrules); i++)
+		n += xrules[i].check(r);
+	return n;
+}

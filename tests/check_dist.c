@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Many nodes without MPI: launcher detection, pair schedules, merging ranks' parts, and the cross-host rules. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist.h"
+#include "fault.h"
+#include "results.h"
+#include "rules.h"
+#include "rules_hosts.h"
+#include "suites.h"
+
+START_TEST(test_detect)
+{
+	char *none[] = { "PATH=/bin", NULL };
+	char *ompi[] = { "OMPI_COMM_WORLD_SIZE=4", NULL };
+	char *hydra[] = { "PMI_SIZE=8", "PMI_RANK=1", NULL };
+	char *batch[] = { "SLURM_NTASKS=4", "SLURM_JOB_ID=7", NULL };
+	char *srun[] = { "SLURM_NTASKS=4", "SLURM_STEP_ID=0", "SLURM_PROCID=2", "SLURM_STEP_NUM_TASKS=16", NULL };
+	int64_t n;
+
+	ck_assert_ptr_null(cd_dist_detect(none, &n));
+	ck_assert(n == CD_NULL_I64);
+	ck_assert_str_eq(cd_dist_detect(ompi, &n), "mpirun");
+	ck_assert_int_eq(n, 4);
+	ck_assert_str_eq(cd_dist_detect(hydra, &n), "pmi");
+	ck_assert_int_eq(n, 8);
+	/* a batch script is not a task: no MPI there */
+	ck_assert_ptr_null(cd_dist_detect(batch, &n));
+	ck_assert_str_eq(cd_dist_detect(srun, &n), "srun");
+	ck_assert_int_eq(n, 16);
+}
+END_TEST
+
+/* Every round is a set of disjoint, symmetric pairs; over all rounds each pair meets once. */
+START_TEST(test_round_robin)
+{
+	for (int n = 2; n <= 9; n++) {
+		int met[9][9] = { { 0 } };
+
+		ck_assert_int_eq(cd_pair_rounds(n), n % 2 ? n : n - 1);
+		for (int r = 0; r < cd_pair_rounds(n); r++)
+			for (int u = 0; u < n; u++) {
+				int p = cd_pair_partner(n, r, u);
+
+				if (p < 0)
+					continue;
+				ck_assert_int_ne(p, u);
+				ck_assert_int_eq(cd_pair_partner(n, r, p), u);
+				met[u][p]++;
+			}
+		for (int u = 0; u < n; u++)
+			for (int v = 0; v < n; v++)
+				ck_assert_int_eq(met[u][v], u != v);
+	}
+	ck_assert_int_eq(cd_pair_rounds(1), 0);
+	ck_assert_int_eq(cd_pair_partner(1, 0, 0), -1);
+}
+END_TEST
+
+START_TEST(test_ring)
+{
+	for (int n = 2; n <= 9; n++) {
+		int edges = 0;
+
+		for (int r = 0; r < CD_RING_ROUNDS; r++)
+			for (int u = 0; u < n; u++) {
+				int init = -1, p = cd_ring_partner(n, r, u, &init), back_init = -1;
+
+				if (p < 0)
+					continue;
+				ck_assert_int_eq(cd_ring_partner(n, r, p, &back_init), u);
+				ck_assert_int_ne(init, back_init);
+				if (init) {
+					ck_assert_int_eq(p, (u + 1) % n);
+					edges++;
+				}
+			}
+		ck_assert_int_eq(edges, n == 2 ? 1 : n);
+	}
+}
+END_TEST
+
+START_TEST(test_fault_knob)
+{
+	/* the knobs live in src/fault.c, on only through cd_fault_init's COMMDIAG_TESTING gate */
+	ck_assert_int_eq(cd_fault_set(""), 0);
+	ck_assert_int_eq(cd_fault_rank("slow_rank"), -1);
+	ck_assert_int_eq(cd_fault_set("slow_rank=2"), 0);
+	ck_assert_int_eq(cd_fault_rank("slow_rank"), 2);
+	ck_assert_int_eq(cd_fault_set("hang_rank=3,slow_rank=12"), 0);
+	ck_assert_int_eq(cd_fault_rank("slow_rank"), 12);
+	ck_assert_int_eq(cd_fault_rank("hang_rank"), 3);
+	ck_assert_int_eq(cd_fault_rank("mute_rank"), -1);
+	ck_assert_int_eq(cd_fault_set("slow_rank=x"), -1);
+	ck_assert_int_eq(cd_fault_rank("slow_rank"), -1);
+	ck_assert_int_eq(cd_fault_set("slow_rank"), -1);
+	ck_assert_int_eq(cd_fault_set(""), 0);
+}
+END_TEST
+
+static void part_of(struct cd_results *p, int rank, int host_index, int with_host, const char *hostname)
+{
+	struct cd_rank *k;
+
+	cd_results_init(p);
+	if (with_host) {
+		struct cd_host *h = cd_results_add_host(p);
+
+		h->hostname = xstrdup(hostname);
+		cd_host_set_env(h, "NCCL_DEBUG", "WARN");
+		cd_host_set_env(h, "OMPI_MCA_orte_ess_node_rank", "0");
+	}
+	k = cd_results_add_rank(p, rank);
+	k->host = xstrdup(hostname);
+	k->host_index = host_index;
+	k->local_rank = with_host ? 0 : 1;
+	k->answered = CD_TRI_TRUE;
+	cd_rank_set_env(k, "NCCL_DEBUG", "WARN");
+	cd_rank_set_env(k, "OMPI_MCA_orte_ess_node_rank", with_host ? "0" : "1");
+	cd_results_add_probe(p, "mpi.latency")->rank = rank;
+}
+
+/* Parts travel as JSON (report.c) and come back through the --from loader, then merge. */
+START_TEST(test_merge)
+{
+	struct cd_results dst, p, back;
+	int64_t map[2] = { -1, -1 };
+	size_t len;
+	char *text;
+
+	cd_results_init(&dst);
+	/* rank 2 leads host 1 and arrives first; rank 3 is on host 1 and unsets NCCL_DEBUG */
+	part_of(&p, 2, 1, 1, "nodeB");
+	text = cd_dist_render(&p, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(cd_results_load_json(&back, text, len, "rank 2"), 0);
+	cd_dist_merge(&dst, &back, map, 2);
+	ck_assert_int_eq(back.n_hosts, 0);
+	cd_results_free(&back);
+	cd_results_free(&p);
+	free(text);
+	part_of(&p, 3, 1, 0, "nodeB");
+	free(p.ranks[0].env_diff[0].value);
+	p.ranks[0].env_diff[0].value = xstrdup("INFO");
+	cd_dist_merge(&dst, &p, map, 2);
+	cd_results_free(&p);
+
+	ck_assert_int_eq(map[1], 0);
+	cd_dist_finish_ranks(&dst, map, 2);
+	ck_assert_int_eq(dst.n_hosts, 1);
+	ck_assert_int_eq(dst.n_ranks, 2);
+	ck_assert_int_eq(dst.n_probes, 2);
+	ck_assert_int_eq(dst.ranks[0].host_index, 0);
+	/* the leader is its host: nothing differs; the launcher's own variable never does */
+	ck_assert_uint_eq(dst.ranks[0].n_env_diff, 0);
+	ck_assert_uint_eq(dst.ranks[1].n_env_diff, 1);
+	ck_assert_str_eq(dst.ranks[1].env_diff[0].key, "NCCL_DEBUG");
+	ck_assert_str_eq(dst.ranks[1].env_diff[0].value, "INFO");
+	cd_results_free(&dst);
+}
+END_TEST
+
+/* ---- cross-host rules ---- */
+
+static struct cd_host *host_named(struct cd_results *r, const char *name, const char *id)
+{
+	struct cd_host *h = cd_results_add_host(r);
+	struct cd_nic *n;
+
+	h->hostname = xstrdup(name);
+	h->host_id = xstrdup(id);
+	for (int i = 0; i < CD_PART_COUNT; i++)
+		cd_section_set(&h->part[i], CD_ST_OK, NULL);
+	n = cd_host_add_nic(h);
+	n->name = xstrdup("eth0");
+	n->kind = CD_NIC_PHYSICAL;
+	n->state = xstrdup("up");
+	n->admin_up = CD_TRI_TRUE;
+	n->default_route = CD_TRI_TRUE;
+	cd_strv_push(&n->ipv4, "10.0.0.1/24");
+	return h;
+}
+
+static const struct cd_finding *find(const struct cd_results *r, const char *id, int nth)
+{
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (!strcmp(r->findings[i].id, id) && nth-- == 0)
+			return &r->findings[i];
+	return NULL;
+}
+
+static int count(const struct cd_results *r, const char *id)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_findings; i++)
+		n += !strcmp(r->findings[i].id, id);
+	return n;
+}
+
+static int has_evidence(const struct cd_finding *f, const char *text)
+{
+	for (size_t i = 0; f && i < f->evidence.n; i++)
+		if (strstr(f->evidence.v[i], text))
+			return 1;
+	return 0;
+}
+
+START_TEST(test_quiet_job)
+{
+	struct cd_results r;
+
+	cd_results_init(&r);
+	host_named(&r, "a", "1");
+	host_named(&r, "b", "2");
+	ck_assert_int_eq(cd_rules_hosts_evaluate(&r), 0);
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_same_identity)
+{
+	struct cd_results r;
+
+	cd_results_init(&r);
+	host_named(&r, "node", "1");
+	host_named(&r, "node", "1");
+	host_named(&r, "other", "3");
+	host_named(&r, "fourth", "3");
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "HOST001"), 2);
+	ck_assert_int_eq(find(&r, "HOST001", 0)->severity, CD_SEV_FAIL);
+	ck_assert(has_evidence(find(&r, "HOST001", 0), "hostname 'node'"));
+	ck_assert_int_eq(find(&r, "HOST001", 1)->severity, CD_SEV_WARN); /* same id only */
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_versions_ifaces_env)
+{
+	struct cd_results r;
+	struct cd_host *a, *b;
+	struct cd_rank *k;
+	const struct cd_finding *f;
+
+	cd_results_init(&r);
+	a = host_named(&r, "a", "1");
+	b = host_named(&r, "b", "2");
+	a->versions.nccl = xstrdup("2.28.9");
+	b->versions.nccl = xstrdup("2.27.3");
+	free(b->nics[0].name);
+	b->nics[0].name = xstrdup("ens5");
+	cd_host_set_env(a, "NCCL_IB_HCA", "mlx5_0");
+	cd_host_set_env(a, "OMPI_MCA_orte_local_daemon_uri", "x"); /* the launcher's: never compared */
+	cd_host_set_env(b, "OMPI_MCA_orte_local_daemon_uri", "y");
+	k = cd_results_add_rank(&r, 1);
+	k->host_index = 1;
+	k->answered = CD_TRI_TRUE;
+	cd_rank_set_env(k, "NCCL_ALGO", "Tree");
+	cd_rules_hosts_evaluate(&r);
+
+	f = find(&r, "HOST002", 0);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->subject, "nccl");
+	ck_assert_int_eq(f->severity, CD_SEV_FAIL);
+	ck_assert(has_evidence(f, "nccl 2.27.3 on b"));
+	f = find(&r, "HOST003", 0);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(has_evidence(f, "NCCL_SOCKET_IFNAME=eth0,ens5"));
+	ck_assert(has_evidence(f, "NCCL_SOCKET_IFNAME=e (a prefix)") || has_evidence(f, "matches on all"));
+	ck_assert_int_eq(count(&r, "HOST005"), 2);
+	ck_assert_str_eq(find(&r, "HOST005", 0)->subject, "NCCL_IB_HCA");
+	ck_assert(has_evidence(find(&r, "HOST005", 0), "b rank 1: unset"));
+	ck_assert_str_eq(find(&r, "HOST005", 1)->subject, "NCCL_ALGO");
+	ck_assert(has_evidence(find(&r, "HOST005", 1), "rank 1 on ?: NCCL_ALGO=Tree"));
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_hcas_gpus_ranks)
+{
+	struct cd_results r;
+	struct cd_host *a, *b;
+	struct cd_hca *c;
+	struct cd_ib_port *p;
+
+	cd_results_init(&r);
+	a = host_named(&r, "a", "1");
+	b = host_named(&r, "b", "2");
+	for (int i = 0; i < 2; i++) {
+		c = cd_host_add_hca(i ? b : a);
+		c->name = xstrdup("mlx5_0");
+		p = cd_hca_add_port(c);
+		p->port = 1;
+		p->rate_gbit_s = i ? 200 : 400;
+		p->mtu_bytes = 4096;
+	}
+	cd_host_add_gpu(a)->index = 0;
+	for (int k = 0; k < 3; k++) {
+		struct cd_rank *x = cd_results_add_rank(&r, k);
+
+		x->host_index = k < 2 ? 0 : 1;
+		x->answered = k == 2 ? CD_TRI_FALSE : CD_TRI_TRUE;
+		x->host = xstrdup(k < 2 ? "a" : "b");
+	}
+	r.run.ranks = 3;
+	r.run.launcher = xstrdup("srun");
+	r.run.launcher_ranks = 4;
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "HOST004"), 1);
+	ck_assert_str_eq(find(&r, "HOST004", 0)->subject, "RDMA link rates");
+	ck_assert_int_eq(count(&r, "HOST006"), 1);
+	ck_assert_str_eq(find(&r, "HOST006", 0)->host, "a");
+	ck_assert_int_eq(count(&r, "MPI001"), 1);
+	ck_assert(find(&r, "MPI001", 0)->measured == 3 && find(&r, "MPI001", 0)->expected == 4);
+	ck_assert_int_eq(count(&r, "MPI002"), 1);
+	ck_assert_str_eq(find(&r, "MPI002", 0)->subject, "rank 2");
+	cd_results_free(&r);
+}
+END_TEST
+
+static void bw_run(struct cd_results *r, int rank, int peer, double gbyte_s)
+{
+	struct cd_probe_run *p = cd_results_add_probe(r, "mpi.bw");
+	struct cd_probe_sample *s = cd_probe_add_sample(p);
+
+	p->rank = rank;
+	p->peer = peer;
+	s->bytes = 1 << 20;
+	s->algbw_gbyte_s = gbyte_s;
+	if (isnan(gbyte_s))
+		p->status = CD_ST_TIMEOUT;
+}
+
+/* The shape of check --pairs with rank 2 slow: only rank 2 is slow with every partner. */
+START_TEST(test_straggler)
+{
+	struct cd_results r;
+
+	cd_results_init(&r);
+	bw_run(&r, 0, 1, 11.7);
+	bw_run(&r, 2, 3, 0.8);
+	bw_run(&r, 2, 0, 0.9);
+	bw_run(&r, 3, 1, 3.0); /* noisy, but over twice what rank 3 got with rank 2 */
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "MPI003"), 1);
+	ck_assert_str_eq(find(&r, "MPI003", 0)->subject, "rank 2");
+	cd_results_free(&r);
+
+	/* a failed pair counts as slow; a uniform job names nobody */
+	cd_results_init(&r);
+	bw_run(&r, 0, 1, 10);
+	bw_run(&r, 2, 3, NAN);
+	bw_run(&r, 3, 1, 9);
+	bw_run(&r, 2, 0, NAN);
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "MPI003"), 1);
+	ck_assert_str_eq(find(&r, "MPI003", 0)->subject, "rank 2");
+	cd_results_free(&r);
+	cd_results_init(&r);
+	bw_run(&r, 0, 1, 10);
+	bw_run(&r, 2, 3, 8);
+	bw_run(&r, 2, 0, 9);
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "MPI003"), 0);
+	cd_results_free(&r);
+}
+END_TEST
+
+/* The document of tests/netns/run.sh: docker0 (172.17.0.1 on both hosts) reaches nothing. */
+START_TEST(test_netns_fixture)
+{
+	struct cd_results r;
+	const struct cd_finding *f;
+
+	ck_assert_int_eq(cd_results_load_file(&r, "tests/data/docs/netns-two-hosts.json"), 0);
+	cd_results_clear_judgement(&r);
+	cd_rules_evaluate(&r);
+	ck_assert_int_eq(count(&r, "NET001"), 2);
+	f = find(&r, "NET001", 0);
+	ck_assert_str_eq(f->subject, "docker0");
+	ck_assert(has_evidence(f, "is also an address of this host"));
+	ck_assert(has_evidence(f, "eth0 of"));
+	ck_assert_int_eq(count(&r, "TCP001"), 0);
+	ck_assert_int_eq(count(&r, "HOST001"), 0);
+	ck_assert_int_eq(count(&r, "HOST003"), 0);
+	cd_results_free(&r);
+}
+END_TEST
+
+START_TEST(test_table)
+{
+	size_t n;
+	const struct cd_xrule *t = cd_rules_hosts_table(&n);
+
+	ck_assert_uint_ge(n, 11);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(t[i].check);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(t[i].id, t[j].id);
+	}
+}
+END_TEST
+
+Suite *dist_suite(void)
+{
+	Suite *s = suite_create("dist");
+	TCase *tc = tcase_create("dist");
+
+	tcase_add_test(tc, test_detect);
+	tcase_add_test(tc, test_round_robin);
+	tcase_add_test(tc, test_ring);
+	tcase_add_test(tc, test_fault_knob);
+	tcase_add_test(tc, test_merge);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("rules");
+	tcase_add_test(tc, test_quiet_job);
+	tcase_add_test(tc, test_same_identity);
+	tcase_add_test(tc, test_versions_ifaces_env);
+	tcase_add_test(tc, test_hcas_gpus_ranks);
+	tcase_add_test(tc, test_straggler);
+	tcase_add_test(tc, test_netns_fixture);
+	tcase_add_test(tc, test_table);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Two "hosts" in network namespaces, one job across them under mpirun (no ssh: the rsh
+# agent enters the namespace). Each host has eth0 (a veth, 10.77.0.0/24, routed to the
+# other host through a bridge in the root namespace) and docker0 (a bridge holding
+# 172.17.0.1/16 on both hosts, like Docker's default: it never reaches the other host).
+# commdiag must report the reachability matrix, NET001 for docker0, and that eth0 works.
+#
+# Usage: tests/netns/run.sh ./commdiag [SAVE.json]   (root; skips when it cannot make namespaces)
+set -u
+BIN=$(realpath "${1:-./commdiag}")
+SAVE=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: netns: $*" >&2; }
+skip() { echo "SKIP: netns: $*" >&2; exit 0; }
+
+command -v mpirun >/dev/null || skip "mpirun not found"
+"$BIN" version --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)["mpi"] else 1)' ||
+	skip "commdiag built without MPI (MPI=0)"
+[ "$(id -u)" = 0 ] || skip "needs root to create network namespaces"
+command -v ip >/dev/null || skip "iproute2 'ip' not found"
+
+TAG=cd$$
+NSA=${TAG}a NSB=${TAG}b BR=${TAG}br
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-netns.XXXXXX")
+cleanup() {
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	ip link del "$BR" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+setup() {
+	ip netns add "$NSA" && ip netns add "$NSB" || return 1
+	ip link add "$BR" type bridge && ip addr add 10.77.0.254/24 dev "$BR" && ip link set "$BR" up || return 1
+	for h in a b; do
+		local ns=${TAG}$h n=1
+		[ $h = b ] && n=2
+		ip link add "${TAG}v$h" type veth peer name eth0 netns "$ns" || return 1
+		ip link set "${TAG}v$h" master "$BR" up || return 1
+		ip -n "$ns" link set lo up
+		ip -n "$ns" addr add 10.77.0.$n/24 dev eth0 && ip -n "$ns" link set eth0 up || return 1
+		ip -n "$ns" route add default via 10.77.0.254 || return 1
+		# docker0: a bridge with one port up, 172.17.0.1/16 on every host
+		ip -n "$ns" link add docker0 type bridge forward_delay 0 || return 1
+		ip -n "$ns" link add vethc0 type veth peer name vethc1 || return 1
+		ip -n "$ns" link set vethc0 master docker0 up && ip -n "$ns" link set vethc1 up || return 1
+		ip -n "$ns" addr add 172.17.0.1/16 dev docker0 && ip -n "$ns" link set docker0 up || return 1
+	done
+	# a bridge gets its carrier once its port forwards: wait for it, as discovery reads the state
+	for i in $(seq 50); do
+		ip -n "$NSA" link show docker0 | grep -q 'state UP' && ip -n "$NSB" link show docker0 | grep -q 'state UP' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+setup 2>"$TMP/setup.err" || skip "cannot create network namespaces ($(head -c 200 "$TMP/setup.err"))"
+
+export CD_NETNS_MAP="hostA=$NSA,hostB=$NSB" CD_NETNS_DIR=$TMP
+printf 'hostA slots=2\nhostB slots=2\n' >"$TMP/hosts"
+echo 11111111111111111111111111111111 >"$TMP/machine-id.hostA"
+echo 22222222222222222222222222222222 >"$TMP/machine-id.hostB"
+
+# the job's own transport must use eth0: this is the setting commdiag's advice leads to
+job() {
+	local np=$1
+	shift
+	timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" --hostfile "$TMP/hosts" --map-by node \
+		--mca plm_rsh_agent "$HERE/rsh-agent.sh" --mca plm_rsh_no_tree_spawn 1 \
+		--mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24 \
+		-x CD_NETNS_MAP -x CD_NETNS_DIR -x NO_COLOR=1 \
+		"$BIN" "$@"
+}
+# json_true NAME FILE PYTHON-EXPR
+json_true() {
+	if python3 - "$2" "$3" <<'PY'; then ok; else bad "$1: $3"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+}
+
+# 1. distinct hostnames and machine ids (each host in its own UTS namespace)
+CD_NETNS_UTS=1 job 2 check --json -e 64K -n 20 -w 2 --probe-timeout 20 --timeout 90 -o "$TMP/two.json" 2>"$TMP/err"
+rc=$?
+if [ $rc = 1 ]; then ok; else bad "check across two hosts: exit $rc, expected 1 (NET001): $(tail -c 600 "$TMP/err")"; fi
+if [ -s "$TMP/two.json" ]; then
+	J=$TMP/two.json
+	json_true "two hosts, two ranks" "$J" 'len(d["hosts"]) == 2 and d["run"]["ranks"] == 2 and sorted(h["hostname"] for h in d["hosts"]) == ["hostA", "hostB"]'
+	json_true "matrix: eth0 ok both ways" "$J" 'sorted((x["from"], x["to"]) for x in d["reach"] if x["iface"] == "eth0" and x["ok"]) == [("hostA", "hostB"), ("hostB", "hostA")]'
+	json_true "matrix: docker0 fails both ways" "$J" 'sorted((x["from"], x["to"]) for x in d["reach"] if x["iface"] == "docker0" and not x["ok"]) == [("hostA", "hostB"), ("hostB", "hostA")]'
+	json_true "docker0: the address is local" "$J" 'all("also an address of this host" in x["error"] or "this host" in x["error"] for x in d["reach"] if x["iface"] == "docker0")'
+	json_true "NET001 docker0 on both hosts" "$J" 'sorted(f["host"] for f in d["findings"] if f["id"] == "NET001" and f["subject"] == "docker0") == ["hostA", "hostB"]'
+	json_true "no NET001 for eth0" "$J" 'not [f for f in d["findings"] if f["id"] == "NET001" and f["subject"] == "eth0"]'
+	json_true "no TCP001 (eth0 is a path)" "$J" 'not [f for f in d["findings"] if f["id"] == "TCP001"]'
+	json_true "no HOST001 with distinct names" "$J" 'not [f for f in d["findings"] if f["id"] == "HOST001"]'
+	json_true "tcp.bw over eth0" "$J" '[p for p in d["probes"] if p["name"] == "tcp.bw" and p["status"] == "ok" and p["results"]]'
+	json_true "mpi between hosts" "$J" '[p for p in d["probes"] if p["name"] == "mpi.latency" and p["status"] == "ok"]'
+	"$BIN" report --from "$J" --no-color >"$TMP/two.txt" 2>&1
+	grep -q 'hostA -> hostB docker0 172.17.0.1: FAILED' "$TMP/two.txt" && ok || bad "text report lacks the docker0 row"
+	[ -n "$SAVE" ] && cp "$J" "$SAVE"
+else
+	bad "no document from the two-host run"
+fi
+
+# 2. the container case: both hosts report the same hostname and machine id
+job 2 check --json --quick --probe-timeout 10 --timeout 60 -o "$TMP/same.json" 2>"$TMP/err"
+if [ -s "$TMP/same.json" ]; then
+	json_true "HOST001 same identity" "$TMP/same.json" '[f for f in d["findings"] if f["id"] == "HOST001" and f["severity"] == "fail"]'
+else
+	bad "no document from the same-hostname run: $(tail -c 400 "$TMP/err")"
+fi
+
+echo "netns: $pass passed, $fail failed"
+[ $fail = 0 ]
