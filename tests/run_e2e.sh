@@ -538,6 +538,11 @@ err_has "sweep on topo" "does not apply to 'topo'"
 run "quick check" 0 "$BIN" check --quick --json -o "$TMP/quick.json"
 json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"copy.h2d", "copy.d2h", "nccl.init", "nccl.all_reduce", "tcp.reach"}'
 
+# --- the two-host netns document (tests/netns): exactly the routed interface, and no lint of
+# the OMPI_MCA_* variables mpirun itself puts into every rank's environment ---
+"$BIN" check --from tests/data/docs/netns-two-hosts.json --shell >"$TMP/out" 2>"$TMP/err"
+if [ "$(cut -d' ' -f2 "$TMP/out" | sort | tr '\n' ' ')" = "GLOO_SOCKET_IFNAME=eth0 NCCL_SOCKET_IFNAME=eth0 OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0 UCX_NET_DEVICES=eth0 " ]; then ok; else bad "netns document: advice is not exactly the routed interface: $(cat "$TMP/out")"; fi
+
 # --- the man page renders without warnings and documents every command help lists ---
 if command -v groff >/dev/null; then
 	if groff -man -ww -z man/commdiag.1 2>"$TMP/err" && [ ! -s "$TMP/err" ]; then ok; else bad "man page warnings: $(head -c 300 "$TMP/err")"; fi
