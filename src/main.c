@@ -541,12 +541,7 @@ static void keep_foreign_findings(struct cd_results *r)
 			r->findings[k++] = *f;
 			continue;
 		}
-		free(f->id);
-		free(f->host);
-		free(f->subject);
-		free(f->title);
-		free(f->unit);
-		cd_strv_free(&f->evidence);
+		cd_finding_free(f);
 	}
 	r->n_findings = k;
 	k = r->n_findings;

@@ -522,19 +522,21 @@ static void host_free(struct cd_host *h)
 	free(h->env);
 }
 
+void cd_finding_free(struct cd_finding *f)
+{
+	free(f->id);
+	free(f->host);
+	free(f->subject);
+	free(f->title);
+	free(f->unit);
+	free(f->threshold);
+	cd_strv_free(&f->evidence);
+}
+
 void cd_results_clear_judgement(struct cd_results *r)
 {
-	for (size_t i = 0; i < r->n_findings; i++) {
-		struct cd_finding *f = &r->findings[i];
-
-		free(f->id);
-		free(f->host);
-		free(f->subject);
-		free(f->title);
-		free(f->unit);
-		free(f->threshold);
-		cd_strv_free(&f->evidence);
-	}
+	for (size_t i = 0; i < r->n_findings; i++)
+		cd_finding_free(&r->findings[i]);
 	r->n_findings = 0;
 	for (size_t i = 0; i < r->n_advice; i++) {
 		struct cd_advice *a = &r->advice[i];

@@ -435,6 +435,8 @@ void cd_rules_run_free(struct cd_rules_run *rr);
 void cd_score_init(struct cd_score *s);
 void cd_score_free(struct cd_score *s);
 
+/* Free what one finding owns (not the finding itself: it lives in an array). */
+void cd_finding_free(struct cd_finding *f);
 /* Drop the findings, advice, rules run and score (keeping arrays), so rules and advice can run again. */
 void cd_results_clear_judgement(struct cd_results *r);
 
