@@ -104,7 +104,7 @@ check-valgrind: commdiag tests/check_commdiag
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:.c=)
 FUZZ_DIR := tests/fuzz/build
-FUZZ_OBJ := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(filter-out src/main.c,$(SRC)))
+FUZZ_OBJ := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(filter-out src/main.c,$(SRC)) gen/embedded.c)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CPPFLAGS := $(filter-out -DCD_HAVE_MPI=1,$(CD_CPPFLAGS)) -Itests/fuzz
 FUZZ_CFLAGS := $(filter-out $(CD_SAN),$(CD_CFLAGS)) -g -O1 $(FUZZ_SAN)
