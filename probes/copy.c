@@ -222,47 +222,16 @@ static void run_copy(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	}
 }
 
-const struct cd_probe_def cd_probe_copy_h2d = {
-	.name = "copy.h2d",
-	.summary = "host to GPU copy bandwidth from pinned memory, per GPU",
-	.needs = NEED_GPU,
-	.sets = CD_SETS_ALL,
-	.min = "256M",
-	.max = "256M",
-	.warmup = 2,
-	.iters = 10,
-	.run = run_copy,
-};
-const struct cd_probe_def cd_probe_copy_d2h = {
-	.name = "copy.d2h",
-	.summary = "GPU to host copy bandwidth into pinned memory, per GPU",
-	.needs = NEED_GPU,
-	.sets = CD_SETS_ALL,
-	.min = "256M",
-	.max = "256M",
-	.warmup = 2,
-	.iters = 10,
-	.run = run_copy,
-};
-const struct cd_probe_def cd_probe_copy_d2d = {
-	.name = "copy.d2d",
-	.summary = "copy within one GPU's memory (bytes copied / time), per GPU",
-	.needs = NEED_GPU,
-	.sets = CD_SET_DEFAULT | CD_SET_FULL,
-	.min = "256M",
-	.max = "256M",
-	.warmup = 2,
-	.iters = 10,
-	.run = run_copy,
-};
-const struct cd_probe_def cd_probe_copy_bidir = {
-	.name = "copy.bidir",
-	.summary = "host to GPU and GPU to host at once; busbw is both directions together",
-	.needs = NEED_GPU,
-	.sets = CD_SET_FULL,
-	.min = "256M",
-	.max = "256M",
-	.warmup = 2,
-	.iters = 10,
-	.run = run_copy,
-};
+/* The copies share everything but what they copy and which sets run them: 256M, 2 + 10 iterations. */
+#define COPY_DEF(nm, what, set) \
+	{ .name = nm, .summary = what, .needs = NEED_GPU, .sets = set, .min = "256M", .max = "256M", \
+	  .warmup = 2, .iters = 10, .run = run_copy }
+
+const struct cd_probe_def cd_probe_copy_h2d =
+	COPY_DEF("copy.h2d", "host to GPU copy bandwidth from pinned memory, per GPU", CD_SETS_ALL);
+const struct cd_probe_def cd_probe_copy_d2h =
+	COPY_DEF("copy.d2h", "GPU to host copy bandwidth into pinned memory, per GPU", CD_SETS_ALL);
+const struct cd_probe_def cd_probe_copy_d2d = COPY_DEF(
+	"copy.d2d", "copy within one GPU's memory (bytes copied / time), per GPU", CD_SET_DEFAULT | CD_SET_FULL);
+const struct cd_probe_def cd_probe_copy_bidir = COPY_DEF(
+	"copy.bidir", "host to GPU and GPU to host at once; busbw is both directions together", CD_SET_FULL);

@@ -485,11 +485,29 @@ static void run_probes(struct ctx *c, struct cd_results *r, struct cd_host *h, c
  * -D), the env linter (with this machine's nccl.conf files unless the facts come
  * from a saved document), then the decision tree. Returns 0 or an exit code.
  */
-static int judge(struct ctx *c, struct cd_results *r)
+/*
+ * The env linter, then the decision tree: the tail of every judging command.
+ * local_conf: also lint this machine's nccl.conf files (not for a saved document or a
+ * log, which describe another machine). Returns 0 or an exit code.
+ */
+static int lint_and_advise(struct cd_results *r, int local_conf)
 {
 	struct cd_envcat cat = { 0 };
-	struct cd_conf conf;
 	char *paths;
+
+	if (cd_envcat_load_default(&cat) < 0)
+		return EXIT_RUNTIME;
+	paths = local_conf ? cd_envlint_conf_paths() : NULL;
+	cd_envlint(r, &cat, paths);
+	cd_envcat_free(&cat);
+	free(paths);
+	cd_advise(r);
+	return 0;
+}
+
+static int judge(struct ctx *c, struct cd_results *r)
+{
+	struct cd_conf conf;
 
 	if (cd_conf_load(&conf, &c->conf, r) < 0) {
 		cd_conf_free(&conf);
@@ -498,14 +516,7 @@ static int judge(struct ctx *c, struct cd_results *r)
 	cd_rules_evaluate_conf(r, &conf);
 	cd_score_compute(r, &conf);
 	cd_conf_free(&conf);
-	if (cd_envcat_load_default(&cat) < 0)
-		return EXIT_RUNTIME;
-	paths = c->from ? NULL : cd_envlint_conf_paths();
-	cd_envlint(r, &cat, paths);
-	cd_envcat_free(&cat);
-	free(paths);
-	cd_advise(r);
-	return 0;
+	return lint_and_advise(r, !c->from);
 }
 
 /* Is this finding id one this build makes (a rule, a cross-host rule, or the env linter)? */
@@ -742,22 +753,16 @@ static void render_env_report(struct cd_out *o, const void *r)
 static int cmd_env(struct ctx *c)
 {
 	struct cd_results r;
-	struct cd_envcat cat = { 0 };
-	char *conf;
 	int rc = load_or_discover(c, &r, "env");
 
 	if (rc)
 		return rc;
 	phase(2);
-	if (cd_envcat_load_default(&cat) < 0) {
+	rc = lint_and_advise(&r, !c->from);
+	if (rc) {
 		cd_results_free(&r);
-		return EXIT_RUNTIME;
+		return rc;
 	}
-	conf = c->from ? NULL : cd_envlint_conf_paths();
-	cd_envlint(&r, &cat, conf);
-	free(conf);
-	cd_envcat_free(&cat);
-	cd_advise(&r);
 	phase(3);
 	rc = emit(c, render_env_report, &r);
 	if (rc == 0)
@@ -792,7 +797,6 @@ static void render_explain(struct cd_out *o, const void *r)
 static int cmd_explain(struct ctx *c)
 {
 	struct cd_results r;
-	struct cd_envcat cat = { 0 };
 	int rc;
 
 	if (!c->nargs)
@@ -814,14 +818,12 @@ static int cmd_explain(struct ctx *c)
 		free(text);
 	}
 	phase(2);
-	if (cd_envcat_load_default(&cat) < 0) {
-		cd_results_free(&r);
-		return EXIT_RUNTIME;
-	}
 	/* the variables NCCL reported, linted as for a host; no local files: the log is another machine */
-	cd_envlint(&r, &cat, NULL);
-	cd_envcat_free(&cat);
-	cd_advise(&r);
+	rc = lint_and_advise(&r, 0);
+	if (rc) {
+		cd_results_free(&r);
+		return rc;
+	}
 	phase(3);
 	rc = emit(c, c->shell ? render_shell : render_explain, &r);
 	if (rc == 0)
