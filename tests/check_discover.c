@@ -111,18 +111,26 @@ static void nvlinks(struct cd_gpu *g, int n, const char *remote, const char *kin
 	}
 }
 
+/* A host whose PCI tree and NVLink distances come from the POWER8 4×P100 export. */
+static struct cd_host *power8_host(struct cd_results *r)
+{
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/power8gpudistances.xml" };
+	struct cd_host *h;
+
+	cd_results_init(r);
+	h = cd_results_add_host(r);
+	ck_assert_int_eq(cd_topo_discover(h, &o), 0);
+	return h;
+}
+
 #define GG(h, i, j) (h)->paths.gpu_gpu[(i) * (h)->paths.gpus.n + (j)]
 
 /* The driver numbers GPUs its own way: the matrix follows it, and NVML's NVLinks refine it. */
 START_TEST(test_join_paths_follow_driver_order)
 {
 	struct cd_results r;
-	struct cd_host *h;
-	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/power8gpudistances.xml" };
+	struct cd_host *h = power8_host(&r);
 
-	cd_results_init(&r);
-	h = cd_results_add_host(&r);
-	ck_assert_int_eq(cd_topo_discover(h, &o), 0);
 	/* hwloc's order: 0002, 0003, 000a, 000b; the driver's: 0003 first, NVML-style 8-digit domains */
 	gpu_at(h, 0, "00000003:01:00.0");
 	gpu_at(h, 1, "00000002:01:00.0");
@@ -145,12 +153,8 @@ END_TEST
 START_TEST(test_join_paths_nvswitch)
 {
 	struct cd_results r;
-	struct cd_host *h;
-	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/power8gpudistances.xml" };
+	struct cd_host *h = power8_host(&r);
 
-	cd_results_init(&r);
-	h = cd_results_add_host(&r);
-	ck_assert_int_eq(cd_topo_discover(h, &o), 0);
 	nvlinks(gpu_at(h, 0, "0002:01:00.0"), 4, "0000:c3:00.0", "nvswitch");
 	gpu_at(h, 1, "0003:01:00.0");
 	nvlinks(gpu_at(h, 2, "000a:01:00.0"), 6, "0000:c4:00.0", "nvswitch");
@@ -167,12 +171,8 @@ END_TEST
 START_TEST(test_join_paths_unknown_gpu_keeps_hwloc_order)
 {
 	struct cd_results r;
-	struct cd_host *h;
-	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/power8gpudistances.xml" };
+	struct cd_host *h = power8_host(&r);
 
-	cd_results_init(&r);
-	h = cd_results_add_host(&r);
-	ck_assert_int_eq(cd_topo_discover(h, &o), 0);
 	gpu_at(h, 0, "0003:01:00.0");
 	gpu_at(h, 1, "0002:01:00.0");
 	gpu_at(h, 2, "000a:01:00.0");
