@@ -185,6 +185,9 @@ char *cd_dist_render(const struct cd_results *r, size_t *len)
 	return buf;
 }
 
+/* how long an answering rank waits for rank 0's MPI_Abort to kill it */
+#define ABORT_WAIT_S 10.0
+
 #define MOVE_ARRAY(dst, src, arr, n, cap)                                                        \
 	do {                                                                                     \
 		for (size_t i_ = 0; i_ < (src)->n; i_++)                                         \
@@ -652,24 +655,37 @@ int cd_dist_end(int rc, int missing, double deadline)
 		return rc;
 	if (dist.rank == 0) {
 		MPI_Request *req = xcalloc((size_t)dist.nranks, sizeof(*req));
-		int sent = rc;
+		/* the answering ranks learn the exit code and whether rank 0 will abort */
+		int sent[2] = { rc, missing != 0 };
 
 		fflush(stdout);
 		for (int k = 1; k < dist.nranks; k++)
-			MPI_Isend(&sent, 1, MPI_INT, k, TAG_RC, gcomm, &req[k]);
+			MPI_Isend(sent, 2, MPI_INT, k, TAG_RC, gcomm, &req[k]);
 		if (!missing && cd_dist_wait(req + 1, dist.nranks - 1, deadline) < 0)
 			missing = 1;
 		free(req);
 	} else {
 		MPI_Request req;
-		int got = 3;
+		int got[2] = { 3, 1 };
 
-		if (cd_dist_wait((MPI_Irecv(&got, 1, MPI_INT, 0, TAG_RC, gcomm, &req), &req), 1, deadline) < 0) {
+		if (cd_dist_wait((MPI_Irecv(got, 2, MPI_INT, 0, TAG_RC, gcomm, &req), &req), 1, deadline) < 0) {
 			cd_error("dist: rank %d: no exit code from rank 0 before the deadline", dist.rank);
-			missing = 1;
-			got = 3;
+			got[0] = 3;
+			got[1] = 1;
 		}
-		rc = got;
+		rc = got[0];
+		if (got[1]) {
+			/*
+			 * Rank 0 aborts the job. A rank sitting in MPI_Finalize's fence then is what
+			 * makes Open MPI 4.1's mpirun crash in its PMIx teardown now and then, so
+			 * wait here to be killed; past the backstop, leave without finalizing.
+			 */
+			fflush(stdout);
+			fflush(stderr);
+			for (double until = cd_now_s() + ABORT_WAIT_S; cd_now_s() < until;)
+				nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+			_exit(rc);
+		}
 	}
 	free(dist.hostnames);
 	dist.hostnames = NULL;
