@@ -233,6 +233,17 @@ void out_text(struct cd_out *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+void out_raw(struct cd_out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((o->fmt != OUT_FMT_PROM && o->fmt != OUT_FMT_HTML) || !o->f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+}
+
 void out_nl(struct cd_out *o)
 {
 	if (o->fmt == OUT_FMT_TEXT && o->f)

@@ -14,7 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum out_format { OUT_FMT_TEXT, OUT_FMT_JSON };
+/*
+ * PROM and HTML are whole-document formats: their renderers (report_prom.c,
+ * report_html.c) write through out_raw(); the field calls write nothing in them.
+ */
+enum out_format { OUT_FMT_TEXT, OUT_FMT_JSON, OUT_FMT_PROM, OUT_FMT_HTML };
 enum out_kind { OUT_ANY, OUT_TEXT, OUT_JSON }; /* which formats a call writes to */
 enum out_color { OUT_COLOR_NONE, OUT_COLOR_RED, OUT_COLOR_YELLOW, OUT_COLOR_GREEN, OUT_COLOR_BOLD, OUT_COLOR_DIM };
 
@@ -41,6 +45,8 @@ void out_null(struct cd_out *o, const char *key); /* JSON only */
 /* Text-only free text; ignored in JSON mode. */
 void out_text(struct cd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void out_nl(struct cd_out *o);
+/* Prometheus and HTML only: the renderer's own markup, written as is. */
+void out_raw(struct cd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Colour for the following text output; a no-op unless colour is on. */
 void out_color(struct cd_out *o, enum out_color c);
 

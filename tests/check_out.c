@@ -223,6 +223,34 @@ START_TEST(test_json_tree)
 }
 END_TEST
 
+/* the whole-document formats take only their renderer's markup; text and JSON never see it */
+START_TEST(test_raw_formats)
+{
+	static const enum out_format fmts[] = { OUT_FMT_TEXT, OUT_FMT_JSON, OUT_FMT_PROM, OUT_FMT_HTML };
+	static const char *const want[] = { "free\n", "{\n}\n", "x 1\n", "x 1\n" };
+
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct mem m;
+		struct cd_out *o = mem_open(&m, fmts[i], 1);
+		char *got;
+
+		out_raw(o, "x %d\n", 1);
+		out_str(o, OUT_ANY, "k", "v=%s ", "v");
+		out_i64(o, OUT_ANY, "n", "%lld ", 2);
+		out_color(o, OUT_COLOR_RED);
+		out_text(o, "free\n");
+		got = mem_done(&m);
+		if (fmts[i] == OUT_FMT_TEXT)
+			ck_assert_ptr_nonnull(strstr(got, "free\n"));
+		else if (fmts[i] == OUT_FMT_JSON)
+			ck_assert_ptr_null(strstr(got, "x 1"));
+		else
+			ck_assert_str_eq(got, want[i]);
+		free(got);
+	}
+}
+END_TEST
+
 START_TEST(test_json_empty)
 {
 	struct mem m;
@@ -276,6 +304,7 @@ Suite *out_suite(void)
 	tc = tcase_create("json");
 	tcase_add_test(tc, test_json_tree);
 	tcase_add_test(tc, test_json_empty);
+	tcase_add_test(tc, test_raw_formats);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);
 	return s;
