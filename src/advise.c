@@ -713,6 +713,102 @@ static void l_timeout(struct cd_walk *w)
 	}
 }
 
+/* ---- rails: one subnet per RDMA port, the same set on every host ---- */
+
+static int port_active(const struct cd_ib_port *p)
+{
+	return str_eq(p->state, "active");
+}
+
+static int rail_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+#define MAX_RAILS 16
+
+/*
+ * The subnet an active port sits on: RoCE, the IPv4 network of its netdev; InfiniBand,
+ * the GID subnet prefix, and only when the SM set one (fe80:: everywhere says nothing).
+ */
+static int port_subnet(const struct cd_host *h, const struct cd_hca *c, const struct cd_ib_port *p, char *buf,
+		       size_t len)
+{
+	if (str_eq(p->link_layer, "ethernet")) {
+		const struct cd_nic *n = nic_by_name(h, p->netdev ? p->netdev : c->netdev);
+
+		return n && n->ipv4.n ? cidr_of(n->ipv4.v[0], buf, len) : -1;
+	}
+	for (size_t i = 0; i < p->n_gids; i++)
+		if (p->gids[i].index == 0 && p->gids[i].gid && strlen(p->gids[i].gid) >= 19 &&
+		    strncmp(p->gids[i].gid, "fe80:0000:0000:0000", 19)) {
+			snprintf(buf, len, "%.19s", p->gids[i].gid);
+			return 0;
+		}
+	return -1;
+}
+
+/* The sorted subnets of a host's active ports; -1 unless every port has its own. */
+static int host_rails(const struct cd_host *h, char rails[][48], size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < h->n_hcas; i++)
+		for (size_t k = 0; k < h->hcas[i].n_ports; k++) {
+			const struct cd_ib_port *p = &h->hcas[i].ports[k];
+
+			if (!port_active(p))
+				continue;
+			if (*n == MAX_RAILS || port_subnet(h, &h->hcas[i], p, rails[*n], sizeof(rails[0])) < 0)
+				return -1;
+			for (size_t j = 0; j < *n; j++)
+				if (!strcmp(rails[j], rails[*n]))
+					return -1;
+			(*n)++;
+		}
+	qsort(rails, *n, sizeof(rails[0]), rail_cmp);
+	return 0;
+}
+
+/*
+ * A rail-optimised fabric seen from the hosts: two or more active ports per host, each on
+ * its own subnet, and the same subnets on every host. Traffic from one rail to another
+ * then crosses a router (or cannot go at all), so NCCL should keep a ring on its NIC.
+ */
+static int q_rails(struct cd_walk *w)
+{
+	char first[MAX_RAILS][48], other[MAX_RAILS][48];
+	size_t n0, n;
+	int unset = 0;
+
+	if (w->r->n_hosts < 2 || host_rails(&w->r->hosts[0], first, &n0) < 0 || n0 < 2)
+		return 0;
+	for (size_t i = 0; i < w->r->n_hosts; i++) {
+		const char *v = env_get(&w->r->hosts[i], "NCCL_CROSS_NIC");
+
+		if (i && (host_rails(&w->r->hosts[i], other, &n) < 0 || n != n0))
+			return 0;
+		for (size_t k = 0; i && k < n; k++)
+			if (strcmp(first[k], other[k]))
+				return 0;
+		unset |= !str_eq(v, "0");
+	}
+	return unset;
+}
+
+static void l_cross_nic(struct cd_walk *w)
+{
+	char rails[MAX_RAILS][48], list[MAX_RAILS * 50];
+	size_t n, used = 0;
+
+	host_rails(&w->r->hosts[0], rails, &n);
+	list[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", rails[i]);
+	emit(w, "NCCL_CROSS_NIC", "0", NULL, "every host has %zu RDMA ports, each on its own subnet (%s), the same "
+	     "on all %zu hosts: a rail-optimised fabric, where traffic from one rail to another crosses a router or "
+	     "cannot go at all, and NCCL's default lets a ring change rails", n, list, w->r->n_hosts);
+}
+
 /* Does any host say what its RDMA ports are? */
 static int any_roce_known(const struct cd_results *r)
 {
@@ -984,11 +1080,6 @@ static void l_ompi_exclude(struct cd_walk *w)
 
 /* ---- RDMA ---- */
 
-static int port_active(const struct cd_ib_port *p)
-{
-	return str_eq(p->state, "active");
-}
-
 /* RDMA devices discovered, or a log whose RDMA lines failed (no HCA list needed). */
 static int q_rdma(struct cd_walk *w)
 {
@@ -1085,6 +1176,7 @@ static void l_ib_hca(struct cd_walk *w)
 	double best = 0;
 	char val[256], why[512];
 	size_t used = 0;
+	int only_unused = 1; /* every port left out is down or not active: nothing to choose between */
 
 	for (size_t i = 0; i < w->h->n_hcas; i++)
 		for (size_t k = 0; k < w->h->hcas[i].n_ports; k++)
@@ -1107,6 +1199,7 @@ static void l_ib_hca(struct cd_walk *w)
 										 : NULL;
 
 				if (bad) {
+					only_unused &= !port_active(p);
 					cd_strv_push(&out, s);
 					used += (size_t)snprintf(why + used, used < sizeof(why) ? sizeof(why) - used : 0,
 								 "%s%s %s", used ? ", " : "", s, bad);
@@ -1123,18 +1216,24 @@ static void l_ib_hca(struct cd_walk *w)
 		emit(w, NULL, "bring an RDMA port up: check the cable and the subnet manager (ibstat; "
 			 "systemctl status opensm)", scope_host(w), "no active port: %s", why);
 	} else {
+		/* leaving out idle ports by name keeps every other HCA, also one added later */
+		struct cd_strv *named = only_unused && out.n < in.n ? &out : &in;
 		int exact = 0;
 
 		/* NCCL_IB_HCA matches prefixes: mlx5_1 would also take mlx5_10 */
 		for (size_t i = 0; i < w->h->n_hcas; i++)
-			for (size_t k = 0; k < in.n; k++) {
-				size_t l = strcspn(in.v[k], ":");
+			for (size_t k = 0; k < named->n; k++) {
+				size_t l = strcspn(named->v[k], ":");
 
-				if (!strncmp(w->h->hcas[i].name, in.v[k], l) && strlen(w->h->hcas[i].name) != l)
+				if (!strncmp(w->h->hcas[i].name, named->v[k], l) && strlen(w->h->hcas[i].name) != l)
 					exact = 1;
 			}
-		join(&in, val, sizeof(val), exact ? "=" : "");
-		emit(w, "NCCL_IB_HCA", val, scope_host(w), "use %s; leave out %s", val, why);
+		join(named, val, sizeof(val), named == &out ? (exact ? "^=" : "^") : exact ? "=" : "");
+		if (named == &out)
+			emit(w, "NCCL_IB_HCA", val, scope_host(w), "leave out %s; every other port is active at %.0f Gb/s",
+			     why, best);
+		else
+			emit(w, "NCCL_IB_HCA", val, scope_host(w), "use %s; leave out %s", val, why);
 	}
 	cd_strv_free(&in);
 	cd_strv_free(&out);
@@ -1484,7 +1583,7 @@ static void l_pcie(struct cd_walk *w)
 enum {
 	J_MULTI, J_DUPHOST, L_HOSTID, J_DUPGPU, J_DUPGPU_HOSTS, L_HOSTID_LOG, L_SETDEVICE,
 	J_VERS, L_VERS,
-	J_REACH, J_REACH_ALL, J_REACH_SAME, L_IFACE_JOB, L_IFACE_PREFIX, L_NOROUTE,
+	J_REACH, J_REACH_ALL, J_REACH_SAME, L_IFACE_JOB, L_IFACE_PREFIX, L_NOROUTE, J_RAILS, L_CROSS_NIC,
 	J_TIMEOUT, L_TIMEOUT, J_FLAKY, L_IBTIMEOUT, J_ENV, L_ENVFIX, J_UNEXPLAINED, L_COLLECT,
 	H_SOCK, H_SOCK_NEED, H_SOCK_USABLE, L_IFACE_HOST, H_SOCK_BADADDR, L_OMPI_EXCLUDE, L_NOIFACE,
 	H_IB, H_IB_DISABLED, L_IB_ENABLE, H_IB_DOWN, H_IB_RATES, H_IB_FAR, L_IB_HCA, H_ROCE, H_ROCE_OLD, L_GID_SET,
@@ -1511,15 +1610,18 @@ static const struct cd_advise_node tree[N_NODES] = {
 	Q(J_VERS, "job.versions", J, "versions", "NCCL, driver or CUDA versions differ between hosts?", q_versions, L_VERS, J_REACH),
 	L(L_VERS, "leaf.versions", J, "install the same versions everywhere", l_versions, J_REACH),
 	Q(J_REACH, "job.reach", J, "socket interface", "several hosts with TCP reachability results?", q_reach,
-	  J_REACH_ALL, J_TIMEOUT),
+	  J_REACH_ALL, J_RAILS),
 	Q(J_REACH_ALL, "job.reach-all", J, NULL, "every host has an interface every other host reaches?", q_reach_all,
 	  J_REACH_SAME, L_NOROUTE),
 	Q(J_REACH_SAME, "job.reach-same", J, NULL, "the same interface name on every host?", q_reach_same, L_IFACE_JOB,
 	  L_IFACE_PREFIX),
-	L(L_IFACE_JOB, "leaf.iface-job", J, "NCCL/Gloo/Open MPI/UCX on the routed interface", l_iface_job, J_TIMEOUT),
+	L(L_IFACE_JOB, "leaf.iface-job", J, "NCCL/Gloo/Open MPI/UCX on the routed interface", l_iface_job, J_RAILS),
 	L(L_IFACE_PREFIX, "leaf.iface-prefix", J, "a prefix list valid on every host; per-host names for Gloo and UCX",
-	  l_iface_job, J_TIMEOUT),
-	L(L_NOROUTE, "leaf.no-route", J, "fix routing or the firewall first", l_noroute, J_TIMEOUT),
+	  l_iface_job, J_RAILS),
+	L(L_NOROUTE, "leaf.no-route", J, "fix routing or the firewall first", l_noroute, J_RAILS),
+	Q(J_RAILS, "job.rails", J, "rdma rails", "every host's RDMA ports on their own subnets, the same on all hosts "
+	  "(and NCCL_CROSS_NIC not 0)?", q_rails, L_CROSS_NIC, J_TIMEOUT),
+	L(L_CROSS_NIC, "leaf.cross-nic", J, "NCCL_CROSS_NIC=0: keep each ring on its rail", l_cross_nic, J_TIMEOUT),
 	Q(J_TIMEOUT, "job.timeout", J, "timeouts", "a collective timed out or a rank straggled?", q_timeout, L_TIMEOUT, J_FLAKY),
 	L(L_TIMEOUT, "leaf.timeout", J, "name the rank; what to collect next; timeouts for the next run", l_timeout, J_FLAKY),
 	Q(J_FLAKY, "job.ib-flaky", J, "flaky fabric", "InfiniBand completions failing with retry exceeded?", q_flaky,

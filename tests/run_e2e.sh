@@ -441,6 +441,11 @@ adv "duplicate hostnames: NCCL_HOSTID per host" dup-hostname 'len(a("NCCL_HOSTID
 adv "versions differ: the newest everywhere" versions-differ 'cmd("install NCCL 2.21.5")'
 adv "IB: unset IB_DISABLE; active, fastest, near HCAs" ib-hca \
 	'unset("NCCL_IB_DISABLE") and a("NCCL_IB_HCA","mlx5_0:1,mlx5_10:1") and "mlx5_3:1 SYS" in a("NCCL_IB_HCA")[0]["why"]'
+adv "IB: an unused port left out by name, every other HCA kept" ib-unused \
+	'a("NCCL_IB_HCA","^mlx5_4:1") and "mlx5_4:1 down" in a("NCCL_IB_HCA")[0]["why"] and "IB001" in a("NCCL_IB_HCA")[0]["findings"]'
+adv "rails: one subnet per port, the same on both hosts" rails \
+	'a("NCCL_CROSS_NIC","0") and "10.1.0.0/24, 10.2.0.0/24" in a("NCCL_CROSS_NIC")[0]["why"]'
+adv "rails: ports sharing one subnet are no rails" rails-shared 'not a("NCCL_CROSS_NIC")'
 adv "IB: memlock and peermem" ib-hca 'cmd("limits.conf") and cmd("ulimit -l unlimited") and cmd("modprobe nvidia-peermem")'
 adv "RoCE with NCCL < 2.21: the v2 GID index" roce-old 'a("NCCL_IB_GID_INDEX","3")'
 adv "RoCE with NCCL >= 2.21: unset the index" roce-new 'unset("NCCL_IB_GID_INDEX") and not a("NCCL_IB_GID_INDEX","3")'

@@ -139,6 +139,35 @@ ib["system"]["memlock_unlimited"] = False
 ib["system"]["memlock_bytes"] = 8 << 20
 ib["system"]["peermem"] = False
 cases["ib-hca"] = doc([ib])
+# IB: one port of five unused: leave it out by name (^), keep every other HCA
+iu = host("ibu17", "d1" * 16, [nic("eth0", ipv4=["10.0.0.17/24"], dflt=True)],
+          hcas=[hca("mlx5_%d" % i, [port(1, "down" if i == 4 else "active")]) for i in range(5)])
+cases["ib-unused"] = doc([iu])
+
+
+# rails: two RoCE ports per host, one subnet per rail, the same on both hosts
+def rail_host(name, hid, last, subnets):
+    nics = [nic("eth0", ipv4=["10.0.0.%d/24" % last], dflt=True)]
+    hcas = []
+    for i, sn in enumerate(subnets):
+        nics.append(nic("ens%d" % (i + 1), ipv4=["%s.%d/24" % (sn, last)]))
+        p = port(1, ll="ethernet", rate=400.0, gid=3)
+        p["netdev"] = "ens%d" % (i + 1)
+        hcas.append(hca("mlx5_%d" % i, [p]))
+    h = host(name, hid, nics, hcas=hcas)
+    h["versions"]["nccl"] = "2.23.4"
+    return h
+
+
+cases["rails"] = doc([rail_host("gpu17", "a1" * 16, 17, ["10.1.0", "10.2.0"]),
+                      rail_host("gpu18", "a2" * 16, 18, ["10.1.0", "10.2.0"])])
+# the same ports on one shared subnet: no rails to keep to
+cases["rails-shared"] = doc([rail_host("gpu17", "a1" * 16, 17, ["10.1.0", "10.1.1"]),
+                             rail_host("gpu18", "a2" * 16, 18, ["10.1.0", "10.1.2"])])
+for h in cases["rails-shared"]["hosts"]:
+    for n in h["nics"]:
+        if n["name"].startswith("ens"):
+            n["ipv4"] = [n["ipv4"][0].replace("/24", "/16")]
 # RoCE with NCCL 2.18 (set the GID) and with NCCL 2.23 and the variable set (unset it)
 ro = host("roce17", "e" * 32, [nic("eth0", ipv4=["10.0.0.17/24"], dflt=True)],
           hcas=[hca("mlx5_0", [port(1, ll="ethernet", rate=200.0, gid=3)])])
