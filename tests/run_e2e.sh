@@ -554,6 +554,10 @@ if command -v groff >/dev/null; then
 else
 	skip "groff not installed: man page rendering not checked"
 fi
+# every leaf of the decision tree is documented under ADVICE
+for l in $("$BIN" advise --explain | awk '$1 ~ /^leaf\./ {print $1}'); do
+	if sed -n '/^\.SH ADVICE/,/^\.SH THRESHOLDS/p' man/commdiag.1 | sed 's/\\-/-/g' | grep -q "$l\b"; then ok; else bad "man page ADVICE lacks $l"; fi
+done
 for c in $("$BIN" help | awk '/^commands:/{f=1;next} /^$/{f=0} f{print $1}'); do
 	if grep -q "^\.BR\? $c\b\|^\.TP.*$c\|^\.SS.*$c\|commdiag $c" man/commdiag.1; then ok; else bad "man page lacks command '$c'"; fi
 done
