@@ -245,7 +245,9 @@ fi
 
 # --- the run deadline and signals (man commdiag, SIGNALS AND TIMEOUTS) ---
 now() { date +%s.%N; }
-# within NAME START LIMIT: less than LIMIT seconds since START
+# within NAME T0 LIMIT: the run ended LIMIT s after T0 at most. The limits are a hang
+# detector, several times what an idle machine needs (a loaded CI runner is slow), not a
+# timing claim.
 within() {
 	local dt
 	dt=$(awk -v a="$2" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
@@ -269,7 +271,7 @@ no_tmp "deadline"
 t0=$(now)
 run "stall until the deadline" 3 "${FAULT[@]}" COMMDIAG_FAULT=discover.stall=ib "$BIN" check --json --timeout 0.5 \
 	-o "$TMP/stall.json"
-within "stall until the deadline" "$t0" 2.5
+within "stall until the deadline" "$t0" 6
 err_has "fault announced" "test fault injection on: discover.stall=ib"
 err_has "stall: partial" "timeout: the run exceeded --timeout (0.5 s) during discovery: the report is partial"
 json_true "stall: what ran is kept" "$TMP/stall.json" \
@@ -304,7 +306,7 @@ for sig in INT TERM; do
 	wait $pid
 	rc=$?
 	if [ $rc = 3 ]; then ok; else bad "SIG$sig: exit $rc, expected 3"; fi
-	within "SIG$sig ends the run" "$t0" 1
+	within "SIG$sig ends the run" "$t0" 4
 	err_has "SIG$sig" "interrupted by SIG$sig during discovery: the report is partial"
 	json_true "SIG$sig: partial document" "$TMP/sig.json" \
 		'd["run"]["stopped_by"] == "SIG'$sig'" and d["hosts"][0]["status"]["topo"] == "ok" and d["hosts"][0]["status"]["net"] == "timeout"'
@@ -353,7 +355,7 @@ if command -v "$CC" >/dev/null; then
 		'all(p["status"] == "error" and p["phase"] == "check" and p["results"][0]["errors"] == 1 for p in d["probes"])'
 	t0=$(now)
 	FAKE_CUDA=stuck "${FAKE[@]}" "$BIN" probe copy.h2d copy.d2d --probe-timeout 1 --json >"$TMP/gpu.json" 2>/dev/null
-	within "streams that never finish: each probe ends at its deadline" "$t0" 4
+	within "streams that never finish: each probe ends at its deadline" "$t0" 10
 	json_true "streams that never finish: timeout with the phase and what was waited on" "$TMP/gpu.json" \
 		'[(p["status"], p["phase"], p["reason"]) for p in d["probes"]] == [("timeout", "setup", "GPU 0: stream work did not finish before the deadline")] * 2'
 	if [ -n "$(ls /usr/local/cuda/lib64/libnccl.so.2 /usr/lib/x86_64-linux-gnu/libnccl.so.2 2>/dev/null)" ]; then
@@ -373,7 +375,7 @@ if command -v "$CC" >/dev/null; then
 	# a call that never returns (cuInit of a wedged driver): the backstop, 1.5 s after the deadline
 	t0=$(now)
 	run "a hung driver call" 3 env FAKE_CUDA=hang "${FAKE[@]}" "$BIN" check --json --timeout 1 -o "$TMP/hang.json"
-	within "a hung driver call ends within deadline + 2 s" "$t0" 3
+	within "a hung driver call ends soon after the 1.5 s backstop" "$t0" 8
 	err_has "a hung driver call" "commdiag: timeout: still in discovery 1.5 s after the stop (a call that does not return?): exiting at once, no report"
 	if [ -e "$TMP/hang.json" ]; then bad "a hung driver call left an output file"; else ok; fi
 	no_tmp "a hung driver call"
@@ -389,7 +391,7 @@ if command -v "$CC" >/dev/null; then
 	wait $pid
 	rc=$?
 	if [ $rc = 3 ]; then ok; else bad "second SIGINT: exit $rc, expected 3"; fi
-	within "second SIGINT quits at once" "$t0" 1
+	within "second SIGINT quits at once" "$t0" 4
 	err_has "second SIGINT" "commdiag: interrupted again during discovery: exiting at once, no report"
 	if [ -e "$TMP/hang.json" ]; then bad "second SIGINT left an output file"; else ok; fi
 	no_tmp "second SIGINT"
