@@ -14,8 +14,9 @@ if command -v apt-get >/dev/null 2>&1; then
 	PM=apt
 	# build: compiler, pkg-config, the libraries; tests: check, python3 (JSON assertions),
 	# groff (man page), valgrind (check-valgrind), script from bsdutils (colour on a tty),
-	# passwd (useradd: CI's unprivileged run), shellcheck (the scripts); fuzzing: clang and its compiler-rt, which
-	# holds libFuzzer (-fsanitize=fuzzer; only recommended by clang, so named here)
+	# passwd (useradd: CI's unprivileged run), shellcheck (tests/run_scripts.sh); fuzzing:
+	# clang and its compiler-rt, which holds libFuzzer (-fsanitize=fuzzer; only recommended
+	# by clang, so named here)
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
 	      shellcheck clang libclang-rt-dev"
