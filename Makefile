@@ -74,12 +74,14 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out src/main.o,$(OBJ))
 	@$(PKG_CONFIG) --exists check || { echo "pkg-config cannot find 'check': install the Debian package check (or run scripts/bootstrap.sh)" >&2; exit 1; }
 	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs check) $(CD_LIBS)
 
-# Unit suites (CK_RUN_SUITE=name runs one), end-to-end tests of the binary, the bad-input catalogue.
+# Unit suites (CK_RUN_SUITE=name runs one), end-to-end tests of the binary, the bad-input catalogue,
+# the scripts (Slurm, CI, bash completion, install/uninstall).
 check: commdiag tests/check_commdiag
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
 	./tests/bad_inputs/run.sh ./commdiag
 	./tests/run_mpi.sh ./commdiag
+	./tests/run_scripts.sh ./commdiag
 
 # Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
 check-netns: commdiag
@@ -142,10 +144,21 @@ install: commdiag
 	$(INSTALL) -m 644 man/commdiag.1 $(DESTDIR)$(MANDIR)/man1/commdiag.1
 	$(INSTALL) -d $(DESTDIR)$(DATADIR)/rules
 	$(INSTALL) -m 644 $(RULES_DATA) $(DESTDIR)$(DATADIR)/rules/
+	$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(LIBEXECDIR)/commdiag
+	$(INSTALL) -m 644 scripts/commdiag.bash-completion $(DESTDIR)$(BASHCOMPDIR)/commdiag
+	$(INSTALL) -m 755 scripts/slurm-prolog.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-prolog
+	$(INSTALL) -m 755 scripts/ci-preflight.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/ci-preflight
+	# Slurm runs its programs without arguments: the name chooses the mode
+	ln -sf slurm-prolog $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-epilog
+	ln -sf slurm-prolog $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-healthcheck
 
+# exactly what install put there, and commdiag's own directories once empty
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/commdiag $(DESTDIR)$(MANDIR)/man1/commdiag.1
 	rm -rf $(DESTDIR)$(DATADIR)/rules
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/commdiag
+	rm -f $(addprefix $(DESTDIR)$(LIBEXECDIR)/commdiag/,slurm-prolog slurm-epilog slurm-healthcheck ci-preflight)
+	rmdir $(DESTDIR)$(LIBEXECDIR)/commdiag $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:
 	rm -rf gen

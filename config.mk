@@ -4,6 +4,11 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share/commdiag
+# the Slurm prolog/epilog/health check and the CI preflight go to $(LIBEXECDIR)/commdiag
+LIBEXECDIR ?= $(PREFIX)/libexec
+# bash-completion's directory (its pkg-config completionsdir, under PREFIX), else the usual one
+BASHCOMPDIR ?= $(or $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) --variable=completionsdir bash-completion \
+	2>/dev/null),$(PREFIX)/share/bash-completion/completions)
 DESTDIR    ?=
 
 CC         ?= cc

@@ -6,6 +6,7 @@
 set -eu
 
 if [ -r /etc/os-release ]; then
+	# shellcheck source=/dev/null
 	. /etc/os-release
 fi
 
@@ -13,11 +14,12 @@ if command -v apt-get >/dev/null 2>&1; then
 	PM=apt
 	# build: compiler, pkg-config, the libraries; tests: check, python3 (JSON assertions),
 	# groff (man page), valgrind (check-valgrind), script from bsdutils (colour on a tty),
-	# passwd (useradd: CI's unprivileged run); fuzzing: clang and its compiler-rt, which
-	# holds libFuzzer (-fsanitize=fuzzer; only recommended by clang, so named here)
+	# passwd (useradd: CI's unprivileged run), shellcheck (tests/run_scripts.sh); fuzzing:
+	# clang and its compiler-rt, which holds libFuzzer (-fsanitize=fuzzer; only recommended
+	# by clang, so named here)
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
-	      clang libclang-rt-dev"
+	      shellcheck clang libclang-rt-dev"
 	missing=""
 	for p in $PKGS; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -26,9 +28,9 @@ if command -v apt-get >/dev/null 2>&1; then
 	done
 elif command -v dnf >/dev/null 2>&1; then
 	PM=dnf
-	# libcjson-devel and check-devel live in EPEL on RHEL/Rocky/Alma
+	# libcjson-devel, check-devel and ShellCheck live in EPEL on RHEL/Rocky/Alma
 	PKGS="gcc make pkgconf-pkg-config hwloc-devel libnl3-devel rdma-core-devel cjson-devel check-devel
-	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux shadow-utils clang compiler-rt"
+	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux shadow-utils ShellCheck clang compiler-rt"
 	missing=""
 	for p in $PKGS; do
 		if ! rpm -q "$p" >/dev/null 2>&1; then

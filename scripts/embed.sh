@@ -12,7 +12,7 @@ trap 'rm -f "$tmp"' EXIT
 	echo '#include "embed.h"'
 	i=0
 	for f in "$@"; do
-		echo "static const char file_$i[] ="
+		echo "static const char file_${i}[] ="
 		# every byte outside printable ASCII, and \ and ", as an octal escape
 		LC_ALL=C od -An -v -tu1 "$f" | LC_ALL=C awk '
 			{ for (k = 1; k <= NF; k++) {
