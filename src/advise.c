@@ -293,23 +293,41 @@ static void l_set_device(struct cd_walk *w)
 
 /* ---- versions ---- */
 
+static const char *ver_nccl(const struct cd_host *h) { return h->versions.nccl; }
+static const char *ver_plugin(const struct cd_host *h) { return h->versions.nccl_net_plugin; }
+static const char *ver_driver(const struct cd_host *h) { return h->versions.driver; }
+
+static int str_differs(const struct cd_results *r, const char *(*get)(const struct cd_host *h))
+{
+	for (size_t i = 1; i < r->n_hosts; i++) {
+		const char *a = get(&r->hosts[0]), *b = get(&r->hosts[i]);
+
+		if (a && b && strcmp(a, b))
+			return 1;
+	}
+	return 0;
+}
+
 static int versions_differ(const struct cd_results *r, char *what, size_t len)
 {
-	static const char *const names[] = { "nccl", "driver" };
+	static const struct {
+		const char *name;
+		const char *(*get)(const struct cd_host *h);
+	} str[] = { { "nccl", ver_nccl }, { "nccl net plugin", ver_plugin }, { "driver", ver_driver } };
 
-	for (size_t k = 0; k < 3; k++)
-		for (size_t i = 1; i < r->n_hosts; i++) {
-			const struct cd_versions *a = &r->hosts[0].versions, *b = &r->hosts[i].versions;
-			int differ = k < 2 ? (k == 0 ? a->nccl && b->nccl && strcmp(a->nccl, b->nccl)
-						     : a->driver && b->driver && strcmp(a->driver, b->driver))
-					   : a->cuda_driver != CD_NULL_I64 && b->cuda_driver != CD_NULL_I64 &&
-						     a->cuda_driver != b->cuda_driver;
-
-			if (differ) {
-				snprintf(what, len, "%s", k < 2 ? names[k] : "cuda");
-				return 1;
-			}
+	for (size_t k = 0; k < ARRAY_SIZE(str); k++)
+		if (str_differs(r, str[k].get)) {
+			snprintf(what, len, "%s", str[k].name);
+			return 1;
 		}
+	for (size_t i = 1; i < r->n_hosts; i++) {
+		const struct cd_versions *a = &r->hosts[0].versions, *b = &r->hosts[i].versions;
+
+		if (a->cuda_driver != CD_NULL_I64 && b->cuda_driver != CD_NULL_I64 && a->cuda_driver != b->cuda_driver) {
+			snprintf(what, len, "cuda");
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -324,7 +342,8 @@ static int q_versions(struct cd_walk *w)
 
 static void l_versions(struct cd_walk *w)
 {
-	char list[512];
+	char list[768];
+	int plugin = str_differs(w->r, ver_plugin);
 	size_t used = 0;
 	const char *newest = NULL;
 
@@ -335,15 +354,22 @@ static void l_versions(struct cd_walk *w)
 		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s nccl %s driver %s", i ? "; " : "",
 					 h->hostname ? h->hostname : "?", h->versions.nccl ? h->versions.nccl : "n/a",
 					 h->versions.driver ? h->versions.driver : "n/a");
+		if (h->versions.nccl_net_plugin && used < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, " net plugin %s",
+						 h->versions.nccl_net_plugin);
 		if (h->versions.nccl && version_num(h->versions.nccl) > version_num(newest))
 			newest = h->versions.nccl;
 	}
-	if (newest) {
+	if (plugin)
+		emit(w, NULL, "install the same NCCL net plugin (the same libnccl-net.so, or NCCL_NET_PLUGIN=none "
+			 "everywhere) on every host of the job", NULL, "hosts that load different net plugins pick "
+		     "different transports and cannot connect: %s", list);
+	if (newest && (!plugin || str_differs(w->r, ver_nccl))) {
 		char *cmd = xasprintf("install NCCL %s (and one driver and CUDA version) on every host of the job", newest);
 
 		emit(w, NULL, cmd, NULL, "NCCL's wire protocol is only compatible with itself: %s", list);
 		free(cmd);
-	} else {
+	} else if (!plugin) {
 		emit(w, NULL, "install the same NVIDIA driver and CUDA version on every host of the job", NULL,
 		     "versions differ between hosts: %s", list);
 	}

@@ -348,6 +348,37 @@ static int parse_version(struct state *st, struct cd_host *h, const char *line)
 	return 1;
 }
 
+/*
+ * "NET/Plugin: Loaded net plugin Libfabric (v10)"; "… No plugin found (libnccl-net.so),
+ * using internal implementation" or "… Could not find: libnccl-net.so" when there is none.
+ */
+static int parse_plugin(struct state *st, struct cd_host *h, const char *line)
+{
+	const char *p = after(line, "Loaded net plugin ");
+	const char *v;
+	char buf[96];
+
+	if (p && (v = strstr(p, " (v")) && isdigit((unsigned char)v[3]) && strchr(v, ')')) {
+		snprintf(buf, sizeof(buf), "%.*s", (int)(strchr(v, ')') + 1 - p), p);
+	} else if (strstr(line, "NET/Plugin") && (strstr(line, "No plugin found") || strstr(line, "Could not find") ||
+						   strstr(line, "using internal") || strstr(line, "Using internal"))) {
+		snprintf(buf, sizeof(buf), "internal");
+	} else {
+		return 0;
+	}
+	if (!h->versions.nccl_net_plugin) {
+		h->versions.nccl_net_plugin = xstrdup(buf);
+	} else if (strcmp(h->versions.nccl_net_plugin, buf)) {
+		struct cd_finding *f = log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl net plugin",
+						   "NCCL net plugins differ between ranks", NULL);
+
+		if (f && !f->evidence.n)
+			cd_finding_evidence(f, "ranks on %s load net plugin %s and %s", h->hostname,
+					    h->versions.nccl_net_plugin, buf);
+	}
+	return 1;
+}
+
 /* "NCCL_SOCKET_IFNAME set by environment to eth0." */
 static int parse_env(struct cd_host *h, const char *line)
 {
@@ -508,7 +539,7 @@ static void classify(struct state *st, const char *line)
 	struct cd_host *h = line_host(st, line);
 	const char *p;
 	char addr[80];
-	int known = parse_version(st, h, line) | parse_env(h, line);
+	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
 
 	if ((p = after(line, "NET/Socket : Using ")) || (p = after(line, "Bootstrap : Using ")) ||
 	    (p = after(line, "Bootstrap: Using ")) || (p = after(line, "NET : Using interface ")))
@@ -619,6 +650,17 @@ static void finish(struct state *st, struct cd_host *first)
 					NULL);
 			if (f && !f->evidence.n)
 				cd_finding_evidence(f, "%s has NCCL %s, %s has %s", st->r->hosts[0].hostname, a,
+						    st->r->hosts[i].hostname, b);
+		}
+	}
+	for (size_t i = 1; i < st->r->n_hosts; i++) {
+		const char *a = st->r->hosts[0].versions.nccl_net_plugin, *b = st->r->hosts[i].versions.nccl_net_plugin;
+
+		if (a && b && strcmp(a, b)) {
+			f = log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl net plugin",
+					"NCCL net plugins differ between hosts", NULL);
+			if (f && !f->evidence.n)
+				cd_finding_evidence(f, "%s loads net plugin %s, %s loads %s", st->r->hosts[0].hostname, a,
 						    st->r->hosts[i].hostname, b);
 		}
 	}

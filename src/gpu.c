@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cuda.h>
 #include <nccl.h>
@@ -45,6 +46,57 @@ char *cd_gpu_nccl_version(const char *lib, char **err)
 	}
 	cd_dl_close(h);
 	return v;
+}
+
+/*
+ * The net plugin NCCL would load, found as NCCL finds it: NCCL_NET_PLUGIN=none turns
+ * plugins off; a name X is tried as libnccl-net-X.so, then as X; unset, libnccl-net.so.
+ * The newest ncclNetPlugin_vN symbol wins; every version's struct starts with its name.
+ * Written as NCCL logs it ("Libfabric (v10)"), "internal" when NCCL uses its own.
+ */
+char *cd_gpu_nccl_net_plugin(const char *env, char **err)
+{
+	char *cand[2] = { NULL, NULL };
+	char *v = NULL;
+
+	if (env && !strcasecmp(env, "none")) {
+		*err = xstrdup("NCCL_NET_PLUGIN=none");
+		return xstrdup("internal");
+	}
+	if (env && *env) {
+		cand[0] = xasprintf("libnccl-net-%s.so", env);
+		cand[1] = xstrdup(env);
+	} else {
+		cand[0] = xstrdup("libnccl-net.so");
+	}
+	for (int i = 0; i < 2 && cand[i] && !v; i++) {
+		char *e = NULL;
+		void *h = cd_dl_open(cand[i], &e);
+
+		if (!h) {
+			if (!*err)
+				*err = e;
+			else
+				free(e);
+			continue;
+		}
+		for (int ver = 11; ver >= 2 && !v; ver--) {
+			char sym[32];
+			const char *const *name = NULL;
+			const struct cd_dl_sym one[] = { { sym, (void **)&name, 1 }, { NULL, NULL, 0 } };
+
+			snprintf(sym, sizeof(sym), "ncclNetPlugin_v%d", ver);
+			cd_dl_bind(h, cand[i], one, err);
+			if (name)
+				v = xasprintf("%s (v%d)", *name ? *name : "unnamed", ver);
+		}
+		if (!v && !*err)
+			*err = xasprintf("%s: no ncclNetPlugin_v2 to _v11 symbol", cand[i]);
+		cd_dl_close(h);
+	}
+	free(cand[0]);
+	free(cand[1]);
+	return v ? v : xstrdup("internal");
 }
 
 static void lower(char *s)
@@ -256,6 +308,13 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	if (!h->versions.nccl)
 		cd_debug(1, "gpu: nccl version unknown: %s", err);
 	free(err);
+	err = NULL;
+	if (h->versions.nccl) {
+		h->versions.nccl_net_plugin = cd_gpu_nccl_net_plugin(getenv("NCCL_NET_PLUGIN"), &err);
+		if (err)
+			cd_debug(1, "gpu: nccl net plugin: %s: %s", h->versions.nccl_net_plugin, err);
+		free(err);
+	}
 
 	fabric_manager(h, o->sysfs_root);
 	cu = cd_dl_cuda(&why);

@@ -7,6 +7,9 @@ char *cd_gpu_nccl_version_str(int v);
 /* Load NCCL (lib, or libnccl.so.2 when NULL) and ask its version; NULL with *err on failure. */
 char *cd_gpu_nccl_version(const char *lib, char **err);
 
+/* The net plugin NCCL would load ("Libfabric (v10)", or "internal"); env is NCCL_NET_PLUGIN. */
+char *cd_gpu_nccl_net_plugin(const char *env, char **err);
+
 struct cd_host;
 /*
  * Fill paths.cuda_p2p (cuDeviceCanAccessPeer) and paths.nvml_p2p (NVML's P2P read

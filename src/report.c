@@ -178,6 +178,9 @@ static void render_versions(struct cd_out *o, const struct cd_host *h)
 	out_str(o, OUT_ANY, "driver", "  versions    driver %s", v->driver);
 	out_i64(o, OUT_ANY, "cuda_driver", " · cuda driver %" PRId64, v->cuda_driver);
 	out_str(o, OUT_ANY, "nccl", " · nccl %s", v->nccl);
+	out_str(o, OUT_JSON, "nccl_net_plugin", NULL, v->nccl_net_plugin);
+	if (v->nccl_net_plugin)
+		out_str(o, OUT_TEXT, NULL, " · net plugin %s", v->nccl_net_plugin);
 	out_str(o, OUT_ANY, "hwloc", " · hwloc %s", v->hwloc);
 	out_str(o, OUT_ANY, "libnl", " · libnl %s", v->libnl);
 	out_str(o, OUT_ANY, "libibverbs", " · libibverbs %s", v->libibverbs);
@@ -1075,6 +1078,9 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 		out_str(o, OUT_JSON, "nccl", NULL, h->versions.nccl);
 		if (h->versions.nccl)
 			out_str(o, OUT_TEXT, NULL, " nccl %s", h->versions.nccl);
+		out_str(o, OUT_JSON, "nccl_net_plugin", NULL, h->versions.nccl_net_plugin);
+		if (h->versions.nccl_net_plugin)
+			out_str(o, OUT_TEXT, NULL, " net plugin %s", h->versions.nccl_net_plugin);
 		out_arr_open(o, "interfaces");
 		for (size_t k = 0; k < h->n_nics; k++) {
 			out_str(o, OUT_ANY, NULL, k ? ",%s" : " interfaces %s", h->nics[k].name);

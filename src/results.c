@@ -450,6 +450,7 @@ static void host_free(struct cd_host *h)
 	free(s->fabric_manager);
 	free(v->driver);
 	free(v->nccl);
+	free(v->nccl_net_plugin);
 	free(v->hwloc);
 	free(v->libnl);
 	free(v->libibverbs);

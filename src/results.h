@@ -73,6 +73,7 @@ struct cd_versions {
 	char *driver;       /* NVIDIA kernel driver */
 	int64_t cuda_driver; /* cuDriverGetVersion(): 13000 = 13.0 */
 	char *nccl;         /* "2.28.9" */
+	char *nccl_net_plugin; /* "Libfabric (v10)" as NCCL logs it; "internal" without one */
 	char *hwloc;
 	char *libnl;
 	char *libibverbs;

@@ -224,6 +224,7 @@ static void load_versions(struct ld *l, const cJSON *o, struct cd_versions *v)
 	v->driver = get_str(l, o, "driver");
 	v->cuda_driver = get_i64(l, o, "cuda_driver");
 	v->nccl = get_str(l, o, "nccl");
+	v->nccl_net_plugin = get_str(l, o, "nccl_net_plugin");
 	v->hwloc = get_str(l, o, "hwloc");
 	v->libnl = get_str(l, o, "libnl");
 	v->libibverbs = get_str(l, o, "libibverbs");

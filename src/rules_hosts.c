@@ -126,6 +126,7 @@ static int differ(struct cd_results *r, const char *what, enum cd_severity sev, 
 }
 
 static const char *v_nccl(const struct cd_host *h, char *b, size_t l) { (void)b; (void)l; return h->versions.nccl; }
+static const char *v_plugin(const struct cd_host *h, char *b, size_t l) { (void)b; (void)l; return h->versions.nccl_net_plugin; }
 static const char *v_driver(const struct cd_host *h, char *b, size_t l) { (void)b; (void)l; return h->versions.driver; }
 static const char *v_tool(const struct cd_host *h, char *b, size_t l) { (void)b; (void)l; return h->versions.commdiag; }
 static const char *v_cuda(const struct cd_host *h, char *b, size_t l)
@@ -139,7 +140,8 @@ static const char *v_cuda(const struct cd_host *h, char *b, size_t l)
 /* HOST002 */
 static int rule_versions(struct cd_results *r)
 {
-	return differ(r, "nccl", CD_SEV_FAIL, v_nccl) + differ(r, "driver", CD_SEV_WARN, v_driver) +
+	return differ(r, "nccl", CD_SEV_FAIL, v_nccl) + differ(r, "nccl net plugin", CD_SEV_FAIL, v_plugin) +
+	       differ(r, "driver", CD_SEV_WARN, v_driver) +
 	       differ(r, "cuda", CD_SEV_WARN, v_cuda) + differ(r, "commdiag", CD_SEV_WARN, v_tool);
 }
 

@@ -372,6 +372,26 @@ if command -v "$CC" >/dev/null; then
 		'd["hosts"][0]["status"]["gpu"] == "error" and d["hosts"][0]["reason"]["gpu"] == "libcuda.so.1: symbol '"'cuDeviceGetCount'"' not found"'
 	err_has "an NCCL without ncclGetVersion: the reason at -v" "libnccl.so.2: symbol 'ncclGetVersion' not found"
 
+	# the NCCL net plugin, found as NCCL finds it (needs a real NCCL to ask first)
+	mkdir -p "$TMP/plugin"
+	"$CC" -shared -fPIC -o "$TMP/plugin/libnccl-net.so" tests/fake/fake_netplugin.c &&
+		"$CC" -shared -fPIC -DPLUGIN_VERSION_SYMBOL=ncclNetPlugin_v10 -o "$TMP/plugin/libnccl-net-ofi.so" tests/fake/fake_netplugin.c ||
+		bad "building the fake net plugin"
+	if "$BIN" check --json 2>/dev/null | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["hosts"][0]["versions"]["nccl"] is None)'; then
+		plugin_is() { # NAME WANT ENV...
+			local name=$1 want=$2
+			shift 2
+			env LD_LIBRARY_PATH="$TMP/plugin" "$@" "$BIN" check --json >"$TMP/plugin.json" 2>/dev/null
+			json_true "$name" "$TMP/plugin.json" 'd["hosts"][0]["versions"]["nccl_net_plugin"] == "'"$want"'"'
+		}
+		plugin_is "net plugin: libnccl-net.so, its name and version" "FakeNet (v8)"
+		plugin_is "net plugin: NCCL_NET_PLUGIN=ofi is libnccl-net-ofi.so" "FakeNet (v10)" NCCL_NET_PLUGIN=ofi
+		plugin_is "net plugin: NCCL_NET_PLUGIN=none" "internal" NCCL_NET_PLUGIN=none
+		plugin_is "net plugin: a name that loads nothing" "internal" NCCL_NET_PLUGIN=nothere
+	else
+		skip "no libnccl.so.2 to ask: the net plugin is only looked for when NCCL loads"
+	fi
+
 	# a call that never returns (cuInit of a wedged driver): the backstop, 1.5 s after the deadline
 	t0=$(now)
 	run "a hung driver call" 3 env FAKE_CUDA=hang "${FAKE[@]}" "$BIN" check --json --timeout 1 -o "$TMP/hang.json"
@@ -441,6 +461,8 @@ adv "one host: default-route interface, exclude dropped" single-host-iface \
 	'a("NCCL_SOCKET_IFNAME","eth0") and unset("OMPI_MCA_btl_tcp_if_exclude") and "ENV006" in a("NCCL_SOCKET_IFNAME")[0]["findings"]'
 adv "duplicate hostnames: NCCL_HOSTID per host" dup-hostname 'len(a("NCCL_HOSTID")) == 2 and a("NCCL_HOSTID","trainer-10.0.0.17") and cmd("own hostname")'
 adv "versions differ: the newest everywhere" versions-differ 'cmd("install NCCL 2.21.5")'
+adv "net plugins differ: the same plugin everywhere, not another NCCL" plugin-differ \
+	'cmd("same NCCL net plugin") and "node18 nccl 2.23.4 driver n/a net plugin internal" in cmd("same NCCL net plugin")[0]["why"] and not cmd("install NCCL")'
 adv "IB: unset IB_DISABLE; active, fastest, near HCAs" ib-hca \
 	'unset("NCCL_IB_DISABLE") and a("NCCL_IB_HCA","mlx5_0:1,mlx5_10:1") and "mlx5_3:1 SYS" in a("NCCL_IB_HCA")[0]["why"]'
 adv "IB: an unused port left out by name, every other HCA kept" ib-unused \
@@ -502,6 +524,18 @@ done <"$DATA/logs/INDEX"
 echo "explain: $right of $total real logs as recorded in tests/data/logs/INDEX" >&2
 cat "$DATA"/logs/*.log | "$BIN" explain - --json >"$TMP/all.json" 2>"$TMP/err"
 json_true "every log at once, from stdin" "$TMP/all.json" 'len(d["hosts"]) > 5 and len(d["advice"]) > 10'
+# net plugins that differ between hosts (NCCL's own line formats, 2.23)
+cat >"$TMP/plugin.log" <<'LOG'
+node17:188:585 [0] NCCL INFO NCCL version 2.23.4+cuda12.6
+node17:188:585 [0] NCCL INFO NET/Plugin: Loaded net plugin Libfabric (v10)
+node18:201:611 [0] NCCL INFO NCCL version 2.23.4+cuda12.6
+node18:201:611 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.
+LOG
+"$BIN" explain "$TMP/plugin.log" --json >"$TMP/plugin.json" 2>"$TMP/err"
+json_true "explain: net plugins differ between hosts" "$TMP/plugin.json" \
+	'[f for f in d["findings"] if f["id"] == "LOG009" and f["subject"] == "nccl net plugin"] and [a for a in d["advice"] if "same NCCL net plugin" in (a["value"] or "")] and [h["nccl_net_plugin"] for h in d["hosts"]] == ["Libfabric (v10)", "internal"]'
+"$BIN" score "$DATA/docs/advise/plugin-differ.json" --json >"$TMP/plugin.json" 2>/dev/null
+json_true "HOST002: net plugins differ" "$TMP/plugin.json" '[f for f in d["findings"] if f["id"] == "HOST002" and f["subject"] == "nccl net plugin" and f["severity"] == "fail"]'
 run "explain without a file" 2 "$BIN" explain
 run "explain a missing file" 2 "$BIN" explain "$TMP/nope.log"
 err_has "explain names the file" "nope.log"

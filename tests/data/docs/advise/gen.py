@@ -126,6 +126,13 @@ a["versions"]["nccl"] = "2.21.5"
 b["versions"]["nccl"] = "2.18.1"
 a["versions"]["driver"] = b["versions"]["driver"] = "550.54.15"
 cases["versions-differ"] = doc([a, b])
+# the same NCCL, different net plugins
+a = host("node17", "a" * 32, [nic("eth0", ipv4=["10.0.0.17/24"], dflt=True)])
+b = host("node18", "b" * 32, [nic("eth0", ipv4=["10.0.0.18/24"], dflt=True)])
+a["versions"]["nccl"] = b["versions"]["nccl"] = "2.23.4"
+a["versions"]["nccl_net_plugin"] = "Libfabric (v10)"
+b["versions"]["nccl_net_plugin"] = "internal"
+cases["plugin-differ"] = doc([a, b])
 # IB: a port down, one slower, one SYS-far; NCCL_IB_DISABLE=1 set; memlock limited; no peermem
 g = [gpu(0, "0000:19:00.0"), gpu(1, "0000:3b:00.0")]
 ib = host("ib17", "d" * 32, [nic("eth0", ipv4=["10.0.0.17/24"], dflt=True)],
