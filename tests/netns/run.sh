@@ -71,7 +71,7 @@ job() {
 	timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" --hostfile "$TMP/hosts" --map-by node \
 		--mca plm_rsh_agent "$HERE/rsh-agent.sh" --mca plm_rsh_no_tree_spawn 1 \
 		--mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24 \
-		-x CD_NETNS_MAP -x CD_NETNS_DIR -x NO_COLOR=1 \
+		-x CD_NETNS_MAP -x CD_NETNS_DIR -x NO_COLOR=1 -x COMMDIAG_TESTING -x COMMDIAG_FAULT \
 		"$BIN" "$@"
 }
 # json_true NAME FILE PYTHON-EXPR
@@ -112,6 +112,30 @@ if [ -s "$TMP/same.json" ]; then
 	json_true "HOST001 same identity" "$TMP/same.json" '[f for f in d["findings"] if f["id"] == "HOST001" and f["severity"] == "fail"]'
 else
 	bad "no document from the same-hostname run: $(tail -c 400 "$TMP/err")"
+fi
+
+# 3. a peer that accepts a TCP connection and never answers (test-only knob): hostB's
+# listener is mute; hostA gives up on it at the per-connection deadline, records whom it
+# waited on and why, finishes the matrix, and the rules name the missing path
+t0=$(date +%s)
+COMMDIAG_TESTING=1 COMMDIAG_FAULT=mute_rank=1 CD_NETNS_UTS=1 job 2 check --json --quick --probe-timeout 4 --timeout 60 \
+	-o "$TMP/mute.json" 2>"$TMP/err"
+rc=$?
+dt=$(($(date +%s) - t0))
+if [ $rc = 1 ] || [ $rc = 3 ]; then ok; else bad "mute peer: exit $rc: $(tail -c 400 "$TMP/err")"; fi
+# a hang detector, not a timing claim: 4 s per probe, far below the 60 s run deadline
+if [ $dt -lt 45 ]; then ok; else bad "mute peer: the run took $dt s"; fi
+if [ -s "$TMP/mute.json" ]; then
+	json_true "mute peer: hostA to hostB fails, naming the wait" "$TMP/mute.json" \
+		'[x for x in d["reach"] if x["from"] == "hostA" and x["to"] == "hostB" and x["iface"] == "eth0" and x["address"] == "10.77.0.2" and not x["ok"] and "connected, but nothing answered within" in x["error"]]'
+	json_true "mute peer: the matrix still completes on both hosts" "$TMP/mute.json" \
+		'sorted(p["rank"] for p in d["probes"] if p["name"] == "tcp.reach" and p["status"] == "ok") == [0, 1]'
+	json_true "mute peer: TCP001 hostA has no path to hostB" "$TMP/mute.json" \
+		'[f for f in d["findings"] if f["id"] == "TCP001" and f["host"] == "hostA" and f["subject"] == "hostB"]'
+	json_true "mute peer: hostB reached hostA" "$TMP/mute.json" \
+		'[x for x in d["reach"] if x["from"] == "hostB" and x["to"] == "hostA" and x["iface"] == "eth0" and x["ok"]]'
+else
+	bad "no document from the mute-peer run: $(tail -c 400 "$TMP/err")"
 fi
 
 echo "netns: $pass passed, $fail failed"
