@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,10 +98,16 @@ int cd_fault_rank(const char *knob)
 
 void cd_fault_delay(size_t bytes)
 {
-	static int slow = -2;
+	static int slow = -2, die = -2;
 	struct timespec ts;
 	double us;
 
+	if (die == -2)
+		die = cd_fault_rank("die_rank");
+	if (die >= 0 && die == dist.rank) {
+		cd_warn("dist: rank %d: COMMDIAG_FAULT die_rank: killing this rank", dist.rank);
+		raise(SIGKILL);
+	}
 	if (slow == -2)
 		slow = cd_fault_rank("slow_rank");
 	if (slow < 0 || slow != dist.rank)

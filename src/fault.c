@@ -18,6 +18,7 @@ static const struct knob {
 	{ "slow_rank", "#", "that rank sleeps in every MPI probe operation (about 1 ms per MB)" },
 	{ "hang_rank", "#", "that rank never answers rank 0's gather" },
 	{ "mute_rank", "#", "that rank's TCP listener accepts and never answers" },
+	{ "die_rank", "#", "that rank is killed (SIGKILL) in its first MPI probe operation, mid-collective" },
 };
 
 struct on {

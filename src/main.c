@@ -447,9 +447,20 @@ static double report_margin(const struct ctx *c)
 	return c->timeout_s * 0.1 < 2.0 ? c->timeout_s * 0.1 : 2.0;
 }
 
+/*
+ * Stopped by SIGINT or SIGTERM under MPI (mpirun forwards SIGTERM to every rank when one
+ * of them dies, and sends SIGKILL 1 s later): gather only what answers at once, so the
+ * partial document, naming the ranks that did not, is out before then.
+ */
+#define STOP_GATHER_S 0.3
+
 static double gather_deadline(const struct ctx *c)
 {
-	return c->t_start + c->timeout_s - report_margin(c);
+	double end = c->t_start + c->timeout_s - report_margin(c);
+
+	if (cd_stop && cd_stop != SIGALRM && cd_now_s() + STOP_GATHER_S < end)
+		end = cd_now_s() + STOP_GATHER_S;
+	return end;
 }
 
 static double probes_end(const struct ctx *c)
