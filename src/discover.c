@@ -187,6 +187,8 @@ static void stall(struct cd_host *h, enum cd_part p)
 
 	if (!v || strcmp(v, cd_part_str(p)))
 		return;
+	/* a test waits for this line before it signals: the stall has begun, not just the run */
+	cd_warn("test fault discover.stall: %s stalls until the run is stopped", cd_part_str(p));
 	while (!cd_stop)
 		nanosleep(&ts, NULL);
 	cd_section_set(&h->part[p], CD_ST_TIMEOUT, "did not finish: stopped by %s (test fault discover.stall)",

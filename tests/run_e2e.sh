@@ -255,8 +255,8 @@ within() {
 }
 # no_tmp NAME: no -o temporary file (.NAME.XXXXXX) left in $TMP
 no_tmp() { if ls -a "$TMP" | grep -q '^\..*\.[A-Za-z0-9]\{6\}$'; then bad "$1: temporary file left behind"; else ok; fi; }
-# wait_for FILE PATTERN: until FILE holds PATTERN (5 s at most)
-wait_for() { for _ in $(seq 100); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+# wait_for FILE PATTERN: until FILE holds PATTERN (20 s at most)
+wait_for() { for _ in $(seq 400); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 FAULT=(env COMMDIAG_TESTING=1)
 
 # the deadline passes at once: every section is marked, the partial document is still written
@@ -300,7 +300,7 @@ for sig in INT TERM; do
 	rm -f "$TMP/sig.json"
 	"${FAULT[@]}" COMMDIAG_FAULT=discover.stall=net "$BIN" check --json -o "$TMP/sig.json" 2>"$TMP/err" &
 	pid=$!
-	wait_for "$TMP/err" "fault injection on" || bad "SIG$sig: the run did not start"
+	wait_for "$TMP/err" "net stalls until the run is stopped" || bad "SIG$sig: the stall did not begin"
 	t0=$(now)
 	kill -s "$sig" $pid
 	wait $pid
@@ -314,7 +314,7 @@ for sig in INT TERM; do
 done
 "${FAULT[@]}" COMMDIAG_FAULT=discover.stall=gpu "$BIN" check >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-wait_for "$TMP/err" "fault injection on" || bad "SIGTERM text: the run did not start"
+wait_for "$TMP/err" "gpu stalls until the run is stopped" || bad "SIGTERM text: the stall did not begin"
 kill -TERM $pid
 wait $pid
 if [ $? = 3 ]; then ok; else bad "SIGTERM, text to stdout: exit not 3"; fi
@@ -590,6 +590,13 @@ if command -v groff >/dev/null; then
 else
 	skip "groff not installed: man page rendering not checked"
 fi
+# every long option of every command is documented under OPTIONS
+for c in $("$BIN" help | awk '/^commands:/{f=1;next} /^$/{f=0} f{print $1}'); do
+	"$BIN" help "$c" 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u
+done | sort -u >"$TMP/longopts"
+while read -r o; do
+	if sed 's/\\-/-/g' man/commdiag.1 | grep -q -- "^\.[A-Z]*.*$o\b"; then ok; else bad "man page lacks option $o"; fi
+done <"$TMP/longopts"
 # every leaf of the decision tree is documented under ADVICE
 for l in $("$BIN" advise --explain | awk '$1 ~ /^leaf\./ {print $1}'); do
 	if sed -n '/^\.SH ADVICE/,/^\.SH THRESHOLDS/p' man/commdiag.1 | sed 's/\\-/-/g' | grep -q "$l\b"; then ok; else bad "man page ADVICE lacks $l"; fi
