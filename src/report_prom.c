@@ -32,6 +32,8 @@ struct prom {
 	 */
 	char **seen;
 	size_t seen_cap, seen_n;
+	size_t dropped;         /* over all families, reported once at the end */
+	char *first_dropped;
 };
 
 static void lbl_reserve(struct prom *pm, size_t more)
@@ -150,7 +152,8 @@ static void sample(struct prom *pm, double v)
 		return;
 	}
 	if (seen_add(pm, pm->lbl)) {
-		cd_warn("prometheus: a second %s{%s} left out: the first one is kept", pm->name, pm->lbl);
+		if (!pm->dropped++)
+			pm->first_dropped = xasprintf("%s{%s}", pm->name, pm->lbl);
 		lbl_reset(pm);
 		return;
 	}
@@ -572,6 +575,10 @@ void cd_report_prom(struct cd_out *o, const struct cd_results *r)
 	reach_families(&pm, r);
 	finding_families(&pm, r);
 	score_families(&pm, r);
+	if (pm.dropped)
+		cd_warn("prometheus: %zu repeated series left out, the first of each kept (the first repeat: %s)",
+			pm.dropped, pm.first_dropped);
 	seen_clear(&pm);
+	free(pm.first_dropped);
 	free(pm.lbl);
 }
