@@ -16,10 +16,11 @@ if command -v apt-get >/dev/null 2>&1; then
 	# groff (man page), valgrind (check-valgrind), script from bsdutils (colour on a tty),
 	# passwd (useradd: CI's unprivileged run), shellcheck (tests/run_scripts.sh); fuzzing:
 	# clang and its compiler-rt, which holds libFuzzer (-fsanitize=fuzzer; only recommended
-	# by clang, so named here)
+	# by clang, so named here); tests/run_prom.sh: promtool (prometheus) and systemd-analyze
+	# (systemd)
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
-	      shellcheck clang libclang-rt-dev"
+	      shellcheck clang libclang-rt-dev prometheus systemd"
 	missing=""
 	for p in $PKGS; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

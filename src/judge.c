@@ -152,6 +152,22 @@ const struct cd_gpu *cd_host_gpu(const struct cd_host *h, int64_t index)
 	return NULL;
 }
 
+double cd_probe_link_gbyte_s(const struct cd_results *r, const struct cd_probe_run *p)
+{
+	const struct cd_host *h = cd_probe_host(r, p);
+	const struct cd_gpu *g = cd_host_gpu(h, p->device), *b;
+	double nv;
+
+	if (!g || !p->name)
+		return NAN;
+	if (!strcmp(p->name, "copy.h2d") || !strcmp(p->name, "copy.d2h"))
+		return cd_gpu_pcie_max_gbyte_s(g);
+	if (strcmp(p->name, "p2p.bw") || !(b = cd_host_gpu(h, p->peer)))
+		return NAN;
+	nv = cd_gpu_nvlink_gbyte_s(g);
+	return !isnan(nv) ? nv : fmin(cd_gpu_pcie_max_gbyte_s(g), cd_gpu_pcie_max_gbyte_s(b));
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

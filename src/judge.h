@@ -47,6 +47,12 @@ int64_t cd_probe_errors(const struct cd_probe_run *p);
 /* The host a probe ran on: by name, or the only host; NULL when unknown. */
 const struct cd_host *cd_probe_host(const struct cd_results *r, const struct cd_probe_run *p);
 const struct cd_gpu *cd_host_gpu(const struct cd_host *h, int64_t index);
+/*
+ * The link a bandwidth probe is measured against, GB/s: the GPU's PCIe link at its maximum
+ * for copy.h2d/d2h; for p2p.bw the GPU's NVLink rate, else the slower GPU's PCIe link.
+ * NAN for other probes and unknown links. The score card and the Prometheus report share it.
+ */
+double cd_probe_link_gbyte_s(const struct cd_results *r, const struct cd_probe_run *p);
 
 /* Median of n values (v is reordered); NAN for n == 0. */
 double cd_median(double *v, size_t n);

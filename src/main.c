@@ -59,6 +59,8 @@
 #define C_ENV (1u << 9)
 #define C_EXPLAIN (1u << 10)
 #define C_ALL (~0u)
+/* the commands that render the whole results document (what --format prometheus needs) */
+#define C_DOCUMENT (C_CHECK | C_PROBE | C_TOPO | C_REPORT | C_SCORE)
 /* the commands that take positional arguments */
 /* the global options: every command that writes a report takes them */
 #define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN)
@@ -160,7 +162,8 @@ static const struct opt {
 	const char *help;
 } opts[] = {
 	{ { "json", no_argument, NULL, 'j' }, 'j', C_GLOBAL, NULL, "write the JSON document (same as --format json)" },
-	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "text|json", "output format (default text)" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "FORMAT",
+	  "text (the default), json or prometheus" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', C_GLOBAL, "FILE",
 	  "write the report to FILE atomically (temporary file + rename)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', C_ALL, NULL, "more detail on stderr and in text (repeatable)" },
@@ -1099,8 +1102,11 @@ int main(int argc, char **argv)
 				c.format = OUT_FMT_TEXT;
 			else if (!strcmp(optarg, "json"))
 				c.format = OUT_FMT_JSON;
+			else if (!strcmp(optarg, "prometheus"))
+				c.format = OUT_FMT_PROM;
 			else
-				return cd_error("option '--format': unknown format '%s': expected text or json", optarg),
+				return cd_error("option '--format': unknown format '%s': expected text, json or prometheus",
+						optarg),
 				       EXIT_USAGE;
 			c.format_set = 1;
 			break;
@@ -1233,6 +1239,14 @@ int main(int argc, char **argv)
 
 	if (c.shell && c.format == OUT_FMT_JSON)
 		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--json'"), EXIT_USAGE;
+	if (c.shell && c.format == OUT_FMT_PROM)
+		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--format prometheus'"),
+		       EXIT_USAGE;
+	/* metrics are made of the whole results document: the other commands render a part of it or none */
+	if (c.format == OUT_FMT_PROM && !(cmd->id & C_DOCUMENT))
+		return cd_error("option '--format prometheus' applies to the commands that render the results document "
+				"(check, probe, topo, report, score), not to '%s'", cmd->name),
+		       EXIT_USAGE;
 	{
 		const char *nc = getenv("NO_COLOR");
 

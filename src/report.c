@@ -916,6 +916,10 @@ static void render_shell_block(struct cd_out *o, const struct cd_results *r)
 
 void cd_report(struct cd_out *o, const struct cd_results *r)
 {
+	if (out_format(o) == OUT_FMT_PROM) {
+		cd_report_prom(o, r);
+		return;
+	}
 	render_tool_run(o, r);
 	out_arr_open(o, "hosts");
 	for (size_t i = 0; i < r->n_hosts; i++)

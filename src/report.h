@@ -8,6 +8,8 @@
 
 /* Render the whole document: text for people or the JSON document (schema 1). */
 void cd_report(struct cd_out *o, const struct cd_results *r);
+/* The document as Prometheus metrics (node_exporter's textfile collector); cd_report() dispatches to it. */
+void cd_report_prom(struct cd_out *o, const struct cd_results *r);
 /* The advice as lines to paste or eval (text only). */
 void cd_report_shell(struct cd_out *o, const struct cd_results *r);
 /* `advise`, `env`, `explain`: their sections of the document. */

@@ -73,23 +73,15 @@ static void bw_probes(struct acc *a, const struct cd_results *r, const struct cd
 
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
-		const struct cd_host *h = cd_probe_host(r, p);
-		const struct cd_gpu *g = cd_host_gpu(h, p->device);
-		double bw = cd_probe_bw(p), ref = NAN, floor_ = NAN;
+		double bw = cd_probe_bw(p), ref = cd_probe_link_gbyte_s(r, p), floor_ = NAN;
 		char label[96];
 
 		if (isnan(bw) || !p->name)
 			continue;
 		probe_label(p, label, sizeof(label));
 		if (!strcmp(p->name, "copy.h2d") || !strcmp(p->name, "copy.d2h")) {
-			ref = g ? cd_gpu_pcie_max_gbyte_s(g) : NAN;
 			floor_ = cd_conf_get(c, !strcmp(p->name, "copy.h2d") ? CD_K_COPY_H2D_MIN : CD_K_COPY_D2H_MIN);
 		} else if (!strcmp(p->name, "p2p.bw")) {
-			const struct cd_gpu *b = cd_host_gpu(h, p->peer);
-			double nv = g ? cd_gpu_nvlink_gbyte_s(g) : NAN;
-
-			if (g && b)
-				ref = !isnan(nv) ? nv : fmin(cd_gpu_pcie_max_gbyte_s(g), cd_gpu_pcie_max_gbyte_s(b));
 			floor_ = cd_conf_get(c, CD_K_P2P_MIN);
 		} else if (!strcmp(p->name, "nccl.all_reduce") &&
 			   (double)cd_probe_max_bytes(p) >= cd_conf_get(c, CD_K_NCCL_FLOOR_BYTES)) {

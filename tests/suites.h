@@ -4,7 +4,7 @@
 /* Every module suite, in run order. Add one line per tests/check_<module>.c. */
 #define CD_SUITES \
 	SUITE(util) SUITE(out) SUITE(results) SUITE(system) SUITE(topo) SUITE(net) SUITE(ib) \
-	SUITE(dl) SUITE(embed) SUITE(conf) SUITE(rules) SUITE(score) SUITE(report) SUITE(discover) \
+	SUITE(dl) SUITE(embed) SUITE(conf) SUITE(rules) SUITE(score) SUITE(report) SUITE(prom) SUITE(discover) \
 	SUITE(probe) SUITE(advise) SUITE(explain) SUITE(fault) SUITE(dist)
 /* Weak, so a suite joins the runner by existing; the prototypes also serve each check_<module>.c. */
 #define SUITE(name) Suite *name##_suite(void) __attribute__((weak));

@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The results document as Prometheus metrics: the text exposition format that
+ * node_exporter's textfile collector reads (no timestamps, no exemplars).
+ *
+ * Each family is written in one pass over the document, so its samples are contiguous
+ * and its # HELP / # TYPE come first and once; a family without a sample is left out.
+ * Units are in the names and in base units (seconds, bytes, bytes per second, ratios
+ * 0-1). A fact the document does not know (null) is no sample, never a 0. Every metric
+ * is a gauge: each run replaces the file, nothing accumulates across runs.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "judge.h"
+#include "report.h"
+#include "util.h"
+
+struct prom {
+	struct cd_out *o;
+	const char *name;       /* the family being written */
+	const char *help;
+	int header;             /* its # HELP / # TYPE are out */
+	char *lbl;              /* labels of the next sample, without braces: a="x",b="y" */
+	size_t lbl_len, lbl_cap;
+	/*
+	 * Label sets already written in this family: node_exporter refuses a whole file with a
+	 * repeated series, so a second one (two identical probe runs, say) is dropped with a warning.
+	 */
+	char **seen;
+	size_t seen_cap, seen_n;
+	size_t dropped;         /* over all families, reported once at the end */
+	char *first_dropped;
+};
+
+static void lbl_reserve(struct prom *pm, size_t more)
+{
+	if (pm->lbl_len + more + 1 <= pm->lbl_cap)
+		return;
+	while (pm->lbl_len + more + 1 > pm->lbl_cap)
+		pm->lbl_cap = pm->lbl_cap ? pm->lbl_cap * 2 : 256;
+	pm->lbl = xrealloc(pm->lbl, pm->lbl_cap);
+}
+
+static void lbl_reset(struct prom *pm)
+{
+	lbl_reserve(pm, 0);
+	pm->lbl_len = 0;
+	pm->lbl[0] = '\0';
+}
+
+/* A label; NULL (not known) adds none, which Prometheus reads the same as an empty value. */
+static void lbl_str(struct prom *pm, const char *name, const char *v)
+{
+	if (!v)
+		return;
+	/* worst case every byte doubles, plus name, '=', quotes and comma */
+	lbl_reserve(pm, strlen(name) + 2 * strlen(v) + 4);
+	pm->lbl_len += (size_t)sprintf(pm->lbl + pm->lbl_len, "%s%s=\"", pm->lbl_len ? "," : "", name);
+	for (const char *c = v; *c; c++) {
+		/* the exposition format escapes exactly these three in label values */
+		if (*c == '\\' || *c == '"' || *c == '\n') {
+			pm->lbl[pm->lbl_len++] = '\\';
+			pm->lbl[pm->lbl_len++] = *c == '\n' ? 'n' : *c;
+		} else {
+			pm->lbl[pm->lbl_len++] = *c;
+		}
+	}
+	pm->lbl[pm->lbl_len++] = '"';
+	pm->lbl[pm->lbl_len] = '\0';
+}
+
+static void lbl_i64(struct prom *pm, const char *name, int64_t v)
+{
+	char buf[24];
+
+	if (v == CD_NULL_I64)
+		return;
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	lbl_str(pm, name, buf);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void seen_clear(struct prom *pm)
+{
+	for (size_t i = 0; i < pm->seen_cap; i++)
+		free(pm->seen[i]);
+	free(pm->seen);
+	pm->seen = NULL;
+	pm->seen_cap = pm->seen_n = 0;
+}
+
+/* Open addressing, kept at most half full; returns 1 when s was already there. */
+static int seen_add(struct prom *pm, const char *s)
+{
+	size_t i;
+
+	if (2 * (pm->seen_n + 1) > pm->seen_cap) {
+		char **old = pm->seen;
+		size_t old_cap = pm->seen_cap;
+
+		pm->seen_cap = old_cap ? old_cap * 2 : 64;
+		pm->seen = xcalloc(pm->seen_cap, sizeof(*pm->seen));
+		for (size_t k = 0; k < old_cap; k++) {
+			if (!old[k])
+				continue;
+			for (i = hash_str(old[k]) & (pm->seen_cap - 1); pm->seen[i]; i = (i + 1) & (pm->seen_cap - 1))
+				;
+			pm->seen[i] = old[k];
+		}
+		free(old);
+	}
+	for (i = hash_str(s) & (pm->seen_cap - 1); pm->seen[i]; i = (i + 1) & (pm->seen_cap - 1))
+		if (!strcmp(pm->seen[i], s))
+			return 1;
+	pm->seen[i] = xstrdup(s);
+	pm->seen_n++;
+	return 0;
+}
+
+/* Start a family; its header is written with its first sample. */
+static void family(struct prom *pm, const char *name, const char *help)
+{
+	pm->name = name;
+	pm->help = help;
+	pm->header = 0;
+	seen_clear(pm);
+	lbl_reset(pm);
+}
+
+/*
+ * Write one sample with the labels built since the last one. A value that is not a
+ * finite number is a fact the document does not have: no sample.
+ */
+static void sample(struct prom *pm, double v)
+{
+	char num[32];
+
+	if (!isfinite(v)) {
+		lbl_reset(pm);
+		return;
+	}
+	if (seen_add(pm, pm->lbl)) {
+		if (!pm->dropped++)
+			pm->first_dropped = xasprintf("%s{%s}", pm->name, pm->lbl);
+		lbl_reset(pm);
+		return;
+	}
+	if (!pm->header) {
+		out_raw(pm->o, "# HELP %s %s\n# TYPE %s gauge\n", pm->name, pm->help, pm->name);
+		pm->header = 1;
+	}
+	/*
+	 * 15 digits: a document's decimals come back as written after the unit conversion
+	 * (17.9 us is 1.79e-05, not 1.7899999999999998e-05); measurements have far fewer.
+	 */
+	snprintf(num, sizeof(num), "%.15g", v);
+	out_raw(pm->o, pm->lbl_len ? "%s{%s} %s\n" : "%s%s %s\n", pm->name, pm->lbl, num);
+	lbl_reset(pm);
+}
+
+static void sample_i64(struct prom *pm, int64_t v)
+{
+	sample(pm, v == CD_NULL_I64 ? NAN : (double)v);
+}
+
+static void sample_tri(struct prom *pm, int v)
+{
+	sample(pm, v == CD_TRI_NULL ? NAN : v == CD_TRI_TRUE);
+}
+
+/* "2026-11-21T10:00:00Z" as Unix seconds; NAN when absent (COMMDIAG_DETERMINISTIC) or not in that form. */
+static double started_seconds(const char *s)
+{
+	struct tm tm;
+	int n = 0;
+
+	if (!s)
+		return NAN;
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+		   &tm.tm_sec, &n) != 6 || s[n] != '\0')
+		return NAN;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (double)timegm(&tm);
+}
+
+/* ---- the run ---- */
+
+static void run_families(struct prom *pm, const struct cd_results *r)
+{
+	family(pm, "commdiag_info", "The commdiag build that wrote the document, the command and the rules profile.");
+	lbl_str(pm, "version", r->tool_version);
+	lbl_str(pm, "mode", r->run.mode);
+	lbl_str(pm, "profile", r->rules.profile);
+	sample(pm, 1);
+
+	family(pm, "commdiag_last_run_timestamp_seconds", "When the run started, Unix time.");
+	sample(pm, started_seconds(r->run.started));
+
+	family(pm, "commdiag_run_duration_seconds", "How long the run took.");
+	sample(pm, r->run.duration_s);
+
+	family(pm, "commdiag_run_complete",
+	       "1 when the run went to its end, 0 when a timeout or signal stopped it (the document is partial).");
+	sample(pm, !r->run.stopped_by);
+
+	family(pm, "commdiag_hosts", "Hosts in the document.");
+	sample(pm, (double)r->n_hosts);
+
+	family(pm, "commdiag_discovery_ok", "1 when a host's discovery section is ok, 0 when skipped, failed or timed out.");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (int k = 0; k < CD_PART_COUNT; k++) {
+			lbl_str(pm, "host", r->hosts[i].hostname);
+			lbl_str(pm, "section", cd_part_str((enum cd_part)k));
+			sample(pm, r->hosts[i].part[k].status == CD_ST_OK);
+		}
+}
+
+/* ---- host facts: GPUs, interfaces, RDMA ports ---- */
+
+static void gpu_labels(struct prom *pm, const struct cd_host *h, const struct cd_gpu *g)
+{
+	lbl_str(pm, "host", h->hostname);
+	lbl_i64(pm, "gpu", g->index);
+}
+
+enum gpu_fact { G_GEN, G_WIDTH, G_MAX_GEN, G_MAX_WIDTH, G_LINK, G_NVL_UP, G_NVL };
+
+static double gpu_fact(const struct cd_gpu *g, enum gpu_fact f)
+{
+	size_t up = 0;
+
+	switch (f) {
+	case G_GEN:
+		return g->pcie_gen == CD_NULL_I64 ? NAN : (double)g->pcie_gen;
+	case G_WIDTH:
+		return g->pcie_width == CD_NULL_I64 ? NAN : (double)g->pcie_width;
+	case G_MAX_GEN:
+		return g->pcie_max_gen == CD_NULL_I64 ? NAN : (double)g->pcie_max_gen;
+	case G_MAX_WIDTH:
+		return g->pcie_max_width == CD_NULL_I64 ? NAN : (double)g->pcie_max_width;
+	case G_LINK:
+		return g->pcie_link_gbyte_s * 1e9;
+	case G_NVL_UP:
+		for (size_t l = 0; l < g->n_nvlinks; l++)
+			up += g->nvlinks[l].up == CD_TRI_TRUE;
+		return g->n_nvlinks ? (double)up : NAN;
+	case G_NVL:
+		return g->n_nvlinks ? (double)g->n_nvlinks : NAN;
+	}
+	return NAN;
+}
+
+static void gpu_families(struct prom *pm, const struct cd_results *r)
+{
+	static const struct {
+		enum gpu_fact f;
+		const char *name, *help;
+	} fams[] = {
+		{ G_GEN, "commdiag_gpu_pcie_link_gen", "PCIe generation the GPU's link runs at now." },
+		{ G_WIDTH, "commdiag_gpu_pcie_link_width", "PCIe lanes the GPU's link runs at now." },
+		{ G_MAX_GEN, "commdiag_gpu_pcie_link_max_gen", "Highest PCIe generation of the GPU's link." },
+		{ G_MAX_WIDTH, "commdiag_gpu_pcie_link_max_width", "Widest PCIe link the GPU supports." },
+		{ G_LINK, "commdiag_gpu_pcie_link_bytes_per_second",
+		  "Theoretical per-direction rate of the GPU's PCIe link at its current state." },
+		{ G_NVL_UP, "commdiag_gpu_nvlinks_up", "NVLinks of the GPU that are up." },
+		{ G_NVL, "commdiag_gpu_nvlinks", "NVLinks of the GPU." },
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(fams); k++) {
+		family(pm, fams[k].name, fams[k].help);
+		for (size_t i = 0; i < r->n_hosts; i++)
+			for (size_t j = 0; j < r->hosts[i].n_gpus; j++) {
+				gpu_labels(pm, &r->hosts[i], &r->hosts[i].gpus[j]);
+				sample(pm, gpu_fact(&r->hosts[i].gpus[j], fams[k].f));
+			}
+	}
+}
+
+static void nic_families(struct prom *pm, const struct cd_results *r)
+{
+	family(pm, "commdiag_nic_info", "A network interface: its kind and operational state, value 1.");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (size_t j = 0; j < r->hosts[i].n_nics; j++) {
+			const struct cd_nic *n = &r->hosts[i].nics[j];
+
+			lbl_str(pm, "host", r->hosts[i].hostname);
+			lbl_str(pm, "iface", n->name);
+			lbl_str(pm, "kind", cd_nic_kind_str(n->kind));
+			lbl_str(pm, "state", n->state);
+			sample(pm, 1);
+		}
+	family(pm, "commdiag_nic_up", "1 when the interface's operational state is up.");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (size_t j = 0; j < r->hosts[i].n_nics; j++) {
+			const struct cd_nic *n = &r->hosts[i].nics[j];
+
+			lbl_str(pm, "host", r->hosts[i].hostname);
+			lbl_str(pm, "iface", n->name);
+			sample(pm, n->state ? !strcmp(n->state, "up") : NAN);
+		}
+	family(pm, "commdiag_nic_mtu_bytes", "MTU of the interface.");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (size_t j = 0; j < r->hosts[i].n_nics; j++) {
+			lbl_str(pm, "host", r->hosts[i].hostname);
+			lbl_str(pm, "iface", r->hosts[i].nics[j].name);
+			sample_i64(pm, r->hosts[i].nics[j].mtu);
+		}
+	family(pm, "commdiag_nic_speed_bytes_per_second", "Link speed of the interface as the driver reports it.");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (size_t j = 0; j < r->hosts[i].n_nics; j++) {
+			int64_t mbit = r->hosts[i].nics[j].speed_mbit_s;
+
+			lbl_str(pm, "host", r->hosts[i].hostname);
+			lbl_str(pm, "iface", r->hosts[i].nics[j].name);
+			/* through the one bits-to-bytes helper: Mb/s are 1e-3 Gb/s */
+			sample(pm, mbit == CD_NULL_I64 ? NAN : cd_gbit_to_gbyte((double)mbit / 1e3) * 1e9);
+		}
+}
+
+static void port_labels(struct prom *pm, const struct cd_host *h, const struct cd_hca *c, const struct cd_ib_port *p)
+{
+	lbl_str(pm, "host", h->hostname);
+	lbl_str(pm, "hca", c->name);
+	lbl_i64(pm, "port", p->port);
+}
+
+static void hca_families(struct prom *pm, const struct cd_results *r)
+{
+	family(pm, "commdiag_hca_port_info", "An RDMA port: state, physical state and link layer, value 1.");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (size_t j = 0; j < r->hosts[i].n_hcas; j++)
+			for (size_t k = 0; k < r->hosts[i].hcas[j].n_ports; k++) {
+				const struct cd_ib_port *p = &r->hosts[i].hcas[j].ports[k];
+
+				port_labels(pm, &r->hosts[i], &r->hosts[i].hcas[j], p);
+				lbl_str(pm, "state", p->state);
+				lbl_str(pm, "phys_state", p->phys_state);
+				lbl_str(pm, "link_layer", p->link_layer);
+				sample(pm, 1);
+			}
+	family(pm, "commdiag_hca_port_active", "1 when the RDMA port's state is active.");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (size_t j = 0; j < r->hosts[i].n_hcas; j++)
+			for (size_t k = 0; k < r->hosts[i].hcas[j].n_ports; k++) {
+				const struct cd_ib_port *p = &r->hosts[i].hcas[j].ports[k];
+
+				port_labels(pm, &r->hosts[i], &r->hosts[i].hcas[j], p);
+				sample(pm, p->state ? !strcmp(p->state, "active") : NAN);
+			}
+	family(pm, "commdiag_hca_port_rate_bytes_per_second", "Rate of the RDMA port (width times lane rate).");
+	for (size_t i = 0; i < r->n_hosts; i++)
+		for (size_t j = 0; j < r->hosts[i].n_hcas; j++)
+			for (size_t k = 0; k < r->hosts[i].hcas[j].n_ports; k++) {
+				const struct cd_ib_port *p = &r->hosts[i].hcas[j].ports[k];
+
+				port_labels(pm, &r->hosts[i], &r->hosts[i].hcas[j], p);
+				sample(pm, cd_port_gbyte_s(p->rate_gbit_s) * 1e9);
+			}
+}
+
+/* ---- probes ---- */
+
+/* The host a probe ran on, by name: its own, else the document's only host. */
+static const char *probe_host(const struct cd_results *r, const struct cd_probe_run *p)
+{
+	const struct cd_host *h;
+
+	if (p->host)
+		return p->host;
+	h = cd_probe_host(r, p);
+	return h ? h->hostname : NULL;
+}
+
+static void probe_labels(struct prom *pm, const struct cd_results *r, const struct cd_probe_run *p)
+{
+	lbl_str(pm, "host", probe_host(r, p));
+	lbl_str(pm, "probe", p->name);
+	lbl_i64(pm, "gpu", p->device);
+	lbl_i64(pm, "peer", p->peer);
+	lbl_str(pm, "variant", p->variant);
+	lbl_i64(pm, "rank", p->rank);
+}
+
+static int host_listed(const char **hosts, size_t n, const char *h)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((!hosts[i] && !h) || (hosts[i] && h && !strcmp(hosts[i], h)))
+			return 1;
+	return 0;
+}
+
+/* Probe runs per host and status, every status of every host present (0 included) so rates divide. */
+static void probe_counts(struct prom *pm, const struct cd_results *r)
+{
+	const char **hosts = xcalloc(r->n_probes + 1, sizeof(*hosts));
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const char *h = probe_host(r, &r->probes[i]);
+
+		if (!host_listed(hosts, n, h))
+			hosts[n++] = h;
+	}
+	family(pm, "commdiag_probes", "Probe runs by status: ok, skipped (needs unmet), error or timeout.");
+	for (size_t i = 0; i < n; i++)
+		for (int st = CD_ST_OK; st <= CD_ST_TIMEOUT; st++) {
+			size_t count = 0;
+
+			for (size_t k = 0; k < r->n_probes; k++)
+				count += r->probes[k].status == (enum cd_status)st &&
+					 host_listed(&hosts[i], 1, probe_host(r, &r->probes[k]));
+			lbl_str(pm, "host", hosts[i]);
+			lbl_str(pm, "status", cd_status_str((enum cd_status)st));
+			sample(pm, (double)count);
+		}
+	free(hosts);
+}
+
+enum sample_fact { S_TIME, S_ALGBW, S_BUSBW, S_ERRORS };
+
+static double sample_fact(const struct cd_probe_sample *s, enum sample_fact f)
+{
+	switch (f) {
+	case S_TIME:
+		return s->time_us / 1e6;
+	case S_ALGBW:
+		return s->algbw_gbyte_s * 1e9;
+	case S_BUSBW:
+		return s->busbw_gbyte_s * 1e9;
+	case S_ERRORS:
+		return s->errors == CD_NULL_I64 ? NAN : (double)s->errors;
+	}
+	return NAN;
+}
+
+/* Latency probes and the collectives, as the score card judges their smallest size. */
+static int is_latency_probe(const struct cd_probe_run *p)
+{
+	return !cd_probe_is_bw(p) || cd_probe_is(p, "nccl.");
+}
+
+static void probe_families(struct prom *pm, const struct cd_results *r)
+{
+	static const struct {
+		enum sample_fact f;
+		const char *name, *help;
+	} per_size[] = {
+		{ S_TIME, "commdiag_probe_time_seconds", "Median time of one operation at this size." },
+		{ S_ALGBW, "commdiag_probe_algbw_bytes_per_second", "Algorithm bandwidth at this size: size / time." },
+		{ S_BUSBW, "commdiag_probe_busbw_bytes_per_second",
+		  "Bus bandwidth at this size: algbw times the collective's factor (nccl-tests)." },
+		{ S_ERRORS, "commdiag_probe_data_errors", "Wrong elements found by the data check at this size." },
+	};
+
+	probe_counts(pm, r);
+	family(pm, "commdiag_probe_ok", "1 when the probe ran to its end, 0 when skipped, failed or timed out.");
+	for (size_t i = 0; i < r->n_probes; i++) {
+		probe_labels(pm, r, &r->probes[i]);
+		sample(pm, r->probes[i].status == CD_ST_OK);
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(per_size); k++) {
+		family(pm, per_size[k].name, per_size[k].help);
+		for (size_t i = 0; i < r->n_probes; i++)
+			for (size_t j = 0; j < r->probes[i].n_samples; j++) {
+				probe_labels(pm, r, &r->probes[i]);
+				lbl_i64(pm, "size_bytes", r->probes[i].samples[j].bytes);
+				sample(pm, sample_fact(&r->probes[i].samples[j], per_size[k].f));
+			}
+	}
+	family(pm, "commdiag_probe_bandwidth_bytes_per_second",
+	       "The bandwidth the rules judge: algbw (copies, p2p, tcp, mpi.bw) or busbw at the largest size.");
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (cd_probe_is_bw(&r->probes[i])) {
+			probe_labels(pm, r, &r->probes[i]);
+			sample(pm, cd_probe_bw(&r->probes[i]) * 1e9);
+		}
+	family(pm, "commdiag_probe_link_bytes_per_second",
+	       "Theoretical rate of the link the probe's bandwidth is judged against (PCIe or NVLink).");
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (cd_probe_is_bw(&r->probes[i]) && r->probes[i].status == CD_ST_OK) {
+			probe_labels(pm, r, &r->probes[i]);
+			sample(pm, cd_probe_link_gbyte_s(r, &r->probes[i]) * 1e9);
+		}
+	family(pm, "commdiag_probe_latency_seconds", "Median time of one operation at the probe's smallest size.");
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (is_latency_probe(&r->probes[i])) {
+			probe_labels(pm, r, &r->probes[i]);
+			sample(pm, cd_probe_lat_us(&r->probes[i]) / 1e6);
+		}
+}
+
+static void reach_families(struct prom *pm, const struct cd_results *r)
+{
+	family(pm, "commdiag_reach_ok", "1 when host connected over TCP to peer's address on its interface iface.");
+	for (size_t i = 0; i < r->n_reach; i++) {
+		lbl_str(pm, "host", r->reach[i].from);
+		lbl_str(pm, "peer", r->reach[i].to);
+		lbl_str(pm, "iface", r->reach[i].iface);
+		lbl_str(pm, "address", r->reach[i].address);
+		sample_tri(pm, r->reach[i].ok);
+	}
+	family(pm, "commdiag_reach_connect_seconds", "Time the TCP connection took.");
+	for (size_t i = 0; i < r->n_reach; i++) {
+		lbl_str(pm, "host", r->reach[i].from);
+		lbl_str(pm, "peer", r->reach[i].to);
+		lbl_str(pm, "iface", r->reach[i].iface);
+		lbl_str(pm, "address", r->reach[i].address);
+		sample(pm, r->reach[i].connect_us / 1e6);
+	}
+}
+
+/* ---- judgement: findings and score ---- */
+
+static void finding_families(struct prom *pm, const struct cd_results *r)
+{
+	family(pm, "commdiag_findings", "Findings by severity.");
+	for (int sev = CD_SEV_INFO; sev <= CD_SEV_FAIL; sev++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < r->n_findings; i++)
+			n += r->findings[i].severity == (enum cd_severity)sev;
+		lbl_str(pm, "severity", cd_severity_str((enum cd_severity)sev));
+		sample(pm, (double)n);
+	}
+	family(pm, "commdiag_finding",
+	       "A finding of the rules, value 1; threshold names the rules key it was judged against.");
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct cd_finding *f = &r->findings[i];
+
+		lbl_str(pm, "host", f->host);
+		lbl_str(pm, "id", f->id);
+		lbl_str(pm, "severity", cd_severity_str(f->severity));
+		lbl_str(pm, "subject", f->subject);
+		lbl_str(pm, "threshold", f->threshold);
+		sample(pm, 1);
+	}
+}
+
+static void score_families(struct prom *pm, const struct cd_results *r)
+{
+	if (!r->score.present)
+		return;
+	family(pm, "commdiag_score_ratio", "The score card's total, 0 to 1 (the text report's 0-100 divided by 100).");
+	sample(pm, r->score.total == CD_NULL_I64 ? NAN : (double)r->score.total / 100.0);
+	family(pm, "commdiag_score_dimension_ratio", "One dimension of the score card, 0 to 1.");
+	for (int d = 0; d < CD_DIM_COUNT; d++) {
+		lbl_str(pm, "dimension", cd_dim_str((enum cd_dim)d));
+		sample(pm, r->score.dim[d] == CD_NULL_I64 ? NAN : (double)r->score.dim[d] / 100.0);
+	}
+}
+
+void cd_report_prom(struct cd_out *o, const struct cd_results *r)
+{
+	struct prom pm = { .o = o };
+
+	run_families(&pm, r);
+	gpu_families(&pm, r);
+	nic_families(&pm, r);
+	hca_families(&pm, r);
+	probe_families(&pm, r);
+	reach_families(&pm, r);
+	finding_families(&pm, r);
+	score_families(&pm, r);
+	if (pm.dropped)
+		cd_warn("prometheus: %zu repeated series left out, the first of each kept (the first repeat: %s)",
+			pm.dropped, pm.first_dropped);
+	seen_clear(&pm);
+	free(pm.first_dropped);
+	free(pm.lbl);
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# End-to-end tests of --format prometheus and what ships with it: promtool accepts the
+# metrics of saved documents and of this host, the commands without a document refuse
+# the format, -o leaves the old file or the whole new one, the alerting rules pass
+# `promtool check rules` and their unit tests, the systemd units pass
+# `systemd-analyze verify`. Without promtool or systemd-analyze those parts SKIP.
+# Usage: tests/run_prom.sh ./commdiag
+set -eu
+BIN=$(realpath "${1:-./commdiag}")
+cd "$(dirname "$0")/.."
+DOCS=tests/data/docs
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-prom.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+pass=0 fail=0 skip=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+skip() { skip=$((skip + 1)); echo "SKIP: $*" >&2; }
+
+# run NAME "EXPECTED_RCS" CMD... : stdout in $TMP/out, stderr in $TMP/err; EXPECTED_RCS is a list ("0 1")
+run() {
+	local name=$1 want=$2 got=0
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err" || got=$?
+	case " $want " in
+	*" $got "*) ok ;;
+	*) bad "$name: exit $got, expected $want ($(head -c 300 "$TMP/err"))" ;;
+	esac
+}
+err_has() { if grep -qF -- "$2" "$TMP/err"; then ok; else bad "$1: stderr lacks '$2': $(head -c 300 "$TMP/err")"; fi; }
+has() { if grep -qxF -- "$3" "$2"; then ok; else bad "$1: no line '$3' in $2"; fi; }
+hasnt() { if grep -qF -- "$3" "$2"; then bad "$1: '$3' in $2"; else ok; fi; }
+# no_tmp NAME DIR: no -o temporary (.NAME.XXXXXX) left behind
+no_tmp() {
+	local f
+	for f in "$2"/.*.??????; do
+		if [ -e "$f" ]; then
+			bad "$1: temporary file $f left behind"
+			return
+		fi
+	done
+	ok
+}
+
+# promtool_clean NAME FILE: promtool parses the metrics and its linter says nothing. Its lint
+# findings (a missing HELP, a counter without _total, a unit in the wrong place) print a line
+# and exit 3; parse errors (a family twice, TYPE after samples) exit 1: both fail the test.
+have_promtool=0
+command -v promtool >/dev/null && have_promtool=1
+promtool_clean() {
+	local rc=0
+	if [ "$have_promtool" = 0 ]; then
+		skip "$1: promtool not installed (Debian package prometheus): metrics not checked"
+		return
+	fi
+	promtool check metrics <"$2" >"$TMP/promtool" 2>&1 || rc=$?
+	if [ "$rc" = 0 ] && [ ! -s "$TMP/promtool" ]; then ok; else bad "$1: promtool check metrics exit $rc: $(head -c 600 "$TMP/promtool")"; fi
+}
+
+# --- saved documents: the faulty H100 node as recorded, and re-judged (findings, score) ---
+run "report faulty" "0" "$BIN" report --from "$DOCS/h100-faulty.json" --format prometheus
+cp "$TMP/out" "$TMP/report.prom"
+promtool_clean "report faulty" "$TMP/report.prom"
+has "report: run timestamp from run.started" "$TMP/report.prom" "commdiag_last_run_timestamp_seconds 1795255200"
+has "report: per-size time" "$TMP/report.prom" \
+	'commdiag_probe_time_seconds{host="gpu-node07",probe="copy.h2d",gpu="5",size_bytes="268435456"} 0.00972592'
+has "report: PCIe link" "$TMP/report.prom" 'commdiag_gpu_pcie_link_max_gen{host="gpu-node07",gpu="5"} 5'
+has "report: HCA port" "$TMP/report.prom" 'commdiag_hca_port_active{host="gpu-node07",hca="mlx5_0",port="1"} 1'
+if [ "$(grep -c '^# TYPE ' "$TMP/report.prom")" = "$(grep '^# TYPE ' "$TMP/report.prom" | sort -u | wc -l)" ]; then ok; else bad "report: a family announced twice"; fi
+
+run "score faulty" "1" "$BIN" score "$DOCS/h100-faulty.json" --format prometheus
+cp "$TMP/out" "$TMP/score.prom"
+promtool_clean "score faulty" "$TMP/score.prom"
+has "score: a finding series" "$TMP/score.prom" \
+	'commdiag_finding{host="gpu-node07",id="COPY001",severity="fail",subject="gpu5",threshold="copy.fail_pct"} 1'
+has "score: finding counts" "$TMP/score.prom" 'commdiag_findings{severity="fail"} 3'
+has "score: total" "$TMP/score.prom" "commdiag_score_ratio 0.57"
+
+# the same document renders the same bytes, whatever the time zone and the run
+TZ=America/New_York "$BIN" report --from "$DOCS/h100-faulty.json" --format prometheus >"$TMP/tz.prom"
+if cmp -s "$TMP/report.prom" "$TMP/tz.prom"; then ok; else bad "report depends on TZ"; fi
+
+# two hosts under MPI, and documents without a start time (COMMDIAG_DETERMINISTIC) or probes
+for d in netns-two-hosts only-warn container-small-shm h100-clean; do
+	run "report $d" "0 1" "$BIN" report --from "$DOCS/$d.json" --format prometheus
+	cp "$TMP/out" "$TMP/$d.prom"
+	promtool_clean "report $d" "$TMP/$d.prom"
+	if [ -s "$TMP/err" ]; then bad "report $d: stderr: $(head -c 300 "$TMP/err")"; else ok; fi
+done
+hasnt "no start time, no timestamp" "$TMP/only-warn.prom" "commdiag_last_run_timestamp_seconds"
+has "two hosts" "$TMP/netns-two-hosts.prom" 'commdiag_probes{host="hostB",status="ok"} 1'
+has "reach" "$TMP/netns-two-hosts.prom" 'commdiag_reach_ok{host="hostA",peer="hostB",iface="docker0",address="172.17.0.1"} 0'
+
+# --- this host, live ---
+run "check" "0 1" "$BIN" check --format prometheus
+cp "$TMP/out" "$TMP/check.prom"
+promtool_clean "check" "$TMP/check.prom"
+if grep -q '^commdiag_last_run_timestamp_seconds [0-9]\{10\}$' "$TMP/check.prom"; then ok; else bad "check: no run timestamp"; fi
+run "check --quick" "0 1" "$BIN" check --quick --format prometheus
+promtool_clean "check --quick" "$TMP/out"
+run "topo" "0" "$BIN" topo --format prometheus
+promtool_clean "topo" "$TMP/out"
+hasnt "topo: no judgement" "$TMP/out" "commdiag_score"
+run "probe copy" "0 1" "$BIN" probe copy --format prometheus
+promtool_clean "probe copy" "$TMP/out"
+COMMDIAG_DETERMINISTIC=1 "$BIN" topo --format prometheus >"$TMP/det.prom" || true
+hasnt "deterministic: no timestamp" "$TMP/det.prom" "commdiag_last_run_timestamp_seconds"
+hasnt "deterministic: no duration" "$TMP/det.prom" "commdiag_run_duration_seconds"
+
+# --- the commands that do not render the document refuse the format ---
+for c in rules env version advise "advise --explain" "explain /dev/null"; do
+	# shellcheck disable=SC2086 # the command and its argument are two words
+	run "$c refuses prometheus" "2" "$BIN" $c --format prometheus
+	err_has "$c refuses prometheus" "option '--format prometheus' applies to the commands that render the results document (check, probe, topo, report, score), not to '${c%% *}'"
+done
+run "--shell refuses prometheus" "2" "$BIN" check --shell --format prometheus
+err_has "--shell refuses prometheus" "option '--shell' writes shell lines: it cannot be combined with '--format prometheus'"
+run "unknown format" "2" "$BIN" check --format openmetrics
+err_has "unknown format" "option '--format': unknown format 'openmetrics': expected text, json or prometheus"
+
+# --- -o: the whole file or the old one, never a temporary or a partial file ---
+mkdir "$TMP/textfile"
+run "-o" "0" "$BIN" report --from "$DOCS/h100-faulty.json" --format prometheus -o "$TMP/textfile/commdiag.prom"
+if cmp -s "$TMP/report.prom" "$TMP/textfile/commdiag.prom"; then ok; else bad "-o: file differs from stdout"; fi
+no_tmp "-o" "$TMP/textfile"
+run "-o after bad input" "2" "$BIN" report --from tests/bad_inputs/not-json.txt --format prometheus \
+	-o "$TMP/textfile/commdiag.prom"
+if cmp -s "$TMP/report.prom" "$TMP/textfile/commdiag.prom"; then ok; else bad "-o after bad input: old file changed"; fi
+no_tmp "-o after bad input" "$TMP/textfile"
+# a write that fails halfway (the file size limit: EFBIG once SIGXFSZ is ignored): exit 3,
+# the old file untouched, the temporary removed
+rc=0
+(
+	ulimit -f 4
+	trap '' XFSZ
+	exec "$BIN" score "$DOCS/h100-faulty.json" --format prometheus -o "$TMP/textfile/commdiag.prom"
+) 2>"$TMP/err" || rc=$?
+if [ "$rc" = 3 ]; then ok; else bad "-o write error: exit $rc, expected 3 ($(head -c 300 "$TMP/err"))"; fi
+err_has "-o write error" "cannot write the report to '$TMP/textfile/commdiag.prom'"
+if cmp -s "$TMP/report.prom" "$TMP/textfile/commdiag.prom"; then ok; else bad "-o write error: old file changed"; fi
+no_tmp "-o write error" "$TMP/textfile"
+# the --timeout deadline stops the run: the partial metrics are written, and say so
+run "-o partial" "3" "$BIN" check --timeout 0.000001 --format prometheus -o "$TMP/textfile/partial.prom"
+has "-o partial: marked" "$TMP/textfile/partial.prom" "commdiag_run_complete 0"
+promtool_clean "-o partial" "$TMP/textfile/partial.prom"
+no_tmp "-o partial" "$TMP/textfile"
+
+# --- the alerting rules: valid, and their unit tests pass (firing and not firing) ---
+if [ "$have_promtool" = 1 ]; then
+	rc=0
+	promtool check rules scripts/prometheus/commdiag-alerts.yml >"$TMP/promtool" 2>&1 || rc=$?
+	if [ "$rc" = 0 ] && grep -q 'SUCCESS: 4 rules found' "$TMP/promtool" && ! grep -qi 'warn' "$TMP/promtool"; then ok; else
+		bad "promtool check rules exit $rc: $(head -c 600 "$TMP/promtool")"
+	fi
+	for t in tests/prometheus/*.test.yml; do
+		rc=0
+		promtool test rules "$t" >"$TMP/promtool" 2>&1 || rc=$?
+		if [ "$rc" = 0 ]; then ok; else bad "promtool test rules $t exit $rc: $(head -c 2000 "$TMP/promtool")"; fi
+	done
+else
+	skip "promtool not installed (Debian package prometheus): alerting rules not checked"
+fi
+
+# --- the systemd example: systemd's own parser, with the binary just built ---
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$TMP/units" "$TMP/man/man1"
+	sed "s|/usr/local/bin/commdiag|$BIN|" scripts/systemd/commdiag-check.service >"$TMP/units/commdiag-check.service"
+	cp scripts/systemd/commdiag-check.timer "$TMP/units/"
+	# Documentation=man:commdiag(1) is checked with man(1): the page of this tree
+	cp man/commdiag.1 "$TMP/man/man1/"
+	rc=0
+	MANPATH=$TMP/man systemd-analyze verify "$TMP/units/commdiag-check.service" "$TMP/units/commdiag-check.timer" \
+		>"$TMP/verify" 2>&1 || rc=$?
+	# an unknown key is only a warning there (exit 0): any output fails the test
+	if [ "$rc" = 0 ] && [ ! -s "$TMP/verify" ]; then ok; else bad "systemd-analyze verify exit $rc: $(head -c 600 "$TMP/verify")"; fi
+	if grep -q '^ExecStart=/usr/local/bin/commdiag check --quick --format prometheus .*-o /var/lib/node_exporter/textfile/commdiag.prom$' \
+		scripts/systemd/commdiag-check.service; then ok; else bad "service: ExecStart is not the documented command"; fi
+	# the ExecStart arguments are valid for this commdiag (usage errors are exit 2)
+	args=$(sed -n 's|^ExecStart=/usr/local/bin/commdiag ||p' scripts/systemd/commdiag-check.service |
+		sed "s|/var/lib/node_exporter/textfile/|$TMP/textfile/|")
+	# shellcheck disable=SC2086 # the unit's arguments, split as systemd splits them
+	run "service command line" "0 1" "$BIN" $args
+	promtool_clean "service command line" "$TMP/textfile/commdiag.prom"
+else
+	skip "systemd-analyze not installed: the systemd units are not verified"
+fi
+
+echo "prometheus: $pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
