@@ -64,6 +64,8 @@
 #define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN)
 /* the commands that judge, and so take thresholds */
 #define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE)
+/* the commands that render the results document (cd_report): the ones --format html serves */
+#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE)
 /* the commands that take positional arguments */
 #define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
@@ -160,7 +162,8 @@ static const struct opt {
 	const char *help;
 } opts[] = {
 	{ { "json", no_argument, NULL, 'j' }, 'j', C_GLOBAL, NULL, "write the JSON document (same as --format json)" },
-	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "text|json", "output format (default text)" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "text|json|html",
+	  "output format (default text; html: check, topo, probe, report, score)" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', C_GLOBAL, "FILE",
 	  "write the report to FILE atomically (temporary file + rename)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', C_ALL, NULL, "more detail on stderr and in text (repeatable)" },
@@ -1088,8 +1091,10 @@ int main(int argc, char **argv)
 				c.format = OUT_FMT_TEXT;
 			else if (!strcmp(optarg, "json"))
 				c.format = OUT_FMT_JSON;
+			else if (!strcmp(optarg, "html"))
+				c.format = OUT_FMT_HTML;
 			else
-				return cd_error("option '--format': unknown format '%s': expected text or json", optarg),
+				return cd_error("option '--format': unknown format '%s': expected text, json or html", optarg),
 				       EXIT_USAGE;
 			c.format_set = 1;
 			break;
@@ -1220,6 +1225,15 @@ int main(int argc, char **argv)
 					cmd->name, cmd->name),
 			       EXIT_USAGE;
 
+	/* html renders the results document: the other commands' output is not one */
+	if (c.format == OUT_FMT_HTML && (!(cmd->id & C_DOC) || (cmd->id == C_PROBE && !c.nargs)))
+		return cd_error("option '--format html': '%s'%s does not render a results document; html is for check, "
+				"topo, probe NAME..., report and score", cmd->name,
+				cmd->id == C_PROBE ? " without a probe name lists the probes: it" : ""),
+		       EXIT_USAGE;
+	if (c.shell && c.format == OUT_FMT_HTML)
+		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--format html'"),
+		       EXIT_USAGE;
 	if (c.shell && c.format == OUT_FMT_JSON)
 		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--json'"), EXIT_USAGE;
 	{

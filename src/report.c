@@ -751,7 +751,7 @@ static void shell_quote(char *buf, size_t len, const char *v)
 }
 
 /* "export K=V", "unset K", or the command as a comment: eval runs settings, never commands. */
-static void shell_line(char *buf, size_t len, const struct cd_advice *a)
+void cd_report_shell_line(char *buf, size_t len, const struct cd_advice *a)
 {
 	char q[512], h[128], guard[160] = "";
 
@@ -788,7 +788,7 @@ static void render_advice(struct cd_out *o, const struct cd_results *r)
 		const struct cd_advice *a = &r->advice[i];
 		char line[1024], ids[128];
 
-		shell_line(line, sizeof(line), a);
+		cd_report_shell_line(line, sizeof(line), a);
 		text_ids(ids, sizeof(ids), &a->findings);
 		out_obj_open(o, NULL);
 		out_str(o, OUT_JSON, "env", NULL, a->env);
@@ -896,7 +896,7 @@ void cd_report_shell(struct cd_out *o, const struct cd_results *r)
 		const struct cd_advice *a = &r->advice[i];
 		char line[1024], ids[128];
 
-		shell_line(line, sizeof(line), a);
+		cd_report_shell_line(line, sizeof(line), a);
 		text_ids(ids, sizeof(ids), &a->findings);
 		out_text(o, "%-44s # %s%s%s\n", line, ids, ids[0] ? ": " : "", a->why ? a->why : "");
 	}
@@ -913,6 +913,10 @@ static void render_shell_block(struct cd_out *o, const struct cd_results *r)
 
 void cd_report(struct cd_out *o, const struct cd_results *r)
 {
+	if (out_format(o) == OUT_FMT_HTML) {
+		cd_report_html(o, r);
+		return;
+	}
 	render_tool_run(o, r);
 	out_arr_open(o, "hosts");
 	for (size_t i = 0; i < r->n_hosts; i++)

@@ -59,7 +59,19 @@ bad "--timeout -1" "$E option '--timeout': '-1' is not a number of seconds above
 bad "--timeout abc" "$E option '--timeout': 'abc' is not a number of seconds above 0" check --timeout abc -o "$O"
 bad "--timeout 0" "$E option '--timeout': '0' is not a number of seconds above 0" check --timeout 0 -o "$O"
 bad "--timeout 1e3" "$E option '--timeout': '1e3' is not a number of seconds above 0" check --timeout 1e3 -o "$O"
-bad "--format xml" "$E option '--format': unknown format 'xml': expected text or json" check --format xml -o "$O"
+bad "--format xml" "$E option '--format': unknown format 'xml': expected text, json or html" check --format xml -o "$O"
+# html renders the results document: the commands that write something else refuse it
+H="does not render a results document; html is for check, topo, probe NAME..., report and score"
+for c in rules env version advise; do
+	bad "--format html on $c" "$E option '--format html': '$c' $H" "$c" --format html -o "$O"
+done
+bad "--format html on explain" "$E option '--format html': 'explain' $H" explain "$D/wrong-type.json" \
+	--format html -o "$O"
+bad "--format html on probe without a name" \
+	"$E option '--format html': 'probe' without a probe name lists the probes: it $H" probe --format html -o "$O"
+bad "--format html with --shell" \
+	"$E option '--shell' writes shell lines: it cannot be combined with '--format html'" \
+	check --shell --format html -o "$O"
 bad "--fail-on critical" "$E option '--fail-on': unknown severity 'critical': expected info, warn or fail" \
 	check --fail-on critical -o "$O"
 bad "report without --from" "$E report: which document? use 'commdiag report --from FILE.json' ('-' for stdin)" \
