@@ -74,12 +74,14 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out src/main.o,$(OBJ))
 	@$(PKG_CONFIG) --exists check || { echo "pkg-config cannot find 'check': install the Debian package check (or run scripts/bootstrap.sh)" >&2; exit 1; }
 	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs check) $(CD_LIBS)
 
-# Unit suites (CK_RUN_SUITE=name runs one), end-to-end tests of the binary, the bad-input catalogue.
+# Unit suites (CK_RUN_SUITE=name runs one), end-to-end tests of the binary, the bad-input catalogue,
+# the HTML report in headless Chromium (skipped without it).
 check: commdiag tests/check_commdiag
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
 	./tests/bad_inputs/run.sh ./commdiag
 	./tests/run_mpi.sh ./commdiag
+	./tests/run_html.sh ./commdiag
 
 # Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
 check-netns: commdiag

@@ -14,10 +14,12 @@ if command -v apt-get >/dev/null 2>&1; then
 	# build: compiler, pkg-config, the libraries; tests: check, python3 (JSON assertions),
 	# groff (man page), valgrind (check-valgrind), script from bsdutils (colour on a tty),
 	# passwd (useradd: CI's unprivileged run); fuzzing: clang and its compiler-rt, which
-	# holds libFuzzer (-fsanitize=fuzzer; only recommended by clang, so named here)
+	# holds libFuzzer (-fsanitize=fuzzer; only recommended by clang, so named here);
+	# the HTML report's browser test: chromium, and the font its golden screenshot was
+	# taken with (fonts-dejavu-core; chromium only recommends fonts)
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
-	      clang libclang-rt-dev"
+	      clang libclang-rt-dev chromium fonts-dejavu-core"
 	missing=""
 	for p in $PKGS; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -28,7 +30,8 @@ elif command -v dnf >/dev/null 2>&1; then
 	PM=dnf
 	# libcjson-devel and check-devel live in EPEL on RHEL/Rocky/Alma
 	PKGS="gcc make pkgconf-pkg-config hwloc-devel libnl3-devel rdma-core-devel cjson-devel check-devel
-	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux shadow-utils clang compiler-rt"
+	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux shadow-utils clang compiler-rt
+	      chromium dejavu-sans-fonts dejavu-sans-mono-fonts"
 	missing=""
 	for p in $PKGS; do
 		if ! rpm -q "$p" >/dev/null 2>&1; then

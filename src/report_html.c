@@ -261,7 +261,7 @@ static void heat_cell(struct cd_out *o, const struct heat *m, size_t i, size_t j
 	const struct cd_probe_run *p = m->cells[i * m->cols + j];
 	double v = cell_value(m, p);
 	int b = cd_html_bucket(v, best, m->higher_better);
-	char rl[64], cl[64], val[32];
+	char rl[512], cl[512], val[32];
 
 	m->label(m->ctx, 0, i, rl, sizeof(rl));
 	m->label(m->ctx, 1, j, cl, sizeof(cl));
@@ -280,14 +280,14 @@ static void heat_cell(struct cd_out *o, const struct heat *m, size_t i, size_t j
 		return;
 	}
 	snprintf(val, sizeof(val), m->fmt, v);
-	out_raw(o, "%s %s, %.0f %% of best\"><span class=\"v\">%s</span><small>%.0f %%</small></td>", val, m->unit,
+	out_raw(o, "%s %s, %.0f %% of best\"><span class=\"v\">%s</span> <small>%.0f %%</small></td>", val, m->unit,
 		100 * (m->higher_better ? v / best : best / v), val, 100 * (m->higher_better ? v / best : best / v));
 }
 
 static void heatmap(struct cd_out *o, const struct heat *m)
 {
 	double best = NAN;
-	char l[64];
+	char l[512];
 
 	for (size_t i = 0; i < m->rows * m->cols; i++) {
 		double v = cell_value(m, m->cells[i]);
@@ -350,7 +350,7 @@ static const char css[] =
 	"vertical-align:top}th{background:#f2f2f2}caption{text-align:left;font-weight:600;padding:4px 0;white-space:nowrap}\n"
 	"table.matrix td{text-align:center;min-width:44px;font-variant-numeric:tabular-nums}"
 	"table.matrix td small{display:block;font-size:10px;color:#333}td.self{background:#fff;color:#888}"
-	".st{font-style:italic}\n"
+	".st{font-style:italic}td.peers{white-space:nowrap}\n"
 	"ul.legend{list-style:none;padding:0;margin:0 0 12px;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px}"
 	".sw{display:inline-block;width:14px;height:14px;border:1px solid #888;vertical-align:middle;margin-right:4px}\n"
 	".na{color:#888}.sev{font-weight:700;padding:0 4px;border-radius:3px}.sev-fail{background:#f4a582}"
@@ -362,6 +362,7 @@ static const char css[] =
 	"ol.path{display:flex;flex-wrap:wrap;list-style:none;padding:0;margin:4px 0}"
 	"ol.path li+li:before{content:'\\2192';padding:0 6px;color:#666}\n"
 	".partial{background:#f4a582;padding:6px 10px;font-weight:600}\n"
+	"summary{cursor:pointer;margin:4px 0}\n"
 	"@media print{body{max-width:none}h2{break-after:avoid}table{break-inside:avoid}}\n";
 
 static void head(struct cd_out *o, const struct cd_results *r)
@@ -779,7 +780,7 @@ static void path_matrix(struct cd_out *o, const struct cd_host *h)
 			class_cell(o, p->gpu_net[i * n + j], from, p->nets.v[j]);
 		for (size_t j = 0; j < g; j++)
 			peers += j != i && p->nccl_p2p && p->nccl_p2p[i * g + j] == CD_TRI_TRUE;
-		out_raw(o, "<td>%s", peers == g - 1 ? "all others" : peers ? "GPU" : "none");
+		out_raw(o, "<td class=\"peers\">%s", peers == g - 1 ? "all others" : peers ? "GPU" : "none");
 		for (size_t j = 0, k = 0; j < g && peers && peers < g - 1; j++)
 			if (j != i && p->nccl_p2p[i * g + j] == CD_TRI_TRUE)
 				out_raw(o, "%s%zu", k++ ? "," : "", j);
@@ -792,8 +793,9 @@ static void path_matrix(struct cd_out *o, const struct cd_host *h)
 	out_raw(o, "</ul>\n");
 }
 
-static void gpu_heatmaps(struct cd_out *o, const struct cd_results *r, const struct cd_host *h)
+static void gpu_heatmaps(struct cd_out *o, const struct cd_results *r, size_t hi)
 {
+	const struct cd_host *h = &r->hosts[hi];
 	size_t g = h->n_gpus;
 	const struct cd_probe_run **cells;
 	static const struct {
@@ -812,7 +814,7 @@ static void gpu_heatmaps(struct cd_out *o, const struct cd_results *r, const str
 				  .higher_better = kinds[k].higher_better, .rows = g, .cols = g, .label = gpu_label,
 				  .ctx = h, .cells = cells, .diagonal = 1 };
 
-		out_raw(o, "<h3>%s</h3>\n", kinds[k].probe);
+		out_raw(o, "<h3 id=\"h%zu-%s\">%s</h3>\n", hi, kinds[k].probe, kinds[k].probe);
 		if (!cd_html_gpu_matrix(r, h, kinds[k].probe, cells)) {
 			out_raw(o, "<p class=\"na\">No %s results for this host.</p>\n", kinds[k].probe);
 			continue;
@@ -828,11 +830,11 @@ static void host_sections(struct cd_out *o, const struct cd_results *r)
 	for (size_t i = 0; i < r->n_hosts; i++) {
 		const struct cd_host *h = &r->hosts[i];
 
-		out_raw(o, "<h3 class=\"host\">Host ");
+		out_raw(o, "<h3 class=\"host\" id=\"h%zu-paths\">Host ", i);
 		esc_na(o, h->hostname);
 		out_raw(o, " &middot; %zu GPU%s</h3>\n", h->n_gpus, h->n_gpus == 1 ? "" : "s");
 		path_matrix(o, h);
-		gpu_heatmaps(o, r, h);
+		gpu_heatmaps(o, r, i);
 	}
 	out_raw(o, "</section>\n");
 }
@@ -856,6 +858,7 @@ static void reach_matrix(struct cd_out *o, const struct cd_results *r)
 		out_raw(o, "</th>");
 		for (size_t j = 0; j < nh; j++) {
 			size_t ok = 0, all = 0;
+			char rl[512], cl[512];
 			int b;
 
 			for (size_t k = 0; k < r->n_reach; k++) {
@@ -870,15 +873,18 @@ static void reach_matrix(struct cd_out *o, const struct cd_results *r)
 				out_raw(o, "<td class=\"self\">X</td>");
 				continue;
 			}
+			host_label(r, 0, i, rl, sizeof(rl));
+			host_label(r, 1, j, cl, sizeof(cl));
 			if (!all) {
-				out_raw(o, "<td class=\"heat\" data-bucket=\"-1\" style=\"background:%s\">&ndash;</td>",
-					NO_DATA_COLOR);
+				out_raw(o, "<td class=\"heat\" data-bucket=\"-1\" style=\"background:%s\" title=\"%s to %s: "
+					   "not tried\">&ndash;</td>", NO_DATA_COLOR, rl, cl);
 				continue;
 			}
 			b = ok == all ? CD_HTML_BUCKETS - 1 : ok ? 2 : 0;
-			out_raw(o, "<td class=\"heat\" data-bucket=\"%d\" style=\"background:%s\"><span class=\"v\">%zu/%zu"
-				   "</span><small>%s</small></td>",
-				b, cd_html_bucket_color(b), ok, all, ok == all ? "all reach" : ok ? "some fail" : "none reach");
+			out_raw(o, "<td class=\"heat\" data-bucket=\"%d\" style=\"background:%s\" title=\"%s to %s: %zu of %zu "
+				   "addresses reached\"><span class=\"v\">%zu/%zu</span> <small>%s</small></td>",
+				b, cd_html_bucket_color(b), rl, cl, ok, all, ok, all,
+				ok == all ? "all reach" : ok ? "some fail" : "none reach");
 		}
 		out_raw(o, "</tr>\n");
 	}
@@ -943,7 +949,7 @@ static void network(struct cd_out *o, const struct cd_results *r)
 		struct heat m = { .caption = kinds[k].caption, .unit = "GB/s", .fmt = "%.3g", .higher_better = 1,
 				  .rows = nh, .cols = nh, .label = host_label, .ctx = r, .cells = cells, .diagonal = 1 };
 
-		out_raw(o, "<h3>%s</h3>\n", kinds[k].probe);
+		out_raw(o, "<h3 id=\"%s\">%s</h3>\n", kinds[k].probe, kinds[k].probe);
 		if (!cd_html_host_matrix(r, kinds[k].probe, cells)) {
 			out_raw(o, "<p class=\"na\">No %s results between hosts.</p>\n", kinds[k].probe);
 			continue;
@@ -962,6 +968,9 @@ static void probes(struct cd_out *o, const struct cd_results *r)
 		out_raw(o, "<p>None ran.</p>\n</section>\n");
 		return;
 	}
+	/* a long list (every GPU pair) starts folded: details opens without a script */
+	out_raw(o, "<details%s><summary>every probe run: status, bandwidth at the largest size, latency at the "
+		   "smallest</summary>\n", r->n_probes <= 24 ? " open" : "");
 	out_raw(o, "<table class=\"probes\"><thead><tr><th scope=\"col\">probe</th><th scope=\"col\">host</th>"
 		   "<th scope=\"col\">gpu</th><th scope=\"col\">peer</th><th scope=\"col\">status</th>"
 		   "<th scope=\"col\">bandwidth GB/s</th><th scope=\"col\">latency us</th></tr></thead><tbody>\n");
@@ -1000,7 +1009,7 @@ static void probes(struct cd_out *o, const struct cd_results *r)
 			out_raw(o, "%.4g", lat);
 		out_raw(o, "</td></tr>\n");
 	}
-	out_raw(o, "</tbody></table>\n</section>\n");
+	out_raw(o, "</tbody></table>\n</details>\n</section>\n");
 }
 
 void cd_report_html(struct cd_out *o, const struct cd_results *r)
