@@ -37,9 +37,29 @@ class Page(html.parser.HTMLParser):
         self.tags, self.tables, self.title, self.text = [], [], None, []
         self.stack, self.cell, self.in_title, self.skip = [], None, False, 0
         self.ids = {}
+        self.open, self.misnested = [], []
 
-    def handle_starttag(self, tag, attrs):
+    VOID = {"meta", "br", "hr", "img", "input", "link", "wbr", "col", "area", "base", "source"}
+
+    def nest(self, tag, start):
+        """Every element the page opens it closes, in order (the parser itself forgives)."""
+        if tag in self.VOID:
+            return
+        if start:
+            self.open.append(tag)
+        elif not self.open or self.open[-1] != tag:
+            self.misnested.append("</%s> closes <%s>" % (tag, self.open[-1] if self.open else "nothing"))
+        else:
+            self.open.pop()
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs, nest=False)
+        self.handle_endtag(tag, nest=False)
+
+    def handle_starttag(self, tag, attrs, nest=True):
         a = dict(attrs)
+        if nest:
+            self.nest(tag, True)
         self.tags.append((tag, a))
         if "id" in a:
             self.ids[a["id"]] = tag
@@ -61,7 +81,9 @@ class Page(html.parser.HTMLParser):
         if tag in self.BLOCK or tag == "br":
             self.text.append("\n")
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag, nest=True):
+        if nest:
+            self.nest(tag, False)
         if tag in ("style", "script"):
             self.skip -= 1
         if tag == "title":
@@ -140,6 +162,7 @@ def cell_is(g, key, v=None, text=None, bucket=None, what=""):
 
 def static(p, raw):
     check(raw.startswith("<!DOCTYPE html>"), "no doctype")
+    check(not p.misnested and not p.open, "elements misnested %s or left open %s" % (p.misnested[:3], p.open))
     check(p.title and p.title.startswith("commdiag report: "), "title %r" % p.title)
     check(("html", {"lang": "en"}) in p.tags, "no <html lang=en>")
     check(not [t for t, _ in p.tags if t in ("script", "link", "iframe", "object", "embed", "img", "base")],
