@@ -249,7 +249,8 @@ static void legend(struct cd_out *o, const struct heat *m, double best)
 		else
 			out_raw(o, "%.0f&ndash;%.0f %% of best", 100 * f0, 100 * f1);
 		if (b == 0)
-			out_raw(o, " (%s %s %s)</li>", m->higher_better ? "&lt;" : "&gt;", m->higher_better ? hi : lo, m->unit);
+			out_raw(o, " (%s %s %s)</li>", m->higher_better ? "&lt;" : "&gt;", m->higher_better ? hi : lo,
+				m->unit);
 		else
 			out_raw(o, " (%s&ndash;%s %s)</li>", lo, hi, m->unit);
 	}
@@ -347,12 +348,14 @@ static const char css[] =
 	"dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}dl.meta dt{color:#555}"
 	"dl.meta dd{margin:0}\n"
 	"table{border-collapse:collapse;margin:6px 0 10px}th,td{border:1px solid #bbb;padding:3px 6px;text-align:left;"
-	"vertical-align:top}th{background:#f2f2f2}caption{text-align:left;font-weight:600;padding:4px 0;white-space:nowrap}\n"
+	"vertical-align:top}th{background:#f2f2f2}\n"
+	"caption{text-align:left;font-weight:600;padding:4px 0;white-space:nowrap}\n"
 	"table.matrix td{text-align:center;min-width:44px;font-variant-numeric:tabular-nums}"
 	"table.matrix td small{display:block;font-size:10px;color:#333}td.self{background:#fff;color:#888}"
 	".st{font-style:italic}td.peers{white-space:nowrap}\n"
 	"ul.legend{list-style:none;padding:0;margin:0 0 12px;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px}"
-	".sw{display:inline-block;width:14px;height:14px;border:1px solid #888;vertical-align:middle;margin-right:4px}\n"
+	".sw{display:inline-block;width:14px;height:14px;border:1px solid #888;vertical-align:middle;"
+	"margin-right:4px}\n"
 	".na{color:#888}.sev{font-weight:700;padding:0 4px;border-radius:3px}.sev-fail{background:#f4a582}"
 	".sev-warn{background:#fee08b}.sev-info{background:#e0e0e0}\n"
 	".verdict{font-size:18px;font-weight:700;padding:6px 10px;display:inline-block;border-radius:4px}"
@@ -368,7 +371,8 @@ static const char css[] =
 static void head(struct cd_out *o, const struct cd_results *r)
 {
 	out_raw(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+		   "<meta http-equiv=\"Content-Security-Policy\" "
+		   "content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
 		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		   "<meta name=\"generator\" content=\"commdiag ");
 	esc(o, r->tool_version);
@@ -436,13 +440,15 @@ static void verdict(struct cd_out *o, const struct cd_results *r)
 	for (size_t i = 0; i < r->n_findings; i++)
 		count[r->findings[i].severity]++;
 	if (worst == CD_SEV_FAIL)
-		out_raw(o, "<p class=\"verdict v-fail\">Verdict: FAIL &mdash; fix the failing findings before a job runs here");
+		out_raw(o, "<p class=\"verdict v-fail\">Verdict: FAIL &mdash; "
+			   "fix the failing findings before a job runs here");
 	else if (worst == CD_SEV_WARN)
 		out_raw(o, "<p class=\"verdict v-warn\">Verdict: WARN &mdash; usable, with warnings to look at");
 	else if (r->rules.present || r->score.present)
 		out_raw(o, "<p class=\"verdict v-pass\">Verdict: PASS &mdash; no finding above info");
 	else
-		out_raw(o, "<p class=\"verdict v-none\">Verdict: not judged &mdash; the rules did not run on this document");
+		out_raw(o, "<p class=\"verdict v-none\">Verdict: not judged &mdash; "
+			   "the rules did not run on this document");
 	out_raw(o, "</p>\n<p>%zu fail, %zu warn, %zu info</p>\n", count[CD_SEV_FAIL], count[CD_SEV_WARN],
 		count[CD_SEV_INFO]);
 }
@@ -470,13 +476,14 @@ static void score_svg(struct cd_out *o, const struct cd_score *s)
 		int b = v == CD_NULL_I64 ? -1 : v >= 85 ? 4 : v >= 70 ? 2 : 0;
 
 		out_raw(o, "<text x=\"0\" y=\"%d\" font-size=\"13\">%s</text>", y + 16, cd_dim_str(d));
-		out_raw(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"20\" fill=\"#f2f2f2\" stroke=\"#bbb\"/>", left, y,
-			w - left - 50);
+		out_raw(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"20\" fill=\"#f2f2f2\" stroke=\"#bbb\"/>",
+			left, y, w - left - 50);
 		if (len)
 			out_raw(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"20\" fill=\"%s\"/>", left, y, len,
 				cd_html_bucket_color(b));
 		if (v == CD_NULL_I64)
-			out_raw(o, "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"#666\">no data</text>\n", left + 6, y + 15);
+			out_raw(o, "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"#666\">no data</text>\n", left + 6,
+				y + 15);
 		else
 			out_raw(o, "<text x=\"%d\" y=\"%d\" font-size=\"13\">%" PRId64 "</text>\n", w - 44, y + 15, v);
 	}
@@ -525,7 +532,8 @@ static void score_card(struct cd_out *o, const struct cd_results *r)
 		}
 		out_raw(o, ".</p>\n");
 		if (rr->n_not_evaluated)
-			out_raw(o, "<p>Not evaluated (no data: these rules said nothing, which is not a pass):</p>\n<ul>\n");
+			out_raw(o, "<p>Not evaluated (no data: these rules said nothing, which is not a pass):</p>\n"
+				   "<ul>\n");
 		for (size_t i = 0; i < rr->n_not_evaluated; i++) {
 			out_raw(o, "<li><strong>");
 			esc(o, rr->not_evaluated[i].group);
@@ -547,7 +555,8 @@ static void findings(struct cd_out *o, const struct cd_results *r)
 		return;
 	}
 	out_raw(o, "<table class=\"findings\"><thead><tr><th scope=\"col\">severity</th><th scope=\"col\">id</th>"
-		   "<th scope=\"col\">host</th><th scope=\"col\">subject</th><th scope=\"col\">finding and evidence</th>"
+		   "<th scope=\"col\">host</th><th scope=\"col\">subject</th>"
+		   "<th scope=\"col\">finding and evidence</th>"
 		   "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct cd_finding *f = &r->findings[i];
@@ -876,13 +885,14 @@ static void reach_matrix(struct cd_out *o, const struct cd_results *r)
 			host_label(r, 0, i, rl, sizeof(rl));
 			host_label(r, 1, j, cl, sizeof(cl));
 			if (!all) {
-				out_raw(o, "<td class=\"heat\" data-bucket=\"-1\" style=\"background:%s\" title=\"%s to %s: "
-					   "not tried\">&ndash;</td>", NO_DATA_COLOR, rl, cl);
+				out_raw(o, "<td class=\"heat\" data-bucket=\"-1\" style=\"background:%s\" "
+					   "title=\"%s to %s: not tried\">&ndash;</td>", NO_DATA_COLOR, rl, cl);
 				continue;
 			}
 			b = ok == all ? CD_HTML_BUCKETS - 1 : ok ? 2 : 0;
-			out_raw(o, "<td class=\"heat\" data-bucket=\"%d\" style=\"background:%s\" title=\"%s to %s: %zu of %zu "
-				   "addresses reached\"><span class=\"v\">%zu/%zu</span> <small>%s</small></td>",
+			out_raw(o, "<td class=\"heat\" data-bucket=\"%d\" style=\"background:%s\" "
+				   "title=\"%s to %s: %zu of %zu addresses reached\">"
+				   "<span class=\"v\">%zu/%zu</span> <small>%s</small></td>",
 				b, cd_html_bucket_color(b), rl, cl, ok, all, ok, all,
 				ok == all ? "all reach" : ok ? "some fail" : "none reach");
 		}
@@ -893,7 +903,8 @@ static void reach_matrix(struct cd_out *o, const struct cd_results *r)
 		   "<li><span class=\"sw\" style=\"background:%s\"></span>some addresses failed</li>"
 		   "<li><span class=\"sw\" style=\"background:%s\"></span>no address reached</li>"
 		   "<li><span class=\"sw\" style=\"background:%s\"></span>not tried</li></ul>\n",
-		cd_html_bucket_color(CD_HTML_BUCKETS - 1), cd_html_bucket_color(2), cd_html_bucket_color(0), NO_DATA_COLOR);
+		cd_html_bucket_color(CD_HTML_BUCKETS - 1), cd_html_bucket_color(2), cd_html_bucket_color(0),
+		NO_DATA_COLOR);
 
 	out_raw(o, "<table class=\"attempts\"><caption>Connection attempts (%zu)</caption><thead><tr>"
 		   "<th scope=\"col\">from</th><th scope=\"col\">to</th><th scope=\"col\">interface</th>"
@@ -910,8 +921,10 @@ static void reach_matrix(struct cd_out *o, const struct cd_results *r)
 		esc_na(o, x->iface);
 		out_raw(o, "</td><td>");
 		esc_na(o, x->address);
-		out_raw(o, "</td><td>%s", x->ok == CD_TRI_TRUE ? "ok" : x->ok == CD_TRI_FALSE ? "<strong>FAILED</strong>" :
-			"<span class=\"na\">n/a</span>");
+		if (x->ok == CD_TRI_NULL)
+			out_raw(o, "</td><td><span class=\"na\">n/a</span>");
+		else
+			out_raw(o, "</td><td>%s", x->ok == CD_TRI_TRUE ? "ok" : "<strong>FAILED</strong>");
 		if (x->error) {
 			out_raw(o, ": ");
 			esc(o, x->error);
@@ -947,7 +960,8 @@ static void network(struct cd_out *o, const struct cd_results *r)
 	cells = xcalloc(nh * nh + 1, sizeof(*cells));
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
 		struct heat m = { .caption = kinds[k].caption, .unit = "GB/s", .fmt = "%.3g", .higher_better = 1,
-				  .rows = nh, .cols = nh, .label = host_label, .ctx = r, .cells = cells, .diagonal = 1 };
+				  .rows = nh, .cols = nh, .label = host_label, .ctx = r, .cells = cells,
+				  .diagonal = 1 };
 
 		out_raw(o, "<h3 id=\"%s\">%s</h3>\n", kinds[k].probe, kinds[k].probe);
 		if (!cd_html_host_matrix(r, kinds[k].probe, cells)) {

@@ -200,9 +200,11 @@ START_TEST(test_page_cells)
 	HAS(s, "<title>commdiag report: n1</title>");
 	HAS(s, "content=\"default-src 'none'; style-src 'unsafe-inline'\"");
 	/* the best pair, its value as text and its share of the best */
-	HAS(s, "<td class=\"heat\" data-bucket=\"4\" style=\"background:#a6d96a\" title=\"GPU0 to GPU2: 370.0 GB/s, 100 % "
+	HAS(s, "<td class=\"heat\" data-bucket=\"4\" style=\"background:#a6d96a\" "
+	       "title=\"GPU0 to GPU2: 370.0 GB/s, 100 % "
 	       "of best\"><span class=\"v\">370.0</span> <small>100 %</small></td>");
-	HAS(s, "<td class=\"heat\" data-bucket=\"0\" style=\"background:#f4a582\" title=\"GPU2 to GPU0: 148.2 GB/s, 40 % "
+	HAS(s, "<td class=\"heat\" data-bucket=\"0\" style=\"background:#f4a582\" "
+	       "title=\"GPU2 to GPU0: 148.2 GB/s, 40 % "
 	       "of best\"><span class=\"v\">148.2</span> <small>40 %</small></td>");
 	/* unmeasured pairs and the diagonal say so in text */
 	HAS(s, "title=\"GPU0 to GPU5: not measured\">&ndash;</td>");
