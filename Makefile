@@ -76,7 +76,7 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out src/main.o,$(OBJ))
 
 # Unit suites (CK_RUN_SUITE=name runs one), end-to-end tests of the binary and of its Prometheus
 # metrics, alerting rules and systemd units, the bad-input catalogue, the scripts (Slurm, CI,
-# bash completion, install/uninstall).
+# bash completion, install/uninstall), the HTML report in headless Chromium (skipped without it).
 check: commdiag tests/check_commdiag
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
@@ -84,6 +84,7 @@ check: commdiag tests/check_commdiag
 	./tests/bad_inputs/run.sh ./commdiag
 	./tests/run_mpi.sh ./commdiag
 	./tests/run_scripts.sh ./commdiag
+	./tests/run_html.sh ./commdiag
 
 # Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
 check-netns: commdiag

@@ -17,10 +17,11 @@ if command -v apt-get >/dev/null 2>&1; then
 	# passwd (useradd: CI's unprivileged run), shellcheck (tests/run_scripts.sh); fuzzing:
 	# clang and its compiler-rt, which holds libFuzzer (-fsanitize=fuzzer; only recommended
 	# by clang, so named here); tests/run_prom.sh: promtool (prometheus) and systemd-analyze
-	# (systemd)
+	# (systemd); the HTML report's browser test: chromium, and the font its golden screenshot
+	# was taken with (fonts-dejavu-core; chromium only recommends fonts)
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
-	      shellcheck clang libclang-rt-dev prometheus systemd"
+	      shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core"
 	missing=""
 	for p in $PKGS; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -31,7 +32,8 @@ elif command -v dnf >/dev/null 2>&1; then
 	PM=dnf
 	# libcjson-devel, check-devel and ShellCheck live in EPEL on RHEL/Rocky/Alma
 	PKGS="gcc make pkgconf-pkg-config hwloc-devel libnl3-devel rdma-core-devel cjson-devel check-devel
-	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux shadow-utils ShellCheck clang compiler-rt"
+	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux shadow-utils ShellCheck clang compiler-rt
+	      chromium dejavu-sans-fonts dejavu-sans-mono-fonts"
 	missing=""
 	for p in $PKGS; do
 		if ! rpm -q "$p" >/dev/null 2>&1; then

@@ -59,13 +59,13 @@
 #define C_ENV (1u << 9)
 #define C_EXPLAIN (1u << 10)
 #define C_ALL (~0u)
-/* the commands that render the whole results document (what --format prometheus needs) */
-#define C_DOCUMENT (C_CHECK | C_PROBE | C_TOPO | C_REPORT | C_SCORE)
 /* the commands that take positional arguments */
 /* the global options: every command that writes a report takes them */
 #define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN)
 /* the commands that judge, and so take thresholds */
 #define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE)
+/* the commands that render the results document (cd_report): the ones --format prometheus|html serve */
+#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE)
 /* the commands that take positional arguments */
 #define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
@@ -162,8 +162,8 @@ static const struct opt {
 	const char *help;
 } opts[] = {
 	{ { "json", no_argument, NULL, 'j' }, 'j', C_GLOBAL, NULL, "write the JSON document (same as --format json)" },
-	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "FORMAT",
-	  "text (the default), json or prometheus" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "text|json|prometheus|html",
+	  "output format (default text; prometheus and html: check, topo, probe NAME, report, score)" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', C_GLOBAL, "FILE",
 	  "write the report to FILE atomically (temporary file + rename)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', C_ALL, NULL, "more detail on stderr and in text (repeatable)" },
@@ -989,7 +989,10 @@ static void print_options(FILE *f, unsigned id)
 				 p->arg ? p->arg : "");
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", p->lo.name, p->arg ? " " : "", p->arg ? p->arg : "");
-		fprintf(f, "  %-30s %s\n", left, p->help);
+		if (strlen(left) > 30) /* the choices of --format: the description goes under them */
+			fprintf(f, "  %s\n  %-30s %s\n", left, "", p->help);
+		else
+			fprintf(f, "  %-30s %s\n", left, p->help);
 	}
 }
 
@@ -1104,8 +1107,10 @@ int main(int argc, char **argv)
 				c.format = OUT_FMT_JSON;
 			else if (!strcmp(optarg, "prometheus"))
 				c.format = OUT_FMT_PROM;
+			else if (!strcmp(optarg, "html"))
+				c.format = OUT_FMT_HTML;
 			else
-				return cd_error("option '--format': unknown format '%s': expected text, json or prometheus",
+				return cd_error("option '--format': unknown format '%s': expected text, json, prometheus or html",
 						optarg),
 				       EXIT_USAGE;
 			c.format_set = 1;
@@ -1237,16 +1242,22 @@ int main(int argc, char **argv)
 					cmd->name, cmd->name),
 			       EXIT_USAGE;
 
+	/* metrics and the page are made of the whole results document: the other commands' output is not one */
+	if (c.format >= OUT_FMT_PROM) {
+		const char *fmt = c.format == OUT_FMT_PROM ? "prometheus" : "html";
+
+		if (!(cmd->id & C_DOC) || (cmd->id == C_PROBE && !c.nargs))
+			return cd_error("option '--format %s': '%s'%s does not render a results document; %s is for "
+					"check, topo, probe NAME..., report and score", fmt, cmd->name,
+					cmd->id == C_PROBE ? " without a probe name lists the probes: it" : "", fmt),
+			       EXIT_USAGE;
+		if (c.shell)
+			return cd_error("option '--shell' writes shell lines: it cannot be combined with '--format %s'",
+					fmt),
+			       EXIT_USAGE;
+	}
 	if (c.shell && c.format == OUT_FMT_JSON)
 		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--json'"), EXIT_USAGE;
-	if (c.shell && c.format == OUT_FMT_PROM)
-		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--format prometheus'"),
-		       EXIT_USAGE;
-	/* metrics are made of the whole results document: the other commands render a part of it or none */
-	if (c.format == OUT_FMT_PROM && !(cmd->id & C_DOCUMENT))
-		return cd_error("option '--format prometheus' applies to the commands that render the results document "
-				"(check, probe, topo, report, score), not to '%s'", cmd->name),
-		       EXIT_USAGE;
 	{
 		const char *nc = getenv("NO_COLOR");
 

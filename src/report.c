@@ -754,7 +754,7 @@ static void shell_quote(char *buf, size_t len, const char *v)
 }
 
 /* "export K=V", "unset K", or the command as a comment: eval runs settings, never commands. */
-static void shell_line(char *buf, size_t len, const struct cd_advice *a)
+void cd_report_shell_line(char *buf, size_t len, const struct cd_advice *a)
 {
 	char q[512], h[128], guard[160] = "";
 
@@ -791,7 +791,7 @@ static void render_advice(struct cd_out *o, const struct cd_results *r)
 		const struct cd_advice *a = &r->advice[i];
 		char line[1024], ids[128];
 
-		shell_line(line, sizeof(line), a);
+		cd_report_shell_line(line, sizeof(line), a);
 		text_ids(ids, sizeof(ids), &a->findings);
 		out_obj_open(o, NULL);
 		out_str(o, OUT_JSON, "env", NULL, a->env);
@@ -899,7 +899,7 @@ void cd_report_shell(struct cd_out *o, const struct cd_results *r)
 		const struct cd_advice *a = &r->advice[i];
 		char line[1024], ids[128];
 
-		shell_line(line, sizeof(line), a);
+		cd_report_shell_line(line, sizeof(line), a);
 		text_ids(ids, sizeof(ids), &a->findings);
 		out_text(o, "%-44s # %s%s%s\n", line, ids, ids[0] ? ": " : "", a->why ? a->why : "");
 	}
@@ -918,6 +918,10 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 {
 	if (out_format(o) == OUT_FMT_PROM) {
 		cd_report_prom(o, r);
+		return;
+	}
+	if (out_format(o) == OUT_FMT_HTML) {
+		cd_report_html(o, r);
 		return;
 	}
 	render_tool_run(o, r);

@@ -10,6 +10,8 @@
 void cd_report(struct cd_out *o, const struct cd_results *r);
 /* The document as Prometheus metrics (node_exporter's textfile collector); cd_report() dispatches to it. */
 void cd_report_prom(struct cd_out *o, const struct cd_results *r);
+/* One piece of advice as a shell line: "export K=V", "unset K", or a command as a "# ..." comment. */
+void cd_report_shell_line(char *buf, size_t len, const struct cd_advice *a);
 /* The advice as lines to paste or eval (text only). */
 void cd_report_shell(struct cd_out *o, const struct cd_results *r);
 /* `advise`, `env`, `explain`: their sections of the document. */
@@ -18,6 +20,31 @@ void cd_report_env(struct cd_out *o, const struct cd_results *r);
 void cd_report_explain(struct cd_out *o, const struct cd_results *r);
 /* `advise --explain`: the decision tree. */
 void cd_report_tree(struct cd_out *o);
+
+/*
+ * `--format html`: the document as one self-contained page (report_html.c), written
+ * through out_raw(). cd_report() dispatches here in OUT_FMT_HTML.
+ */
+void cd_report_html(struct cd_out *o, const struct cd_results *r);
+/* Its parts, for the tests. A heap copy of s (NULL: "") safe in HTML text and attributes. */
+char *cd_html_escape(const char *s);
+/*
+ * The heatmaps' colour scale: the bucket of v by its fraction of the best value of the
+ * matrix (v / best, or best / v when lower is better): 0 (< 50 %), 1 (50-70 %),
+ * 2 (70-85 %), 3 (85-95 %), 4 (>= 95 %); -1 when there is no value to judge.
+ */
+#define CD_HTML_BUCKETS 5
+int cd_html_bucket(double v, double best, int higher_better);
+const char *cd_html_bucket_color(int bucket); /* "#rrggbb"; the no-data grey for -1 */
+const char *cd_html_class_color(const char *cls); /* of a path class: "NV18", "PIX", ..., "SYS" */
+/*
+ * The runs of `probe` on host h by ordered GPU pair, cells[i * n_gpus + j] for the GPUs
+ * at positions i and j of h->gpus (NULL: no run); returns how many cells have one.
+ */
+size_t cd_html_gpu_matrix(const struct cd_results *r, const struct cd_host *h, const char *probe,
+			  const struct cd_probe_run **cells);
+/* The same between hosts (rank and peer mapped through ranks[]): cells[i * n_hosts + j]. */
+size_t cd_html_host_matrix(const struct cd_results *r, const char *probe, const struct cd_probe_run **cells);
 
 /* `commdiag rules`: every rule, every threshold in force and its origin, the profiles. */
 void cd_report_rules(struct cd_out *o, const struct cd_conf *c);

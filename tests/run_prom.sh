@@ -112,12 +112,12 @@ hasnt "deterministic: no duration" "$TMP/det.prom" "commdiag_run_duration_second
 for c in rules env version advise "advise --explain" "explain /dev/null"; do
 	# shellcheck disable=SC2086 # the command and its argument are two words
 	run "$c refuses prometheus" "2" "$BIN" $c --format prometheus
-	err_has "$c refuses prometheus" "option '--format prometheus' applies to the commands that render the results document (check, probe, topo, report, score), not to '${c%% *}'"
+	err_has "$c refuses prometheus" "option '--format prometheus': '${c%% *}' does not render a results document; prometheus is for check, topo, probe NAME..., report and score"
 done
 run "--shell refuses prometheus" "2" "$BIN" check --shell --format prometheus
 err_has "--shell refuses prometheus" "option '--shell' writes shell lines: it cannot be combined with '--format prometheus'"
 run "unknown format" "2" "$BIN" check --format openmetrics
-err_has "unknown format" "option '--format': unknown format 'openmetrics': expected text, json or prometheus"
+err_has "unknown format" "option '--format': unknown format 'openmetrics': expected text, json, prometheus or html"
 
 # --- -o: the whole file or the old one, never a temporary or a partial file ---
 mkdir "$TMP/textfile"

@@ -59,11 +59,21 @@ bad "--timeout -1" "$E option '--timeout': '-1' is not a number of seconds above
 bad "--timeout abc" "$E option '--timeout': 'abc' is not a number of seconds above 0" check --timeout abc -o "$O"
 bad "--timeout 0" "$E option '--timeout': '0' is not a number of seconds above 0" check --timeout 0 -o "$O"
 bad "--timeout 1e3" "$E option '--timeout': '1e3' is not a number of seconds above 0" check --timeout 1e3 -o "$O"
-bad "--format xml" "$E option '--format': unknown format 'xml': expected text, json or prometheus" check --format xml -o "$O"
-bad "--format prometheus on rules" "$E option '--format prometheus' applies to the commands that render the results document (check, probe, topo, report, score), not to 'rules'" \
-	rules --format prometheus -o "$O"
-bad "--format prometheus with --shell" "$E option '--shell' writes shell lines: it cannot be combined with '--format prometheus'" \
-	check --shell --format prometheus -o "$O"
+bad "--format xml" "$E option '--format': unknown format 'xml': expected text, json, prometheus or html" check --format xml -o "$O"
+# metrics and the page render the results document: the commands that write something else refuse them
+for f in prometheus html; do
+	H="does not render a results document; $f is for check, topo, probe NAME..., report and score"
+	for c in rules env version advise; do
+		bad "--format $f on $c" "$E option '--format $f': '$c' $H" "$c" --format $f -o "$O"
+	done
+	bad "--format $f on explain" "$E option '--format $f': 'explain' $H" explain "$D/wrong-type.json" \
+		--format $f -o "$O"
+	bad "--format $f on probe without a name" \
+		"$E option '--format $f': 'probe' without a probe name lists the probes: it $H" probe --format $f -o "$O"
+	bad "--format $f with --shell" \
+		"$E option '--shell' writes shell lines: it cannot be combined with '--format $f'" \
+		check --shell --format $f -o "$O"
+done
 bad "--format prometheus, bad document" "$E results: '$D/not-json.txt': line 1: not valid JSON (byte 0)" \
 	report --from "$D/not-json.txt" --format prometheus -o "$O"
 bad "--fail-on critical" "$E option '--fail-on': unknown severity 'critical': expected info, warn or fail" \

@@ -5,6 +5,8 @@
 h100-faulty.json: one HCA's PCIe link trained at x8 (mlx5_6), one IB port down
 (mlx5_3/1, cable out: polling), and one GPU (gpu5) whose host-to-device copies run
 at half speed on a full Gen5 x16 link. h100-clean.json: the same machine healthy.
+h100-p2p.json: the healthy machine with its path matrix and a p2p.bw/p2p.latency
+matrix, one pair slow (the HTML report's heatmaps).
 Numbers follow nvbandwidth and nccl-tests on HGX H100: H2D about 55 GB/s of a
 63 GB/s Gen5 x16 link; all_reduce busbw about 478 GB/s at 16 GiB on 8 GPUs.
 
@@ -113,7 +115,52 @@ def doc(faulty):
             "rules": None, "score": None}
 
 
+# GPU2 -> GPU6 at 40 % of its peers: one NVLink port degraded (the P2P001 case)
+P2P_SLOW = (2, 6)
+
+
+def p2p_doc():
+    """h100-p2p.json: the healthy machine with the path matrix and every ordered pair's
+    p2p.bw and p2p.latency (nvbandwidth's device-to-device copy on HGX H100: about 370 GB/s
+    per direction at 256 MiB, about 2.3 us for 8 bytes)."""
+    d = doc(False)
+    h = d["hosts"][0]
+    n = len(GPU_BUS)
+    nets = ["mlx5_%d" % i for i in range(8)] + ["eth0"]
+
+    def gpu_net(i, j):
+        if j < 8:
+            return "PIX" if i == j else "NODE" if (i < 4) == (j < 4) else "SYS"
+        return "NODE" if i >= 4 else "SYS"   # eth0 hangs off socket 1
+    h["paths"] = {"source": "hwloc+nvml", "gpus": GPU_BUS, "nets": nets,
+                  "gpu_gpu": [["X" if i == j else "NV18" for j in range(n)] for i in range(n)],
+                  "gpu_net": [[gpu_net(i, j) for j in range(len(nets))] for i in range(n)],
+                  "p2p_level": "PXB", "p2p_level_source": "default",
+                  "nccl_p2p": [[None if i == j else True for j in range(n)] for i in range(n)],
+                  "cuda_p2p": [[None if i == j else True for j in range(n)] for i in range(n)],
+                  "nvml_p2p": [[None if i == j else "ok" for j in range(n)] for i in range(n)]}
+    for name in ("p2p.bw", "p2p.latency"):
+        for i in range(n):
+            for j in range(n):
+                if i == j:
+                    continue
+                if name == "p2p.bw":
+                    gb = 370.0 + ((i * 7 + j * 3) % 9) * 1.3   # 370.0 .. 380.4, stable run to run
+                    if (i, j) == P2P_SLOW:
+                        gb = 148.2
+                    res = [sample(256 << 20, gb, iters=10)]
+                else:
+                    res = [lat_sample(8, round(2.25 + ((i + j) % 4) * 0.03, 2), 1.0)]
+                d["probes"].append({"name": name, "status": "ok", "reason": None, "phase": None,
+                                    "host": "gpu-node07", "device": i, "peer": j, "nranks": 1,
+                                    "results": res})
+    return d
+
+
 for name, faulty in (("h100-faulty.json", True), ("h100-clean.json", False)):
     with open("%s/%s" % (sys.argv[1], name), "w") as f:
         json.dump(doc(faulty), f, indent=1)
         f.write("\n")
+with open("%s/h100-p2p.json" % sys.argv[1], "w") as f:
+    json.dump(p2p_doc(), f, indent=1)
+    f.write("\n")
