@@ -537,7 +537,9 @@ static int row_line(struct state *st, char *s)
 		int nan = 0;
 
 		w.wrong[v] = CD_NULL_I64;
-		if (cols[0] < 0 || cols[2] < 0 || (int)n <= cols[2])
+		/* a column the names line did not give, or beyond this row's end: no such variant */
+		if (cols[0] < 0 || cols[1] < 0 || cols[2] < 0 || (int)n <= cols[0] || (int)n <= cols[1] ||
+		    (int)n <= cols[2])
 			continue;
 		for (int f = 0; f < 3; f++) {
 			int rc = dbl_token(tok[cols[f]], &val[f]);
