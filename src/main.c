@@ -31,6 +31,7 @@
 #include "envlint.h"
 #include "explain.h"
 #include "fault.h"
+#include "import_nccltests.h"
 #include "dist.h"
 #include "out.h"
 #include "probe.h"
@@ -58,16 +59,18 @@
 #define C_ADVISE (1u << 8)
 #define C_ENV (1u << 9)
 #define C_EXPLAIN (1u << 10)
+#define C_IMPORT (1u << 11)
 #define C_ALL (~0u)
 /* the commands that take positional arguments */
 /* the global options: every command that writes a report takes them */
-#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN)
+#define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN | \
+		  C_IMPORT)
 /* the commands that judge, and so take thresholds */
-#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE)
+#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE | C_IMPORT)
 /* the commands that render the results document (cd_report): the ones --format prometheus|html serve */
-#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE)
+#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT)
 /* the commands that take positional arguments */
-#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN)
+#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
 
 struct ctx {
@@ -87,6 +90,7 @@ struct ctx {
 	double probe_timeout_s;
 	struct cd_conf_opts conf; /* --profile, --rules, -D */
 	int pairs;                  /* --pairs: bad-node hunting by disjoint pairs */
+	const char *collective;     /* import --collective: for a log that does not name its test */
 	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */
 	int nargs;
@@ -111,6 +115,7 @@ static int cmd_score(struct ctx *c);
 static int cmd_advise(struct ctx *c);
 static int cmd_env(struct ctx *c);
 static int cmd_explain(struct ctx *c);
+static int cmd_import(struct ctx *c);
 
 static const struct cmd cmds[] = {
 	{ "check", cmd_check, C_CHECK, "discover this host, score it against the rules, and report (the default)",
@@ -134,6 +139,8 @@ static const struct cmd cmds[] = {
 	  "env [--from FILE.json] [options]" },
 	{ "explain", cmd_explain, C_EXPLAIN, "read NCCL, PyTorch or Open MPI logs and advise as check does",
 	  "explain LOGFILE...|- [--shell] [options]" },
+	{ "import", cmd_import, C_IMPORT, "read nccl-tests output (text or -J JSON) as probe results and judge it as score does",
+	  "import nccl-tests FILE...|- [--collective NAME] [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
 };
 
 enum {
@@ -152,6 +159,7 @@ enum {
 	OPT_EXPLAIN,
 	OPT_SHELL,
 	OPT_PAIRS,
+	OPT_COLLECTIVE,
 };
 
 static const struct opt {
@@ -163,7 +171,7 @@ static const struct opt {
 } opts[] = {
 	{ { "json", no_argument, NULL, 'j' }, 'j', C_GLOBAL, NULL, "write the JSON document (same as --format json)" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "text|json|prometheus|html",
-	  "output format (default text; prometheus and html: check, topo, probe NAME, report, score)" },
+	  "output format (default text; prometheus and html: check, topo, probe NAME, report, score, import)" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', C_GLOBAL, "FILE",
 	  "write the report to FILE atomically (temporary file + rename)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', C_ALL, NULL, "more detail on stderr and in text (repeatable)" },
@@ -206,6 +214,8 @@ static const struct opt {
 	  "print only the advice as lines to paste or eval (export/unset; commands as comments)" },
 	{ { "pairs", no_argument, NULL, OPT_PAIRS }, 0, C_CHECK, NULL,
 	  "under mpirun: hunt a bad node with two passes of disjoint pairs (mpi.bw), not all pairs" },
+	{ { "collective", required_argument, NULL, OPT_COLLECTIVE }, 0, C_IMPORT, "NAME",
+	  "the collective of a log that does not name it (all_reduce, all_gather, alltoall, …)" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -519,7 +529,8 @@ static int lint_and_advise(struct cd_results *r, int local_conf)
 	return 0;
 }
 
-static int judge(struct ctx *c, struct cd_results *r)
+/* local_conf: the facts are this machine's (not a saved document, a log or an import) */
+static int judge(struct ctx *c, struct cd_results *r, int local_conf)
 {
 	struct cd_conf conf;
 
@@ -530,7 +541,7 @@ static int judge(struct ctx *c, struct cd_results *r)
 	cd_rules_evaluate_conf(r, &conf);
 	cd_score_compute(r, &conf);
 	cd_conf_free(&conf);
-	return lint_and_advise(r, !c->from);
+	return lint_and_advise(r, local_conf);
 }
 
 /* Is this finding id one this build makes (a rule, a cross-host rule, or the env linter)? */
@@ -648,7 +659,7 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 	}
 	if (score && !cd_stop) {
 		phase(2);
-		rc = judge(c, &r);
+		rc = judge(c, &r, !c->from);
 		if (rc) {
 			cd_results_free(&r);
 			return rc;
@@ -746,7 +757,7 @@ static int cmd_advise(struct ctx *c)
 	if (rc)
 		return rc;
 	phase(2);
-	rc = judge(c, &r);
+	rc = judge(c, &r, !c->from);
 	if (rc) {
 		cd_results_free(&r);
 		return rc;
@@ -786,18 +797,18 @@ static int cmd_env(struct ctx *c)
 }
 
 /* A log named on the command line, or stdin for "-": the whole of it, up to a bound. */
-static char *read_log(const char *path, size_t *len)
+static char *read_log(const char *who, const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
 	char *text;
 
 	if (!f) {
-		cd_error("explain: cannot open '%s': %s", path, strerror(errno));
+		cd_error("%s: cannot open '%s': %s", who, path, strerror(errno));
 		return NULL;
 	}
 	text = cd_read_file(f, (size_t)1 << 30, len);
 	if (!text)
-		cd_error("explain: cannot read '%s': %s", path, errno ? strerror(errno) : "larger than 1 GiB");
+		cd_error("%s: cannot read '%s': %s", who, path, errno ? strerror(errno) : "larger than 1 GiB");
 	if (f != stdin)
 		fclose(f);
 	return text;
@@ -821,7 +832,7 @@ static int cmd_explain(struct ctx *c)
 	phase(1);
 	for (int i = 0; i < c->nargs; i++) {
 		size_t len = 0;
-		char *text = read_log(c->args[i], &len);
+		char *text = read_log("explain", c->args[i], &len);
 		const char *base = strrchr(c->args[i], '/');
 
 		if (!text) {
@@ -840,6 +851,93 @@ static int cmd_explain(struct ctx *c)
 	}
 	phase(3);
 	rc = emit(c, c->shell ? render_shell : render_explain, &r);
+	if (rc == 0)
+		rc = exit_for(c, &r);
+	cd_results_free(&r);
+	return rc;
+}
+
+/* Say on stderr what of one imported file could not be used (the document says it too). */
+static void import_notes(const struct cd_import *im)
+{
+	if (im->skipped_lines > 0) {
+		char at[96] = "";
+		size_t used = 0;
+
+		for (size_t k = 0; k < im->n_first_skipped && used < sizeof(at); k++)
+			used += (size_t)snprintf(at + used, sizeof(at) - used, "%s%" PRId64, k ? ", " : "",
+						 im->first_skipped[k]);
+		cd_warn("import: '%s': skipped %" PRId64 " unusable line%s (cut short or mangled) at line%s %s%s", im->file,
+			im->skipped_lines, im->skipped_lines == 1 ? "" : "s", im->n_first_skipped == 1 ? "" : "s", at,
+			(int64_t)im->n_first_skipped < im->skipped_lines ? ", …" : "");
+	}
+	if (im->complete == CD_TRI_FALSE)
+		cd_warn("import: '%s': a test ends without its footer ('# Out of bounds values'): the log was cut short",
+			im->file);
+}
+
+/*
+ * import nccl-tests FILE…: the files become one document (mode "import"), judged by the
+ * same judge() as check and score, then reported in any format.
+ */
+static int cmd_import(struct ctx *c)
+{
+	struct cd_results r;
+	struct cd_conf conf;
+	int rc;
+
+	if (!c->nargs || strcmp(c->args[0], "nccl-tests"))
+		return cd_error("import: %s%s%s: use 'commdiag import nccl-tests FILE...' ('-' for stdin)",
+				c->nargs ? "unknown format '" : "which format?", c->nargs ? c->args[0] : "",
+				c->nargs ? "', the one known is nccl-tests" : ""),
+		       EXIT_USAGE;
+	if (c->nargs < 2)
+		return cd_error("import nccl-tests: which file? use 'commdiag import nccl-tests FILE...' ('-' for stdin)"),
+		       EXIT_USAGE;
+	/* a bad --rules, -D or --profile stops the run before any reading */
+	rc = cd_conf_load(&conf, &c->conf, NULL);
+	cd_conf_free(&conf);
+	if (rc < 0)
+		return EXIT_USAGE;
+	cd_results_init(&r);
+	stamp(&r, "import", c);
+	r.run.ranks = CD_NULL_I64; /* no commdiag ranks ran: the ranks were nccl-tests' */
+	phase(1);
+	for (int i = 1; i < c->nargs; i++) {
+		const char *name = strcmp(c->args[i], "-") ? c->args[i] : "stdin";
+		size_t len = 0;
+		char *err = NULL, *text = read_log("import", c->args[i], &len);
+		int n;
+
+		if (!text) {
+			cd_results_free(&r);
+			return EXIT_USAGE;
+		}
+		n = cd_import_nccltests(&r, text, len, name, c->collective, &err);
+		free(text);
+		if (n <= 0) {
+			if (n < 0)
+				cd_error("import: %s", err);
+			else
+				cd_error("import: '%s': nothing to import: no size rows of an nccl-tests run (its text "
+					 "output, or the JSON of -J) in it",
+					 name);
+			free(err);
+			cd_results_free(&r);
+			return EXIT_USAGE;
+		}
+		import_notes(&r.run.imports[r.run.n_imports - 1]);
+	}
+	phase(2);
+	rc = judge(c, &r, 0);
+	if (rc) {
+		cd_results_free(&r);
+		return rc;
+	}
+	if (!deterministic())
+		r.run.duration_s = cd_now_s() - c->t_start;
+	phase(3);
+	rc = emit(c, render_results, &r);
 	if (rc == 0)
 		rc = exit_for(c, &r);
 	cd_results_free(&r);
@@ -1172,6 +1270,13 @@ int main(int argc, char **argv)
 		case OPT_PAIRS:
 			c.pairs = 1;
 			break;
+		case OPT_COLLECTIVE:
+			if (!cd_nt_collective_valid(optarg))
+				return cd_error("option '--collective': unknown collective '%s': expected one of %s", optarg,
+						cd_nt_collective_list()),
+				       EXIT_USAGE;
+			c.collective = optarg;
+			break;
 		case OPT_PROBE_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
 				return cd_error("option '--probe-timeout': '%s' is not a number of seconds above 0", optarg),
@@ -1248,7 +1353,7 @@ int main(int argc, char **argv)
 
 		if (!(cmd->id & C_DOC) || (cmd->id == C_PROBE && !c.nargs))
 			return cd_error("option '--format %s': '%s'%s does not render a results document; %s is for "
-					"check, topo, probe NAME..., report and score", fmt, cmd->name,
+					"check, topo, probe NAME..., report, score and import", fmt, cmd->name,
 					cmd->id == C_PROBE ? " without a probe name lists the probes: it" : "", fmt),
 			       EXIT_USAGE;
 		if (c.shell)

@@ -49,6 +49,57 @@ static void hex_id(struct cd_out *o, const char *key, int64_t v, int digits)
 	out_str(o, OUT_JSON, key, NULL, v == CD_NULL_I64 ? NULL : buf);
 }
 
+/* JSON: run.imports; text: one line per imported file, under the title line. */
+static void render_imports(struct cd_out *o, const struct cd_results *r)
+{
+	if (!r->run.n_imports)
+		return;
+	out_arr_open(o, "imports");
+	for (size_t i = 0; i < r->run.n_imports; i++) {
+		const struct cd_import *im = &r->run.imports[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_JSON, "file", NULL, im->file);
+		out_str(o, OUT_JSON, "format", NULL, im->format);
+		str_list(o, "collectives", &im->collectives);
+		out_i64(o, OUT_JSON, "tests", NULL, im->tests);
+		out_i64(o, OUT_JSON, "rows", NULL, im->rows);
+		out_i64(o, OUT_JSON, "skipped_lines", NULL, im->skipped_lines);
+		out_arr_open(o, "first_skipped_lines");
+		for (size_t k = 0; k < im->n_first_skipped; k++)
+			out_i64(o, OUT_JSON, NULL, NULL, im->first_skipped[k]);
+		out_arr_close(o);
+		out_i64(o, OUT_JSON, "other_lines", NULL, im->other_lines);
+		out_i64(o, OUT_JSON, "out_of_bounds", NULL, im->out_of_bounds);
+		out_bool(o, OUT_JSON, "complete", NULL, im->complete);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
+static void text_imports(struct cd_out *o, const struct cd_results *r)
+{
+	for (size_t i = 0; i < r->run.n_imports; i++) {
+		const struct cd_import *im = &r->run.imports[i];
+
+		out_text(o, "imported %s (%s): ", im->file ? im->file : "?", im->format ? im->format : "?");
+		text_list(o, "%s", &im->collectives);
+		out_text(o, ", %" PRId64 " test%s, %" PRId64 " row%s", im->tests, im->tests == 1 ? "" : "s", im->rows,
+			 im->rows == 1 ? "" : "s");
+		if (im->out_of_bounds != CD_NULL_I64 && im->out_of_bounds > 0)
+			out_text(o, ", %" PRId64 " out-of-bounds values", im->out_of_bounds);
+		if (im->complete == CD_TRI_FALSE)
+			out_text(o, ", ends without its footer (cut short?)");
+		if (im->skipped_lines > 0) {
+			out_text(o, ", %" PRId64 " unusable line%s (at", im->skipped_lines, im->skipped_lines == 1 ? "" : "s");
+			for (size_t k = 0; k < im->n_first_skipped; k++)
+				out_text(o, " %" PRId64, im->first_skipped[k]);
+			out_text(o, "%s)", (int64_t)im->n_first_skipped < im->skipped_lines ? " …" : "");
+		}
+		out_nl(o);
+	}
+}
+
 static void render_tool_run(struct cd_out *o, const struct cd_results *r)
 {
 	out_i64(o, OUT_JSON, "schema", NULL, r->schema);
@@ -66,6 +117,7 @@ static void render_tool_run(struct cd_out *o, const struct cd_results *r)
 	out_dbl(o, OUT_JSON, "timeout_s", NULL, r->run.timeout_s);
 	out_str(o, OUT_JSON, "stopped_by", NULL, r->run.stopped_by);
 	out_str(o, OUT_JSON, "stopped_phase", NULL, r->run.stopped_phase);
+	render_imports(o, r);
 	out_obj_close(o);
 
 	out_color(o, OUT_COLOR_BOLD);
@@ -87,6 +139,7 @@ static void render_tool_run(struct cd_out *o, const struct cd_results *r)
 		out_color(o, OUT_COLOR_NONE);
 		out_text(o, "; what did not run is marked timeout\n");
 	}
+	text_imports(o, r);
 }
 
 static void render_status(struct cd_out *o, const struct cd_host *h)

@@ -400,6 +400,18 @@ struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p)
 	return s;
 }
 
+struct cd_import *cd_results_add_import(struct cd_results *r, const char *file, const char *format)
+{
+	struct cd_import *im = CD_PUSH(r->run.imports, r->run.n_imports, r->run.cap_imports);
+
+	im->file = file ? xstrdup(file) : NULL;
+	im->format = format ? xstrdup(format) : NULL;
+	im->tests = im->rows = im->skipped_lines = im->other_lines = 0;
+	im->out_of_bounds = CD_NULL_I64;
+	im->complete = CD_TRI_NULL;
+	return im;
+}
+
 struct cd_advice *cd_results_add_advice(struct cd_results *r)
 {
 	return CD_PUSH(r->advice, r->n_advice, r->cap_advice);
@@ -563,6 +575,12 @@ void cd_results_free(struct cd_results *r)
 	free(r->run.mode);
 	free(r->run.stopped_by);
 	free(r->run.stopped_phase);
+	for (size_t i = 0; i < r->run.n_imports; i++) {
+		free(r->run.imports[i].file);
+		free(r->run.imports[i].format);
+		cd_strv_free(&r->run.imports[i].collectives);
+	}
+	free(r->run.imports);
 	for (size_t i = 0; i < r->n_hosts; i++)
 		host_free(&r->hosts[i]);
 	free(r->hosts);

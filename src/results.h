@@ -361,6 +361,25 @@ struct cd_rank {
 	size_t n_env_diff, cap_env_diff;
 };
 
+/*
+ * One file `commdiag import` read (run.mode "import"): where the results came from,
+ * and what of it could not be used, so a partial import says so.
+ */
+#define CD_IMPORT_FIRST_SKIPPED 5
+struct cd_import {
+	char *file;             /* as named on the command line; "stdin" for "-" */
+	char *format;           /* "nccl-tests text", "nccl-tests json" */
+	struct cd_strv collectives; /* "all_reduce", … in the order the tests appear */
+	int64_t tests;          /* test runs in the file (a log may hold several) */
+	int64_t rows;           /* size rows imported */
+	int64_t skipped_lines;  /* lines that looked like nccl-tests output but were unusable (cut, mangled) */
+	int64_t first_skipped[CD_IMPORT_FIRST_SKIPPED]; /* their line numbers, the first few */
+	size_t n_first_skipped;
+	int64_t other_lines;    /* lines of other programs (NCCL INFO, launchers), ignored */
+	int64_t out_of_bounds;  /* the footers' "Out of bounds values", summed; null without a footer */
+	int complete;           /* every test ended with its footer; enum cd_tri */
+};
+
 struct cd_run {
 	char *started;      /* ISO 8601 UTC; NULL under COMMDIAG_DETERMINISTIC */
 	char *mode;         /* "check", "topo" */
@@ -371,6 +390,8 @@ struct cd_run {
 	double timeout_s;
 	char *stopped_by;   /* "timeout", "SIGINT", "SIGTERM": the run was stopped early; NULL when it ran to the end */
 	char *stopped_phase; /* where: "discovery", "rules", "report" */
+	struct cd_import *imports; /* what `commdiag import` read; empty otherwise */
+	size_t n_imports, cap_imports;
 };
 
 struct cd_results {
@@ -429,6 +450,7 @@ void cd_finding_evidence(struct cd_finding *f, const char *fmt, ...) __attribute
 struct cd_advice *cd_results_add_advice(struct cd_results *r);
 struct cd_probe_run *cd_results_add_probe(struct cd_results *r, const char *name);
 struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p);
+struct cd_import *cd_results_add_import(struct cd_results *r, const char *file, const char *format);
 
 struct cd_not_evaluated *cd_rules_run_add_not_evaluated(struct cd_rules_run *rr, const char *group,
 							const char *reason);

@@ -593,6 +593,31 @@ static void load_reach(struct ld *l, const cJSON *d, void *ctx)
 	x->error = get_str(l, d, "error");
 }
 
+static void load_import(struct ld *l, const cJSON *d, void *ctx)
+{
+	struct cd_results *r = ctx;
+	char *file = get_str(l, d, "file"), *format = get_str(l, d, "format");
+	struct cd_import *im = cd_results_add_import(r, file, format);
+	const cJSON *first = get_arr(l, d, "first_skipped_lines"), *e;
+
+	free(file);
+	free(format);
+	get_strv(l, d, "collectives", &im->collectives);
+	im->tests = get_i64(l, d, "tests");
+	im->rows = get_i64(l, d, "rows");
+	im->skipped_lines = get_i64(l, d, "skipped_lines");
+	im->other_lines = get_i64(l, d, "other_lines");
+	im->out_of_bounds = get_i64(l, d, "out_of_bounds");
+	im->complete = get_tri(l, d, "complete");
+	cJSON_ArrayForEach(e, first) {
+		if (!cJSON_IsNumber(e) || im->n_first_skipped == CD_IMPORT_FIRST_SKIPPED) {
+			fail(l, "first_skipped_lines", "expected at most %d line numbers", CD_IMPORT_FIRST_SKIPPED);
+			return;
+		}
+		im->first_skipped[im->n_first_skipped++] = (int64_t)e->valuedouble;
+	}
+}
+
 static void load_rank(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_rank *k = cd_results_add_rank(ctx, get_i64(l, d, "rank"));
@@ -722,6 +747,7 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		r->run.timeout_s = get_dbl(l, run, "timeout_s");
 		r->run.stopped_by = get_str(l, run, "stopped_by");
 		r->run.stopped_phase = get_str(l, run, "stopped_phase");
+		each_obj(l, run, "imports", r, load_import);
 		leave(l, m);
 	}
 	each_obj(l, root, "hosts", r, load_host);

@@ -548,7 +548,7 @@ out_has "lists what it extracted" "LOG000"
 
 # --- help and version ---
 run "help" 0 "$BIN" help
-for c in check topo probe report version help rules score advise env explain; do out_has "help lists $c" "  $c "; done
+for c in check topo probe report version help rules score advise env explain import; do out_has "help lists $c" "  $c "; done
 run "help check" 0 "$BIN" help check
 out_has "help check" "--topology"
 run "check --help" 0 "$BIN" check --help
@@ -583,6 +583,42 @@ json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"c
 # the OMPI_MCA_* variables mpirun itself puts into every rank's environment ---
 "$BIN" check --from tests/data/docs/netns-two-hosts.json --shell >"$TMP/out" 2>"$TMP/err"
 if [ "$(cut -d' ' -f2 "$TMP/out" | sort | tr '\n' ' ')" = "GLOO_SOCKET_IFNAME=eth0 NCCL_SOCKET_IFNAME=eth0 OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0 UCX_NET_DEVICES=eth0 " ]; then ok; else bad "netns document: advice is not exactly the routed interface: $(cat "$TMP/out")"; fi
+
+# --- import nccl-tests: real outputs (tests/data/nccl-tests/README) judged as score judges ---
+NT=$DATA/nccl-tests
+run "import multi-node log" 0 "$BIN" import nccl-tests "$NT/multinode-h100-ztan.log" --json -o "$TMP/imp.json"
+json_true "import: mode and source" "$TMP/imp.json" 'd["run"]["mode"] == "import" and d["run"]["imports"][0]["file"].endswith("multinode-h100-ztan.log") and d["run"]["imports"][0]["complete"] is True'
+json_true "import: two hosts of 8 GPUs" "$TMP/imp.json" '[(h["hostname"], len(h["gpus"])) for h in d["hosts"]] == [("ztan-mig-235z", 8), ("ztan-mig-gq73", 8)] and d["hosts"][0]["gpus"][2]["bus_id"] == "0000:0b:00.0"'
+json_true "import: both variants, 31 sizes, 16 ranks" "$TMP/imp.json" 'sorted((p["name"], p["variant"], len(p["results"]), p["nranks"]) for p in d["probes"]) == [("nccl.all_reduce", "in_place", 31, 16), ("nccl.all_reduce", "out_of_place", 31, 16)]'
+json_true "import: busbw at 8 GiB" "$TMP/imp.json" '[r["busbw_gbyte_s"] for p in d["probes"] for r in p["results"] if p["variant"] == "out_of_place" and r["bytes"] == 8589934592] == [338.82]'
+json_true "import: judged (rules and score present)" "$TMP/imp.json" 'd["rules"] is not None and d["score"]["total"] is not None'
+run "imported document loads" 0 "$BIN" report --from "$TMP/imp.json" --json
+run "imported document re-scores" 0 "$BIN" score "$TMP/imp.json"
+# 338 GB/s on H100s: below the h100-sxm floor (460 GB/s), judged at 8 GiB (the log's largest size)
+run "import: slow busbw found" 1 "$BIN" import nccl-tests "$NT/multinode-h100-ztan.log" --profile h100-sxm -D nccl.floor_min_bytes=8G
+out_has "import: NCCL001" "FAIL  NCCL001 ztan-mig-235z 16 ranks: all_reduce bus bandwidth is below the profile's floor"
+out_has "import: text names the source" "imported $NT/multinode-h100-ztan.log (nccl-tests text): all_reduce, 1 test, 31 rows"
+run "score finds it in the saved import" 1 "$BIN" score "$TMP/imp.json" --profile h100-sxm -D nccl.floor_min_bytes=8G
+out_has "score: NCCL001" "NCCL001"
+run "import: #wrong > 0 is data corruption" 1 "$BIN" import nccl-tests "$NT/wrong-edited-ztan.log" --json
+"$BIN" import nccl-tests "$NT/wrong-edited-ztan.log" --json >"$TMP/wrong.json" 2>/dev/null
+json_true "import: STAB003 with the counts" "$TMP/wrong.json" 'len([f for f in d["findings"] if f["id"] == "STAB003"]) == 2 and any("130 wrong elements at 4294967296 bytes" in e for f in d["findings"] for e in f["evidence"])'
+run "import: two tests in one log" 0 "$BIN" import nccl-tests "$NT/multi-coll-h100-xxrjun.log" --json -o "$TMP/two.json"
+json_true "import: alltoall and sendrecv" "$TMP/two.json" 'd["run"]["imports"][0]["collectives"] == ["alltoall", "sendrecv"] and len(d["probes"]) == 4'
+run "import: truncated log" 0 "$BIN" import nccl-tests "$NT/old-error-column-nccl-tests-176.log" --collective all_reduce --json -o "$TMP/old.json"
+err_has "import: says where it skipped" "skipped 1 unusable line (cut short or mangled) at line 10"
+err_has "import: says it was cut" "ends without its footer"
+json_true "import: old layout, skipped line in the document" "$TMP/old.json" 'd["run"]["imports"][0]["first_skipped_lines"] == [10] and d["run"]["imports"][0]["rows"] == 6 and all(r["errors"] is None for p in d["probes"] for r in p["results"])'
+run "import: tagged, interleaved ranks" 0 "$BIN" import nccl-tests "$NT/tagged-nccl-1453.log" --collective all_reduce --json -o "$TMP/tag.json"
+json_true "import: rows inside [0] tags" "$TMP/tag.json" 'd["run"]["imports"][0]["rows"] == 10 and d["probes"][0]["results"][1]["time_us"] == 2325.3'
+run "import: mpirun --tag-output" 0 "$BIN" import nccl-tests "$NT/prefixed-aws-k8s-tester-503.log" --collective all_reduce --json -o "$TMP/pre.json"
+json_true "import: rows under <stdout> prefixes" "$TMP/pre.json" 'd["run"]["imports"][0]["rows"] == 3'
+run "import: single node 8 GPUs" 0 "$BIN" import nccl-tests "$NT/single-8gpu-4090-nccl-1530.log" --json -o "$TMP/one.json"
+json_true "import: one host, 8 GPUs, no bus ids from [0x..]" "$TMP/one.json" 'len(d["hosts"]) == 1 and len(d["hosts"][0]["gpus"]) == 8 and d["hosts"][0]["gpus"][7]["name"] == "NVIDIA GeForce RTX 4090"'
+run "import: -J JSON" 0 "$BIN" import nccl-tests "$NT/allreduce-2gpu-schema-v3.json" --json -o "$TMP/j.json"
+json_true "import: JSON rows" "$TMP/j.json" 'd["run"]["imports"][0]["format"] == "nccl-tests json" and len(d["probes"]) == 2 and d["hosts"][0]["versions"]["nccl"] == "2.27.5"'
+run "import: several files, stdin" 0 "$BIN" import nccl-tests "$NT/multinode-h100-ztan.log" - --json -o "$TMP/many.json" <"$NT/multi-coll-h100-xxrjun.log"
+json_true "import: four hosts, two records" "$TMP/many.json" 'len(d["hosts"]) == 4 and [i["file"] for i in d["run"]["imports"]][1] == "stdin"'
 
 # --- the man page renders without warnings and documents every command help lists ---
 if command -v groff >/dev/null; then

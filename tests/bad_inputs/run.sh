@@ -62,7 +62,7 @@ bad "--timeout 1e3" "$E option '--timeout': '1e3' is not a number of seconds abo
 bad "--format xml" "$E option '--format': unknown format 'xml': expected text, json, prometheus or html" check --format xml -o "$O"
 # metrics and the page render the results document: the commands that write something else refuse them
 for f in prometheus html; do
-	H="does not render a results document; $f is for check, topo, probe NAME..., report and score"
+	H="does not render a results document; $f is for check, topo, probe NAME..., report, score and import"
 	for c in rules env version advise; do
 		bad "--format $f on $c" "$E option '--format $f': '$c' $H" "$c" --format $f -o "$O"
 	done
@@ -151,6 +151,46 @@ if [ -z "${CD_WRAP:-}" ]; then
 else
 	skip "huge --from files under $CD_WRAP"
 fi
+
+# --- import nccl-tests: logs with nothing to import, bad numbers, bad JSON ---
+I="$E import:"
+NT=$D/../data/nccl-tests
+bad "import without a format" "$I which format?: use 'commdiag import nccl-tests FILE...' ('-' for stdin)" import -o "$O"
+bad "import an unknown format" \
+	"$I unknown format 'ib-tests', the one known is nccl-tests: use 'commdiag import nccl-tests FILE...' ('-' for stdin)" \
+	import ib-tests x.log -o "$O"
+bad "import without a file" "$E import nccl-tests: which file? use 'commdiag import nccl-tests FILE...' ('-' for stdin)" \
+	import nccl-tests -o "$O"
+bad "import a missing file" "$I cannot open '$TMP/none.log': No such file or directory" \
+	import nccl-tests "$TMP/none.log" -o "$O"
+bad "import an empty file" \
+	"$I '$D/empty.json': nothing to import: no size rows of an nccl-tests run (its text output, or the JSON of -J) in it" \
+	import nccl-tests "$D/empty.json" -o "$O"
+bad "import empty stdin" \
+	"$I 'stdin': nothing to import: no size rows of an nccl-tests run (its text output, or the JSON of -J) in it" \
+	import nccl-tests - -o "$O"
+bad "import a binary file" \
+	"$I '$BIN': nothing to import: no size rows of an nccl-tests run (its text output, or the JSON of -J) in it" \
+	import nccl-tests "$BIN" -o "$O"
+bad "import JSON with a NUL byte" "$I $D/binary.json: not nccl-tests JSON output: no \"results\" list" \
+	import nccl-tests "$D/binary.json" -o "$O"
+bad "import a log with a header and no table" \
+	"$I '$NT/header-only-nccl-583.log': nothing to import: no size rows of an nccl-tests run (its text output, or the JSON of -J) in it" \
+	import nccl-tests "$NT/header-only-nccl-583.log" -o "$O"
+bad "import a row with a bad number" \
+	"$I $D/nccl-tests-bad-number.log:5: '12.9.0' is not a number (time of the out-of-place columns)" \
+	import nccl-tests "$D/nccl-tests-bad-number.log" -o "$O"
+bad "import a log that does not name its collective" \
+	"$I $NT/tagged-nccl-1453.log:2: the table starting here does not say which collective it measured (no '<collective>_perf' name, no root column to tell): use --collective NAME, one of all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, alltoallv, sendrecv, gather, scatter, hypercube" \
+	import nccl-tests "$NT/tagged-nccl-1453.log" -o "$O"
+bad "import --collective unknown" \
+	"$E option '--collective': unknown collective 'allreduce': expected one of all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, alltoallv, sendrecv, gather, scatter, hypercube" \
+	import nccl-tests "$NT/tagged-nccl-1453.log" --collective allreduce -o "$O"
+bad "import truncated JSON" "$I $D/truncated.json: not valid JSON near byte 38" import nccl-tests "$D/truncated.json" -o "$O"
+bad "import JSON that is not nccl-tests'" "$I $D/no-schema.json: not nccl-tests JSON output: no \"results\" list" \
+	import nccl-tests "$D/no-schema.json" -o "$O"
+bad "--collective on check" "$E option '--collective' does not apply to 'check', see 'commdiag help check'" \
+	check --collective all_reduce -o "$O"
 
 # --- --topology: an hwloc XML export ---
 T="$E topo: cannot load topology"
