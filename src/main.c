@@ -34,6 +34,7 @@
 #include "dist.h"
 #include "out.h"
 #include "probe.h"
+#include "progress.h"
 #include "report.h"
 #include "results.h"
 #include "rules.h"
@@ -85,6 +86,7 @@ struct ctx {
 	double probe_timeout_s;
 	struct cd_conf_opts conf; /* --profile, --rules, -D */
 	int pairs;                  /* --pairs: bad-node hunting by disjoint pairs */
+	int progress;               /* --progress 1, --no-progress 0, neither -1 */
 	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */
 	int nargs;
@@ -150,6 +152,8 @@ enum {
 	OPT_EXPLAIN,
 	OPT_SHELL,
 	OPT_PAIRS,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
 };
 
 static const struct opt {
@@ -203,6 +207,10 @@ static const struct opt {
 	  "print only the advice as lines to paste or eval (export/unset; commands as comments)" },
 	{ { "pairs", no_argument, NULL, OPT_PAIRS }, 0, C_CHECK, NULL,
 	  "under mpirun: hunt a bad node with two passes of disjoint pairs (mpi.bw), not all pairs" },
+	{ { "progress", no_argument, NULL, OPT_PROGRESS }, 0, C_CHECK | C_TOPO | C_PROBE, NULL,
+	  "a status line on stderr (phase, probe, size) even when stderr is not a terminal" },
+	{ { "no-progress", no_argument, NULL, OPT_NO_PROGRESS }, 0, C_CHECK | C_TOPO | C_PROBE, NULL,
+	  "no status line, not even on a terminal" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -245,6 +253,7 @@ static void on_signal(int sig)
 	}
 	if (tmp)
 		unlink(tmp);
+	cd_progress_signal_erase();
 	if (sig == SIGALRM)
 		say("commdiag: timeout: still in ");
 	else
@@ -380,6 +389,7 @@ static int emit(struct ctx *c, void (*render)(struct cd_out *o, const void *arg)
 	struct sink s;
 	struct cd_out *o;
 
+	cd_progress_end(); /* the report starts on a clean line */
 	if (sink_open(&s, c->output) < 0)
 		return EXIT_USAGE;
 	o = out_new(c->format, s.f, c->color && s.f == stdout);
@@ -625,6 +635,8 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		if (score && !cd_stop)
 			run_probes(c, &r, h, selected);
 		phase(6);
+		if (cd_dist_get()->nranks > 1)
+			cd_progress_step("gather from %d ranks", cd_dist_get()->nranks);
 		missing = cd_dist_gather(&r, gather_deadline(c));
 		cd_results_free(&scratch);
 		if (!cd_dist_prints()) {
@@ -1045,7 +1057,7 @@ int main(int argc, char **argv)
 	int used[ARRAY_SIZE(opts)] = { 0 };
 	struct ctx c = { .format = OUT_FMT_TEXT, .fail_on = CD_SEV_FAIL, .timeout_s = DEFAULT_TIMEOUT_S, .color = 1,
 			 .probe_set = CD_SET_DEFAULT, .warmup = -1, .iters = -1,
-			 .probe_timeout_s = DEFAULT_PROBE_TIMEOUT_S };
+			 .probe_timeout_s = DEFAULT_PROBE_TIMEOUT_S, .progress = -1 };
 	const struct cmd *cmd = &cmds[0];
 	int opt, rc, verbosity = 0;
 	/* --rules and -D repeat; on the stack, so early usage errors leak nothing */
@@ -1150,6 +1162,10 @@ int main(int argc, char **argv)
 		case OPT_PAIRS:
 			c.pairs = 1;
 			break;
+		case OPT_PROGRESS:
+		case OPT_NO_PROGRESS:
+			c.progress = opt == OPT_PROGRESS;
+			break;
 		case OPT_PROBE_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
 				return cd_error("option '--probe-timeout': '%s' is not a number of seconds above 0", optarg),
@@ -1204,6 +1220,8 @@ int main(int argc, char **argv)
 		return cd_error("%s: unexpected argument '%s'", cmd->name, c.args[0]), EXIT_USAGE;
 	if (used_both(used, OPT_QUICK, OPT_FULL))
 		return cd_error("options '--quick' and '--full' exclude each other"), EXIT_USAGE;
+	if (used_both(used, OPT_PROGRESS, OPT_NO_PROGRESS))
+		return cd_error("options '--progress' and '--no-progress' exclude each other"), EXIT_USAGE;
 	if (c.sweep[0] || c.sweep[1] || c.sweep[2] || c.sweep[3]) {
 		struct cd_sweep sw;
 		char *err = NULL;
@@ -1242,8 +1260,13 @@ int main(int argc, char **argv)
 		/* mpirun forwards output through a pseudo-terminal: isatty() says yes for a file */
 		if (cd_dist_get()->mpi)
 			c.color = 0;
+		/* under MPI only rank 0 shows progress */
+		cd_progress_start(cd_progress_choose(cd_dist_get()->rank == 0 ? c.progress : 0, isatty(STDERR_FILENO),
+						     getenv("TERM"), cd_dist_get()->mpi, verbosity < 0),
+				  c.t_start);
 	}
 	rc = cmd->fn(&c);
+	cd_progress_end();
 	if (cd_stop && rc != EXIT_USAGE) {
 		const char *partial = stamped && rc != EXIT_RUNTIME ? ": the report is partial" : "";
 
