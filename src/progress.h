@@ -14,8 +14,12 @@
  * only the report. Redraws are rate-limited by a token bucket: bursts of up to
  * PROGRESS_BURST (a new probe, its GPU, its first size come together and all show),
  * PROGRESS_RATE a second after that, so never more than BURST + RATE in any second.
- * An update the bucket refuses is drawn with the next one it allows. CD_PROGRESS_LINES writes whole lines for logs: one when the
- * phase or probe changes, and within one at most every PROGRESS_LINE_EVERY_S.
+ * An update the bucket refuses is drawn with the next one it allows; a call that
+ * blocks leaves the line as it was (nothing draws from a timer or a thread, so
+ * nothing runs beside a measurement).
+ *
+ * CD_PROGRESS_LINES writes whole lines for logs: one when the phase or probe
+ * changes, and within one at most every PROGRESS_LINE_EVERY_S.
  *
  * All state is this module's; only the main thread calls it. The signal handler
  * may call cd_progress_signal_erase(), nothing else.
