@@ -11,9 +11,9 @@
  *
  * CD_PROGRESS_TTY rewrites one line in place ("\r", the text, clear to end of
  * line) and erases it before the report, a message or the end, so the screen keeps
- * only the report. Redraws are rate-limited by a token bucket: bursts of up to
- * PROGRESS_BURST (a new probe, its GPU, its first size come together and all show),
- * PROGRESS_RATE a second after that, so never more than BURST + RATE in any second.
+ * only the report. Redraws are rate-limited by a token bucket: PROGRESS_RATE a
+ * second on average, in bursts of up to PROGRESS_BURST, since a new probe, its GPU,
+ * its setup and its first size come together and should all show.
  * An update the bucket refuses is drawn with the next one it allows; a call that
  * blocks leaves the line as it was (nothing draws from a timer or a thread, so
  * nothing runs beside a measurement).
@@ -30,8 +30,8 @@
 #include <stddef.h>
 
 #define PROGRESS_DELAY_S 1.0      /* runs that end sooner show nothing */
-#define PROGRESS_BURST 5          /* tty: redraws in a burst ... */
-#define PROGRESS_RATE 5.0         /* ... then this many a second: at most 10 in any second */
+#define PROGRESS_BURST 10         /* tty: redraws in a burst ... */
+#define PROGRESS_RATE 10.0        /* ... and this many a second on average */
 #define PROGRESS_LINE_EVERY_S 5.0 /* lines: within one phase or probe, one line this often at most */
 
 enum cd_progress_mode {
