@@ -142,7 +142,9 @@ void cd_probe_skip(struct cd_probe_run *out, const char *reason);
  * run recorded as CD_ST_TIMEOUT with the phase and "stopped by SIGINT". The test fault
  * probe.hang (fault.h) makes every operation one that never completes.
  *
- * Returns 0 when out->status is CD_ST_OK, else -1. Prints nothing.
+ * Returns 0 when out->status is CD_ST_OK, else -1. Prints nothing but the progress line
+ * (progress.h), updated before setup and before each size's warm-up, never between the
+ * timed operations.
  */
 int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const struct cd_sweep *sw,
 		       int warmup, int iters, double deadline_s, struct cd_probe_run *out);

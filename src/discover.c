@@ -11,6 +11,7 @@
 #include "gpu.h"
 #include "topo.h"
 #include "fault.h"
+#include "progress.h"
 
 static const struct cd_pci_device *pci_by_bus(const struct cd_host *h, const char *bus_id)
 {
@@ -217,6 +218,7 @@ static int section(struct cd_host *h, const struct cd_discover_opts *o, enum cd_
 {
 	if (stopped(h, p))
 		return 1;
+	cd_progress_step("discover %s", cd_part_str(p));
 	stall(h, p);
 	if (h->part[p].status == CD_ST_TIMEOUT)
 		return stopped(h, p + 1), 1;

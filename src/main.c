@@ -35,6 +35,7 @@
 #include "dist.h"
 #include "out.h"
 #include "probe.h"
+#include "progress.h"
 #include "report.h"
 #include "results.h"
 #include "rules.h"
@@ -91,6 +92,7 @@ struct ctx {
 	struct cd_conf_opts conf; /* --profile, --rules, -D */
 	int pairs;                  /* --pairs: bad-node hunting by disjoint pairs */
 	const char *collective;     /* import --collective: for a log that does not name its test */
+	int progress;               /* --progress 1, --no-progress 0, neither -1 */
 	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */
 	int nargs;
@@ -160,6 +162,8 @@ enum {
 	OPT_SHELL,
 	OPT_PAIRS,
 	OPT_COLLECTIVE,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
 };
 
 static const struct opt {
@@ -216,6 +220,10 @@ static const struct opt {
 	  "under mpirun: hunt a bad node with two passes of disjoint pairs (mpi.bw), not all pairs" },
 	{ { "collective", required_argument, NULL, OPT_COLLECTIVE }, 0, C_IMPORT, "NAME",
 	  "the collective of a log that does not name it (all_reduce, all_gather, alltoall, …)" },
+	{ { "progress", no_argument, NULL, OPT_PROGRESS }, 0, C_CHECK | C_TOPO | C_PROBE, NULL,
+	  "a status line on stderr (phase, probe, size) even when stderr is not a terminal" },
+	{ { "no-progress", no_argument, NULL, OPT_NO_PROGRESS }, 0, C_CHECK | C_TOPO | C_PROBE, NULL,
+	  "no status line, not even on a terminal" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -258,6 +266,7 @@ static void on_signal(int sig)
 	}
 	if (tmp)
 		unlink(tmp);
+	cd_progress_signal_erase();
 	if (sig == SIGALRM)
 		say("commdiag: timeout: still in ");
 	else
@@ -393,6 +402,7 @@ static int emit(struct ctx *c, void (*render)(struct cd_out *o, const void *arg)
 	struct sink s;
 	struct cd_out *o;
 
+	cd_progress_end(); /* the report starts on a clean line */
 	if (sink_open(&s, c->output) < 0)
 		return EXIT_USAGE;
 	o = out_new(c->format, s.f, c->color && s.f == stdout);
@@ -650,6 +660,8 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		if (score && !cd_stop)
 			run_probes(c, &r, h, selected);
 		phase(6);
+		if (cd_dist_get()->nranks > 1)
+			cd_progress_step("gather from %d ranks", cd_dist_get()->nranks);
 		missing = cd_dist_gather(&r, gather_deadline(c));
 		cd_results_free(&scratch);
 		if (!cd_dist_prints()) {
@@ -1160,7 +1172,7 @@ int main(int argc, char **argv)
 	int used[ARRAY_SIZE(opts)] = { 0 };
 	struct ctx c = { .format = OUT_FMT_TEXT, .fail_on = CD_SEV_FAIL, .timeout_s = DEFAULT_TIMEOUT_S, .color = 1,
 			 .probe_set = CD_SET_DEFAULT, .warmup = -1, .iters = -1,
-			 .probe_timeout_s = DEFAULT_PROBE_TIMEOUT_S };
+			 .probe_timeout_s = DEFAULT_PROBE_TIMEOUT_S, .progress = -1 };
 	const struct cmd *cmd = &cmds[0];
 	int opt, rc, verbosity = 0;
 	/* --rules and -D repeat; on the stack, so early usage errors leak nothing */
@@ -1277,6 +1289,10 @@ int main(int argc, char **argv)
 				       EXIT_USAGE;
 			c.collective = optarg;
 			break;
+		case OPT_PROGRESS:
+		case OPT_NO_PROGRESS:
+			c.progress = opt == OPT_PROGRESS;
+			break;
 		case OPT_PROBE_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
 				return cd_error("option '--probe-timeout': '%s' is not a number of seconds above 0", optarg),
@@ -1331,6 +1347,8 @@ int main(int argc, char **argv)
 		return cd_error("%s: unexpected argument '%s'", cmd->name, c.args[0]), EXIT_USAGE;
 	if (used_both(used, OPT_QUICK, OPT_FULL))
 		return cd_error("options '--quick' and '--full' exclude each other"), EXIT_USAGE;
+	if (used_both(used, OPT_PROGRESS, OPT_NO_PROGRESS))
+		return cd_error("options '--progress' and '--no-progress' exclude each other"), EXIT_USAGE;
 	if (c.sweep[0] || c.sweep[1] || c.sweep[2] || c.sweep[3]) {
 		struct cd_sweep sw;
 		char *err = NULL;
@@ -1383,8 +1401,13 @@ int main(int argc, char **argv)
 		/* mpirun forwards output through a pseudo-terminal: isatty() says yes for a file */
 		if (cd_dist_get()->mpi)
 			c.color = 0;
+		/* under MPI only rank 0 shows progress */
+		cd_progress_start(cd_progress_choose(cd_dist_get()->rank == 0 ? c.progress : 0, isatty(STDERR_FILENO),
+						     getenv("TERM"), cd_dist_get()->mpi, verbosity < 0),
+				  c.t_start);
 	}
 	rc = cmd->fn(&c);
+	cd_progress_end();
 	if (cd_stop && rc != EXIT_USAGE) {
 		const char *partial = stamped && rc != EXIT_RUNTIME ? ": the report is partial" : "";
 

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "fault.h"
+#include "progress.h"
 #include "util.h"
 
 /* ---- bus bandwidth factors: nccl-tests src/<coll>.cu, *GetBw ---- */
@@ -424,6 +425,21 @@ static int one_size(struct sweep_state *st, size_t bytes, int warmup, int iters,
 	return 0;
 }
 
+/* The progress line's target: the GPU, the GPU pair, or the peer rank, and the variant. */
+static void progress_target(const struct cd_probe_env *env, const struct cd_probe_run *out, int setup)
+{
+	char t[64] = "";
+
+	if (env->device >= 0 && env->peer >= 0)
+		snprintf(t, sizeof(t), "gpu%d-gpu%d", env->device, env->peer);
+	else if (env->device >= 0)
+		snprintf(t, sizeof(t), "gpu%d", env->device);
+	else if (env->peer >= 0)
+		snprintf(t, sizeof(t), "rank %d", env->peer);
+	cd_progress_target("%s%s%s", t, t[0] && out->variant ? " " : "", out->variant ? out->variant : "");
+	cd_progress_detail("%s", setup ? "setup" : "");
+}
+
 int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const struct cd_sweep *sw,
 		       int warmup, int iters, double deadline_s, struct cd_probe_run *out)
 {
@@ -432,7 +448,7 @@ int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const
 	int64_t start = now_ns();
 	int slack, setup_ok = 0;
 	double *t_us = NULL;
-	size_t b;
+	size_t b, i;
 
 	if (!out->name)
 		out->name = xstrdup(p->name);
@@ -461,6 +477,7 @@ int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const
 	if (slack > 1)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
+	progress_target(env, out, p->setup != NULL);
 	if (p->setup) {
 		int r = p->setup(env, sw->last);
 
@@ -480,9 +497,12 @@ int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const
 	}
 	setup_ok = 1;
 	t_us = xcalloc((size_t)iters, sizeof(*t_us));
-	for (b = cd_sweep_next(sw, 0); b; b = cd_sweep_next(sw, b))
+	for (b = cd_sweep_next(sw, 0), i = 1; b; b = cd_sweep_next(sw, b), i++) {
+		/* between sizes, before the untimed warm-up: never inside the timed iterations */
+		cd_progress_size(b, i, sw->n);
 		if (one_size(&st, b, warmup, iters, t_us) < 0)
 			break;
+	}
 out:
 	if (setup_ok && p->teardown)
 		p->teardown(env);

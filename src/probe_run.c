@@ -10,6 +10,7 @@
 
 #include "dl.h"
 #include "probe.h"
+#include "progress.h"
 #include "util.h"
 
 static int bit_no(unsigned bit)
@@ -144,19 +145,30 @@ int cd_probe_run_on(struct cd_probe_ctx *ctx, const struct cd_probe_def *d, cons
 				  ctx->iters > 0 ? ctx->iters : d->iters, budget, out);
 }
 
+/* Will this run start d? Skipped probes take no time: progress counts only these. */
+static int runs(const struct cd_probe_ctx *ctx, const int *selected, size_t k, const struct cd_probe_def *d)
+{
+	if (selected ? !selected[k] : !(d->sets & ctx->set))
+		return 0;
+	/* node-local probes run once per host, on its first rank */
+	if (ctx->follower && !(d->needs & NEED_RANKS2))
+		return 0;
+	return 1;
+}
+
 void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected)
 {
 	size_t nt;
 	const struct cd_probe_def *const *t = cd_probe_table(&nt);
+	int n_run = 0, i_run = 0;
 
+	for (size_t k = 0; k < nt; k++)
+		n_run += runs(ctx, selected, k, t[k]) && !(t[k]->needs & ~ctx->have);
 	for (size_t k = 0; k < nt; k++) {
 		const struct cd_probe_def *d = t[k];
 		unsigned missing = d->needs & ~ctx->have;
 
-		if (selected ? !selected[k] : !(d->sets & ctx->set))
-			continue;
-		/* node-local probes run once per host, on its first rank */
-		if (ctx->follower && !(d->needs & NEED_RANKS2))
+		if (!runs(ctx, selected, k, d))
 			continue;
 		if (missing) {
 			cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), ctx->unmet[bit_no(missing & -missing)]);
@@ -172,6 +184,7 @@ void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected)
 			continue;
 		}
 		cd_debug(1, "probe: %s", d->name);
+		cd_progress_probe(++i_run, n_run, d->name);
 		d->run(d, ctx);
 	}
 	for (size_t k = 0; k < nt; k++) {

@@ -11,6 +11,8 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "progress.h"
+
 int cd_verbosity;
 volatile sig_atomic_t cd_stop;
 
@@ -36,6 +38,7 @@ const char *cd_stop_cause(void)
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	cd_progress_clear(); /* a message never lands at the end of the progress line */
 	fputs("commdiag: ", stderr);
 	if (prefix)
 		fputs(prefix, stderr);

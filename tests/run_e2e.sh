@@ -393,6 +393,48 @@ if command -v "$CC" >/dev/null; then
 		skip "no libnccl.so.2 to ask: the net plugin is only looked for when NCCL loads"
 	fi
 
+	# --- progress on stderr (man commdiag, --progress): probe.hang makes each copy probe last its
+	# 0.4 s budget, so the run passes the one second before anything shows ---
+	PROG=(env COMMDIAG_DETERMINISTIC=1 COMMDIAG_TESTING=1 COMMDIAG_FAULT=probe.hang FAKE_CUDA=one LD_LIBRARY_PATH="$TMP/fake")
+	PROG_ARGS=(probe copy -b 64K -e 256K --probe-timeout 0.4 --json)
+	"${PROG[@]}" "$BIN" "${PROG_ARGS[@]}" >"$TMP/plain.json" 2>"$TMP/plain.err"
+	"${PROG[@]}" "$BIN" "${PROG_ARGS[@]}" --progress >"$TMP/prog.json" 2>"$TMP/err"
+	if cmp -s "$TMP/plain.json" "$TMP/prog.json"; then ok; else bad "--progress changed stdout: $(diff "$TMP/plain.json" "$TMP/prog.json" | head -5)"; fi
+	json_true "progress run: the probes ran into their budget" "$TMP/prog.json" \
+		'[p["status"] for p in d["probes"]] == ["timeout"] * 4'
+	err_has "--progress, stderr a file: a line naming the probe" "commdiag: probe 4/4 copy.bidir"
+	# whole lines, each with the elapsed time, no terminal codes (a sanitizer's report may follow: not ours)
+	if grep '^commdiag: ' "$TMP/err" | grep -q $'[\r\033]'; then bad "--progress to a file wrote terminal codes"; else ok; fi
+	if grep '^commdiag: ' "$TMP/err" | grep -v '^commdiag: test fault' |
+		grep -qvE '^commdiag: (probe [0-9]/4 copy\.[a-z0-9]+|discover [a-z]+)( .*)? [0-9]+\.[0-9] s$'; then
+		bad "--progress: a line that is not progress: $(head -c 300 "$TMP/err")"
+	else ok; fi
+	if grep -q 'commdiag: probe' "$TMP/plain.err"; then bad "progress without --progress on a non-terminal"; else ok; fi
+	if command -v script >/dev/null; then
+		# a terminal: one line rewritten in place, with the probe and its size, erased at the end
+		script -qec "env TERM=xterm ${PROG[*]} $BIN ${PROG_ARGS[*]} -o $TMP/tty.json" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
+		if cmp -s "$TMP/plain.json" "$TMP/tty.json"; then ok; else bad "progress on a terminal changed the document"; fi
+		if python3 - "$TMP/tty.txt" <<'EOF3'; then ok; else bad "progress on a terminal: $(od -c "$TMP/tty.txt" | tail -8)"; fi
+import re, sys
+t = open(sys.argv[1], encoding="utf-8", errors="replace", newline="").read()
+draws = list(re.finditer(r"\r(commdiag: [^\r\n\033]*)\033\[K", t))
+ok = draws and all(re.fullmatch(r"commdiag: (probe \d/4 copy\.\w+|discover \w+)( .*)? \d+\.\d s", d[1]) for d in draws)
+ok = ok and any(re.match(r"commdiag: probe 4/4 copy\.bidir gpu0 64 KiB \(1/3 sizes\) ", d[1]) for d in draws)
+# the last draw is erased before anything else is written
+sys.exit(0 if ok and t[draws[-1].end():].startswith("\r\033[K") else 1)
+EOF3
+		script -qec "env TERM=dumb ${PROG[*]} $BIN ${PROG_ARGS[*]} -o $TMP/tty.json" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
+		if grep -q 'commdiag: probe 4/4 copy.bidir' "$TMP/tty.txt" && ! grep -q $'\033\\[K' "$TMP/tty.txt"; then ok; else
+			bad "TERM=dumb: progress not as whole lines: $(od -c "$TMP/tty.txt" | tail -4)"; fi
+		script -qec "env TERM=xterm ${PROG[*]} $BIN ${PROG_ARGS[*]} --no-progress -o $TMP/tty.json" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
+		if grep -q 'commdiag: probe' "$TMP/tty.txt"; then bad "--no-progress on a terminal showed progress"; else ok; fi
+	else
+		skip "script(1) not installed: progress on a terminal not checked"
+	fi
+	run "--progress and --no-progress" 2 "$BIN" check --progress --no-progress
+	err_has "--progress and --no-progress" "options '--progress' and '--no-progress' exclude each other"
+	run "--progress does not apply to report" 2 "$BIN" report --from "$TMP/plain.json" --progress
+
 	# a call that never returns (cuInit of a wedged driver): the backstop, 1.5 s after the deadline
 	t0=$(now)
 	# (4 s: discovery must reach the driver before the deadline, also under a sanitizer)
@@ -423,13 +465,15 @@ else
 fi
 
 # --- colour: only on a terminal, never with NO_COLOR or --no-color ---
+# colour is SGR (ESC [ ... m); a run past one second also draws the progress line (ESC [ K), which is not colour
+SGR=$'\033''\[[0-9;]*m'
 if command -v script >/dev/null; then
 	env -u NO_COLOR script -qec "$BIN check" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
-	if grep -q $'\033\[' "$TMP/tty.txt"; then ok; else bad "no colour on a terminal"; fi
+	if grep -q "$SGR" "$TMP/tty.txt"; then ok; else bad "no colour on a terminal"; fi
 	NO_COLOR=1 script -qec "$BIN check" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
-	if grep -q $'\033\[' "$TMP/tty.txt"; then bad "colour despite NO_COLOR"; else ok; fi
+	if grep -q "$SGR" "$TMP/tty.txt"; then bad "colour despite NO_COLOR"; else ok; fi
 	env -u NO_COLOR script -qec "$BIN check --no-color" /dev/null >"$TMP/tty.txt" 2>&1 </dev/null
-	if grep -q $'\033\[' "$TMP/tty.txt"; then bad "colour despite --no-color"; else ok; fi
+	if grep -q "$SGR" "$TMP/tty.txt"; then bad "colour despite --no-color"; else ok; fi
 else
 	skip "script(1) not installed: colour on a terminal not checked"
 fi

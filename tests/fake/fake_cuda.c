@@ -10,6 +10,8 @@
  *          two:   two such devices, peers of each other
  *          corrupt: two devices whose device-to-host copies flip one byte
  *          stuck: one device whose streams never finish (cuStreamQuery: not ready)
+ * FAKE_CUDA_DELAY_MS=N makes every copy take N ms longer (a slow link: a run long
+ * enough for the progress line).
  * Device memory is host memory and copies are memcpy, so the copy and P2P probes
  * run their whole path (setup, polled operations, data check) against it.
  * Built with -DMISSING_SYMBOL it lacks cuDeviceGetCount (a driver too old or broken).
@@ -17,6 +19,7 @@
  */
 #include <fcntl.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -176,9 +179,20 @@ CUresult cuMemFreeHost(void *p)
 	return CUDA_SUCCESS;
 }
 
+static void slow_link(void)
+{
+	const char *v = getenv("FAKE_CUDA_DELAY_MS");
+	long ms = v ? atol(v) : 0;
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	if (ms > 0)
+		nanosleep(&ts, NULL);
+}
+
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
 	(void)s;
+	slow_link();
 	memcpy((void *)(uintptr_t)dst, src, n);
 	return CUDA_SUCCESS;
 }
@@ -186,6 +200,7 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstre
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
 	(void)s;
+	slow_link();
 	memcpy(dst, (const void *)(uintptr_t)src, n);
 	if (mode("corrupt") && n)
 		((unsigned char *)dst)[n - 1] ^= 0x40;
@@ -195,6 +210,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
 	(void)s;
+	slow_link();
 	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
 	return CUDA_SUCCESS;
 }
