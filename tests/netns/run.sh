@@ -66,12 +66,15 @@ echo 22222222222222222222222222222222 >"$TMP/machine-id.hostB"
 
 # the job's own transport must use eth0: this is the setting commdiag's advice leads to
 job() {
-	local np=$1
+	local np=$1 x=()
 	shift
-	timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" --hostfile "$TMP/hosts" --map-by node \
+	# the test-only knobs travel only when set (mpirun warns about an unset -x variable)
+	[ -n "${COMMDIAG_TESTING:-}" ] && x+=(-x COMMDIAG_TESTING)
+	[ -n "${COMMDIAG_FAULT:-}" ] && x+=(-x COMMDIAG_FAULT)
+	timeout 100 mpirun --allow-run-as-root --oversubscribe -np "$np" --hostfile "$TMP/hosts" --map-by node \
 		--mca plm_rsh_agent "$HERE/rsh-agent.sh" --mca plm_rsh_no_tree_spawn 1 \
 		--mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24 \
-		-x CD_NETNS_MAP -x CD_NETNS_DIR -x NO_COLOR=1 -x COMMDIAG_TESTING -x COMMDIAG_FAULT \
+		-x CD_NETNS_MAP -x CD_NETNS_DIR -x NO_COLOR=1 "${x[@]}" \
 		"$BIN" "$@"
 }
 # json_true NAME FILE PYTHON-EXPR
@@ -107,7 +110,15 @@ else
 fi
 
 # 2. the container case: both hosts report the same hostname and machine id
-job 2 check --json --quick --probe-timeout 10 --timeout 60 -o "$TMP/same.json" 2>"$TMP/err"
+# once in CI this job never produced a document and mpirun sat until the outer timeout
+# (nothing from commdiag on stderr: the launch through the rsh agent, not the run, is the
+# suspect); then it is tried once more, and said so
+for try in 1 2; do
+	job 2 check --json --quick --probe-timeout 10 --timeout 60 -o "$TMP/same.json" 2>"$TMP/err"
+	rc=$?
+	[ -s "$TMP/same.json" ] && break
+	echo "NOTE: netns: same-hostname run, try $try: exit $rc, no document: $(tail -c 300 "$TMP/err")" >&2
+done
 if [ -s "$TMP/same.json" ]; then
 	json_true "HOST001 same identity" "$TMP/same.json" '[f for f in d["findings"] if f["id"] == "HOST001" and f["severity"] == "fail"]'
 else
