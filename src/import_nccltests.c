@@ -189,7 +189,8 @@ static int int_token(const char *t, int64_t *v)
 		return -1;
 	errno = 0;
 	x = strtoll(t, &end, 10);
-	if (errno || *end)
+	/* every imported integer goes into the JSON document, which holds them exactly up to 2^53 */
+	if (errno || *end || x > (1LL << 53) || x < -(1LL << 53))
 		return -1;
 	*v = x;
 	return 0;

@@ -642,6 +642,9 @@ json_true "import: judged (rules and score present)" "$TMP/imp.json" 'd["rules"]
 run "imported document loads" 0 "$BIN" report --from "$TMP/imp.json" --json
 run "imported document re-scores" 0 "$BIN" score "$TMP/imp.json"
 # 338 GB/s on H100s: below the h100-sxm floor (460 GB/s), judged at 8 GiB (the log's largest size)
+# found by fuzz_import: a device number past 2^53 went into the document and did not load back
+"$BIN" import nccl-tests tests/fuzz/corpus/import/regress-device-beyond-2p53.log --json >"$TMP/imp-big.json" 2>/dev/null
+run "import: every integer survives the JSON round trip" 0 "$BIN" report --from "$TMP/imp-big.json"
 run "import: slow busbw found" 1 "$BIN" import nccl-tests "$NT/multinode-h100-ztan.log" --profile h100-sxm -D nccl.floor_min_bytes=8G
 out_has "import: NCCL001" "FAIL  NCCL001 ztan-mig-235z 16 ranks: all_reduce bus bandwidth is below the profile's floor"
 out_has "import: text names the source" "imported $NT/multinode-h100-ztan.log (nccl-tests text): all_reduce, 1 test, 31 rows"
