@@ -14,6 +14,7 @@ static const struct knob {
 	{ "discover.stall", "system|topo|net|ib|gpu",
 	  "that discovery section stalls until the run is stopped (SIGINT, SIGTERM, --timeout)" },
 	{ "probe.hang", NULL, "every probe operation the harness starts never completes" },
+	{ "output.stall", NULL, "the -o file is written whole but not committed until the run is stopped" },
 	/* under mpirun: which rank misbehaves ('#': a rank number) */
 	{ "slow_rank", "#", "that rank sleeps in every MPI probe operation (about 1 ms per MB)" },
 	{ "hang_rank", "#", "that rank never answers rank 0's gather" },

@@ -5,6 +5,7 @@
  * command says which options apply to it. Only main() picks the exit code.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -311,20 +312,53 @@ static void stamp_stop(struct cd_results *r)
 	stamped = 1;
 }
 
-/* ---- output: stdout, or FILE written to a temporary file and renamed ---- */
+/*
+ * ---- output: stdout, or FILE written aside and renamed over it ----
+ *
+ * The document is written to an unnamed file in FILE's directory (O_TMPFILE) that gets a
+ * name only once it is whole and synced: a run killed while writing (mpirun's SIGKILL a
+ * second after its SIGTERM) leaves nothing behind. Where the file system cannot do that,
+ * or /proc is missing, a named temporary file (mkstemp) is used, which a signal handler
+ * removes, SIGKILL excepted. Either way FILE is replaced by rename(2): whole or untouched.
+ */
 
 struct sink {
 	FILE *f;
-	char *tmp;
+	char *tmp;  /* the temporary name: from the start (mkstemp), or from the commit on (unnamed) */
+	char *dir;
 	const char *path;
+	int unnamed;
 };
+
+static void sink_free(struct sink *s)
+{
+	pending_tmp = NULL;
+	free(s->tmp);
+	free(s->dir);
+	s->tmp = s->dir = NULL;
+}
+
+/* An unnamed file in dir: fd, or -1 with errno (EOPNOTSUPP: this system cannot). */
+static int open_unnamed(const char *dir)
+{
+	int fd;
+
+	if (access("/proc/self/fd", X_OK) < 0) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+		errno = EOPNOTSUPP;
+	return fd;
+}
 
 static int sink_open(struct sink *s, const char *path)
 {
 	const char *base;
-	char *dup, *dir;
+	char *dup;
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	memset(s, 0, sizeof(*s));
 	if (!path || !strcmp(path, "-")) {
@@ -337,40 +371,71 @@ static int sink_open(struct sink *s, const char *path)
 	if (!*base || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
 		return cd_error("option '--output': '%s' is a directory: expected a file name", path);
 	dup = xstrdup(path);
-	dir = dirname(dup);
-	s->tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
+	s->dir = xstrdup(dirname(dup));
 	free(dup);
-	pending_tmp = s->tmp; /* mkstemp fills the name in place: no window without cleanup */
-	fd = mkstemp(s->tmp);
+	fd = open_unnamed(s->dir);
+	if (fd >= 0) {
+		s->unnamed = 1;
+	} else if (errno == EOPNOTSUPP) {
+		s->tmp = xasprintf("%s/.%s.XXXXXX", s->dir, base);
+		pending_tmp = s->tmp; /* mkstemp fills the name in place: no window without cleanup */
+		fd = mkstemp(s->tmp);
+	}
 	if (fd < 0) {
-		int err = errno;
-
-		pending_tmp = NULL;
-		free(s->tmp);
-		s->tmp = NULL;
+		err = errno;
+		sink_free(s);
 		return cd_error("option '--output': cannot create '%s': %s", path, strerror(err));
 	}
 	fchmod(fd, 0644);
 	s->f = fdopen(fd, "w");
 	if (!s->f) {
-		pending_tmp = NULL;
+		err = errno;
 		close(fd);
-		unlink(s->tmp);
-		free(s->tmp);
-		s->tmp = NULL;
-		return cd_error("option '--output': cannot open '%s': %s", path, strerror(errno));
+		if (s->tmp)
+			unlink(s->tmp);
+		sink_free(s);
+		return cd_error("option '--output': cannot open '%s': %s", path, strerror(err));
 	}
 	return 0;
 }
 
 static void sink_abort(struct sink *s)
 {
-	pending_tmp = NULL;
-	if (s->tmp) {
-		fclose(s->f);
+	if (!s->path)
+		return;
+	fclose(s->f);
+	if (s->tmp)
 		unlink(s->tmp);
+	sink_free(s);
+}
+
+/* Give the unnamed file a temporary name next to FILE; 0, or -1 with errno. */
+static int name_unnamed(struct sink *s)
+{
+	static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	uint64_t x = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(cd_now_s() * 1e9);
+	const char *base = strrchr(s->path, '/');
+	char proc[64];
+
+	base = base ? base + 1 : s->path;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(s->f));
+	for (unsigned int i = 0;; i++) {
+		char *x6;
+
 		free(s->tmp);
-		s->tmp = NULL;
+		/* the same shape as mkstemp's: .NAME.XXXXXX */
+		s->tmp = xasprintf("%s/.%s.XXXXXX", s->dir, base);
+		x6 = s->tmp + strlen(s->tmp) - 6;
+		for (int k = 0; k < 6; k++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			x6[k] = alnum[(x >> 33) % (sizeof(alnum) - 1)];
+		}
+		pending_tmp = s->tmp; /* a stop between the link and the rename still removes it */
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, s->tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		pending_tmp = NULL;
+		if (errno != EEXIST || i == 100)
+			return -1;
 	}
 }
 
@@ -379,20 +444,24 @@ static int sink_commit(struct sink *s)
 {
 	int rc = 0;
 
-	if (!s->tmp)
+	if (!s->path)
 		return 0;
-	/* pending_tmp stays set until the rename: a signal before it still removes the file */
+	if (cd_fault_active("output.stall")) {
+		cd_warn("test fault output.stall: the report is written, not yet committed, until the run is stopped");
+		while (!cd_stop)
+			pause();
+	}
 	if (fsync(fileno(s->f)) < 0 && errno != EINVAL)
 		rc = cd_error("cannot write '%s': %s", s->path, strerror(errno));
+	if (!rc && s->unnamed && name_unnamed(s) < 0)
+		rc = cd_error("cannot write '%s': cannot name the finished file: %s", s->path, strerror(errno));
 	if (fclose(s->f) != 0 && !rc)
 		rc = cd_error("cannot write '%s': %s", s->path, strerror(errno));
 	if (!rc && rename(s->tmp, s->path) < 0)
 		rc = cd_error("cannot rename '%s' to '%s': %s", s->tmp, s->path, strerror(errno));
-	if (rc)
+	if (rc && s->tmp)
 		unlink(s->tmp);
-	pending_tmp = NULL;
-	free(s->tmp);
-	s->tmp = NULL;
+	sink_free(s);
 	return rc;
 }
 

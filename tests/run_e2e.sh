@@ -322,6 +322,35 @@ if [ $? = 3 ]; then ok; else bad "SIGTERM, text to stdout: exit not 3"; fi
 out_has "SIGTERM: partial text report" "partial: stopped by SIGTERM during discovery"
 out_has "SIGTERM: the report is whole" "summary: 0 fail, 0 warn, 0 info"
 
+# SIGKILL while -o is written (mpirun sends it a second after SIGTERM): the file has no name
+# until it is whole, so nothing is left behind and the previous FILE stays as it was
+mkdir -p "$TMP/kill"
+echo '{"previous": true}' >"$TMP/kill/x.json"
+"${FAULT[@]}" COMMDIAG_FAULT=output.stall "$BIN" topo --json -o "$TMP/kill/x.json" 2>"$TMP/err" &
+pid=$!
+wait_for "$TMP/err" "not yet committed" || bad "SIGKILL: the output stall did not begin"
+kill -KILL $pid
+wait $pid 2>/dev/null
+if [ "$(ls -A "$TMP/kill")" = x.json ] && grep -q previous "$TMP/kill/x.json"; then ok; else
+	bad "SIGKILL while writing -o left: $(ls -A "$TMP/kill" | tr '\n' ' ')"; fi
+"${FAULT[@]}" COMMDIAG_FAULT=output.stall "$BIN" topo --json -o "$TMP/kill/x.json" 2>"$TMP/err" &
+pid=$!
+wait_for "$TMP/err" "not yet committed" || bad "SIGTERM in commit: the output stall did not begin"
+kill -TERM $pid
+wait $pid
+json_true "SIGTERM while committing: the whole document" "$TMP/kill/x.json" 'd["run"]["mode"] == "topo"'
+if [ "$(ls -A "$TMP/kill")" = x.json ]; then ok; else bad "SIGTERM while committing left: $(ls -A "$TMP/kill" | tr '\n' ' ')"; fi
+# without /proc (no way to name an unnamed file) a named temporary file is used instead
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	rm -f "$TMP/kill/x.json"
+	unshare -m --propagation private sh -c 'mount -t tmpfs none /proc && exec "$@"' sh \
+		"$BIN" topo --json -o "$TMP/kill/x.json" >/dev/null 2>"$TMP/err"
+	json_true "no /proc: written through a named temporary file" "$TMP/kill/x.json" 'd["run"]["mode"] == "topo"'
+	if [ "$(ls -A "$TMP/kill")" = x.json ]; then ok; else bad "no /proc: left $(ls -A "$TMP/kill" | tr '\n' ' ')"; fi
+else
+	skip "no /proc fallback of -o: needs root and unshare -m"
+fi
+
 # --- a GPU stack that loads but misbehaves: fake libcuda.so.1 and libnccl.so.2 (tests/fake) ---
 CC=${CC:-cc}
 if command -v "$CC" >/dev/null; then

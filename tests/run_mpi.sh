@@ -82,8 +82,8 @@ json_true "partial document names rank 3" "$TMP/hang.json" '[k for k in d["ranks
 # SIGKILL 1 s later. The job must end by itself and fail; rank 0 gathers for 0.3 s only
 # and writes the partial document naming the dead rank, when Open MPI lets it finish in
 # that second (5 runs of 6 here; a rank stuck in Open MPI's shared-memory transport with
-# a dead peer is killed first, and SIGKILL then leaves the -o temporary file behind).
-# Whatever was written is a whole document, never half of one.
+# a dead peer is killed first). Whatever was written is a whole document, never half of
+# one, and a SIGKILL while writing leaves no temporary file (the -o file is unnamed until whole).
 COMMDIAG_TESTING=1 COMMDIAG_FAULT=die_rank=2 timeout 60 $MPIRUN -x COMMDIAG_TESTING -x COMMDIAG_FAULT -np 4 \
 	"$BIN" check --json --timeout 30 -o "$TMP/die.json" 2>"$TMP/err"
 rc=$?
@@ -96,6 +96,7 @@ if [ -e "$TMP/die.json" ]; then
 else
 	echo "NOTE: mpi: dead rank: rank 0 was killed before its document was out (no file: none half-written)" >&2
 fi
+if ls -A "$TMP" | grep -q '^\.die\.json\.'; then bad "dead rank: a temporary file was left behind"; else ok; fi
 
 echo "mpi: $pass passed, $fail failed"
 [ $fail = 0 ]
