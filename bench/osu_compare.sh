@@ -22,7 +22,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 for r in $(seq "$RUNS"); do
 	$MPIRUN "$OSU_DIR/osu_latency" -x "$WARMUP" -i "$ITERS" >"$TMP/osu_lat.$r"
-	$MPIRUN "$BIN" probe mpi.latency -b 1 -e 1M -w "$WARMUP" -n "$ITERS" --json >"$TMP/cd_lat.$r" || true
+	$MPIRUN "$BIN" probe mpi.latency -b 0 -e 1M -w "$WARMUP" -n "$ITERS" --json >"$TMP/cd_lat.$r" || true
 	if [ -x "$OSU_DIR/osu_bw" ]; then
 		$MPIRUN "$OSU_DIR/osu_bw" >"$TMP/osu_bw.$r"
 		$MPIRUN "$BIN" probe mpi.bw -b 8K -e 1M --json >"$TMP/cd_bw.$r" || true

@@ -69,6 +69,7 @@ double cd_busbw_sendrecv(int n);       /* 1 */
 /*
  * The size sweep, as nccl-tests: sizes min, min×factor, … (or min, min+incr, …) up to
  * and including max; the last size may be below max when the steps do not land on it.
+ * A sweep from 0 B goes on as osu_latency's does: 0, 1, factor, factor², … (or 0, incr, …).
  */
 #define CD_SWEEP_MAX 64              /* sizes in one sweep */
 #define CD_SWEEP_DEFAULT_MIN "8"
@@ -76,11 +77,12 @@ double cd_busbw_sendrecv(int n);       /* 1 */
 #define CD_SWEEP_DEFAULT_FACTOR "2"
 
 struct cd_sweep {
-	size_t min, max;    /* bytes, min >= 1 */
+	size_t min, max;    /* bytes; max >= 1, min may be 0 */
 	size_t factor;      /* >= 2 for a multiplicative sweep, else 0 */
 	size_t incr;        /* >= 1 for an additive sweep, else 0 */
 	size_t n;           /* number of sizes, 1..CD_SWEEP_MAX */
-	size_t last;        /* the largest size actually swept (what buffers need) */
+	size_t size[CD_SWEEP_MAX]; /* the sizes, ascending */
+	size_t last;        /* the largest size swept, at least 1 (what buffers need) */
 };
 
 /*
@@ -93,8 +95,6 @@ struct cd_sweep {
  */
 int cd_sweep_init(struct cd_sweep *s, const char *min, const char *max, const char *factor,
 		  const char *incr, char **err);
-/* The size after prev (prev = 0 gives the first); 0 after the last. */
-size_t cd_sweep_next(const struct cd_sweep *s, size_t prev);
 
 /*
  * Statistics over n values; NAN when n is 0. cd_stats_median sorts v in place

@@ -39,6 +39,9 @@ struct state {
 	int nranks_seen, world;
 	char unmatched[MAX_EVIDENCE][EVIDENCE_CHARS];
 	int n_unmatched;
+	/* NCCL's error trace lines "file.cc:LINE -> CODE": per ncclResult_t, how many and where first */
+	int result_lines[8];
+	char result_origin[8][96];
 };
 
 /* ---- small string helpers over a NUL-terminated line ---- */
@@ -510,6 +513,61 @@ static void summarise_watchdog(struct state *st)
 	}
 }
 
+/* ---- NCCL's result codes ---- */
+
+/* ncclResult_t as nccl.h numbers it, with what each means for the one reading a log */
+static const char *const nccl_result[][2] = {
+	{ "ncclSuccess", "no error" },
+	{ "ncclUnhandledCudaError", "a CUDA call failed (driver, device or memory)" },
+	{ "ncclSystemError", "a system or library call failed: socket, shared memory, IB verbs or memory" },
+	{ "ncclInternalError", "NCCL's own check failed, most often because a peer went away or sent the unexpected" },
+	{ "ncclInvalidArgument", "an NCCL call got a bad argument (a bug or mismatch in the job)" },
+	{ "ncclInvalidUsage", "NCCL was used wrongly: ranks disagree on the operation, count or order" },
+	{ "ncclRemoteError", "a remote rank or the network failed" },
+	{ "ncclInProgress", "a non-blocking NCCL call had not finished" },
+};
+
+static int srcchar(int c)
+{
+	return isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == ':';
+}
+
+/*
+ * NCCL prints each frame of a failed call on its way up as "NCCL INFO file.cc:LINE -> CODE"
+ * (checks.h); the first such line of a log is where the error began. Ring and channel lines
+ * ("0[1a000] -> 1[1b000]") have no source file before the arrow and are not taken.
+ */
+static void parse_result_trace(struct state *st, const char *line)
+{
+	const char *arrow = strstr(line, " -> "), *start, *colon;
+	char *end;
+	long code;
+
+	if (!arrow || !strstr(line, "NCCL"))
+		return;
+	code = strtol(arrow + 4, &end, 10);
+	if (end == arrow + 4 || (*end && !isspace((unsigned char)*end)) || code < 1 || code >= (long)ARRAY_SIZE(nccl_result))
+		return;
+	for (start = arrow; start > line && srcchar((unsigned char)start[-1]);)
+		start--;
+	colon = memchr(start, ':', (size_t)(arrow - start));
+	if (!colon || colon == start || !isdigit((unsigned char)colon[1]) || !memchr(start, '.', (size_t)(colon - start)))
+		return;
+	if (!st->result_lines[code]++)
+		snprintf(st->result_origin[code], sizeof(st->result_origin[code]), "%.*s", (int)(arrow - start), start);
+	st->errors++;
+}
+
+/* "ncclSystemError (2): what it means; first at net_ib.cc:123 (4 lines)" for each code seen */
+static void result_evidence(const struct state *st, struct cd_finding *f)
+{
+	for (size_t c = 1; f && c < ARRAY_SIZE(nccl_result); c++)
+		if (st->result_lines[c])
+			cd_finding_evidence(f, "%s (%zu): %s; first at %s (%d line%s)", nccl_result[c][0], c,
+					    nccl_result[c][1], st->result_origin[c], st->result_lines[c],
+					    st->result_lines[c] == 1 ? "" : "s");
+}
+
 /* ---- one line ---- */
 
 static int has_any(const char *line, const char *const *pats, size_t n)
@@ -540,6 +598,8 @@ static void classify(struct state *st, const char *line)
 	const char *p;
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
+
+	parse_result_trace(st, line);
 
 	if ((p = after(line, "NET/Socket : Using ")) || (p = after(line, "Bootstrap : Using ")) ||
 	    (p = after(line, "Bootstrap: Using ")) || (p = after(line, "NET : Using interface ")))
@@ -668,6 +728,7 @@ static void finish(struct state *st, struct cd_host *first)
 		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
 	if ((st->errors || st->warns) && !cause_found(st)) {
 		f = log_finding(st, "LOG099", CD_SEV_WARN, first, NULL, "errors in the log without a recognisable cause", NULL);
+		result_evidence(st, f);
 		for (int i = 0; f && i < st->n_unmatched; i++)
 			cd_finding_evidence(f, "%s", st->unmatched[i]);
 	}
@@ -692,6 +753,7 @@ static void finish(struct state *st, struct cd_host *first)
 		cd_finding_evidence(f, "transports: %s", st->transports);
 	if (st->world > 0)
 		cd_finding_evidence(f, "communicator of %d ranks", st->world);
+	result_evidence(st, f);
 }
 
 int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const char *name)

@@ -88,18 +88,17 @@ static int parse_bytes(const char *opt, const char *s, size_t *out, char **err)
 	return 0;
 }
 
-size_t cd_sweep_next(const struct cd_sweep *s, size_t prev)
+/* The size after prev in a sweep that does not start at 0; 0 after the last. */
+static size_t sweep_step(const struct cd_sweep *s, size_t prev)
 {
 	size_t next;
 
-	if (!prev)
-		return s->min;
 	if (s->factor) {
 		if (prev > SIZE_MAX / s->factor)
 			return 0;
 		next = prev * s->factor;
 	} else {
-		if (!s->incr || prev > SIZE_MAX - s->incr)
+		if (prev > SIZE_MAX - s->incr)
 			return 0;
 		next = prev + s->incr;
 	}
@@ -118,8 +117,6 @@ int cd_sweep_init(struct cd_sweep *s, const char *min, const char *max, const ch
 		*err = NULL;
 	if (parse_bytes("-b", min_text, &s->min, err) < 0 || parse_bytes("-e", max_text, &s->max, err) < 0)
 		return -1;
-	if (!s->min)
-		return sweep_fail(err, "-b: '%s' is not a size of at least 1 byte", min_text);
 	if (!min && s->max < s->min) /* only -e given: start there */
 		s->min = s->max, min_text = max_text;
 	if (!max && s->max < s->min) /* only -b given: a single size */
@@ -150,11 +147,17 @@ int cd_sweep_init(struct cd_sweep *s, const char *min, const char *max, const ch
 			return sweep_fail(err, "-f: '%s' is not a whole factor of at least 2", f);
 		s->factor = (size_t)v;
 	}
-	for (b = cd_sweep_next(s, 0); b; b = cd_sweep_next(s, b)) {
-		if (++s->n > CD_SWEEP_MAX)
+	/* 0 B first (osu_latency's first line), then on from 1 B or the increment, as osu does */
+	b = s->min ? s->min : 0;
+	for (;;) {
+		if (s->n == CD_SWEEP_MAX)
 			return sweep_fail(err, "-b '%s' -e '%s': the sweep has more than %d sizes: raise -f or -i",
 					  min_text, max_text, CD_SWEEP_MAX);
-		s->last = b;
+		s->size[s->n++] = b;
+		s->last = b ? b : 1; /* a buffer of 0 bytes is no buffer: cuMemAlloc refuses it */
+		b = b ? sweep_step(s, b) : s->factor ? 1 : s->incr;
+		if (!b || b > s->max)
+			break;
 	}
 	return 0;
 }
@@ -497,9 +500,10 @@ int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const
 	}
 	setup_ok = 1;
 	t_us = xcalloc((size_t)iters, sizeof(*t_us));
-	for (b = cd_sweep_next(sw, 0), i = 1; b; b = cd_sweep_next(sw, b), i++) {
+	for (i = 0; i < sw->n; i++) {
+		b = sw->size[i];
 		/* between sizes, before the untimed warm-up: never inside the timed iterations */
-		cd_progress_size(b, i, sw->n);
+		cd_progress_size(b, i + 1, sw->n);
 		if (one_size(&st, b, warmup, iters, t_us) < 0)
 			break;
 	}

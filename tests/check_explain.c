@@ -116,6 +116,32 @@ START_TEST(test_unexplained)
 }
 END_TEST
 
+/* NCCL's trace of a failed call, "file.cc:LINE -> CODE": the code named and explained, the first
+ * line kept as the origin; a ring line's "-> 1[1b000]" is no such trace. */
+START_TEST(test_result_codes)
+{
+	const struct cd_finding *f;
+
+	parse("h:1:2 [0] NCCL INFO Ring 00 : 0[1a000] -> 1[1b000] via P2P/IPC\n"
+	      "h:1:2 [0] NCCL INFO Channel 00 : 1[1e0] -> 0[1e0] [receive] via NET/Socket/0\n"
+	      "h:1:2 [0] NCCL INFO transport/net_ib.cc:812 -> 2\n"
+	      "h:1:2 [0] NCCL INFO transport/net.cc:600 -> 2\n"
+	      "h:1:2 [0] NCCL INFO init.cc:1404 -> 2 [Async thread]\n"
+	      "h:1:2 [0] NCCL INFO group.cc:64 -> 6\n"
+	      "h:1:2 [0] NCCL INFO misc/x.cc:1 -> 9\n"
+	      "h:1:2 [0] NCCL INFO port -> 2\n");
+	f = first("LOG099");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->evidence.n, 2);
+	ck_assert_str_eq(f->evidence.v[0], "ncclSystemError (2): a system or library call failed: socket, shared memory, "
+			 "IB verbs or memory; first at transport/net_ib.cc:812 (3 lines)");
+	ck_assert_str_eq(f->evidence.v[1], "ncclRemoteError (6): a remote rank or the network failed; first at group.cc:64 (1 line)");
+	f = first("LOG000");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[0], " 4 errors,")); /* the 3 + 1 traced, not the ring or code 9 */
+}
+END_TEST
+
 /* Any bytes: NULs, no newline, overlong lines, truncated prefixes; under ASan and valgrind. */
 START_TEST(test_arbitrary_bytes)
 {
@@ -231,6 +257,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_watchdog_straggler);
 	tcase_add_test(tc, test_causes);
 	tcase_add_test(tc, test_unexplained);
+	tcase_add_test(tc, test_result_codes);
 	tcase_add_test(tc, test_arbitrary_bytes);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);

@@ -45,12 +45,12 @@ START_TEST(test_sweep_factor)
 {
 	struct cd_sweep s;
 	char *err = NULL;
-	size_t b, n = 0, want = 8;
+	size_t n = 0, want = 8;
 
 	ck_assert_int_eq(cd_sweep_init(&s, "8", "128M", "2", NULL, &err), 0);
 	ck_assert_ptr_null(err);
-	for (b = cd_sweep_next(&s, 0); b; b = cd_sweep_next(&s, b), want *= 2, n++)
-		ck_assert_uint_eq(b, want);
+	for (n = 0; n < s.n; n++, want *= 2)
+		ck_assert_uint_eq(s.size[n], want);
 	ck_assert_uint_eq(n, 25);
 	ck_assert_uint_eq(s.n, 25);
 	ck_assert_uint_eq(s.last, 134217728);
@@ -62,12 +62,12 @@ START_TEST(test_sweep_increment)
 	static const size_t want[] = { 1024, 2048, 3072, 4096 };
 	struct cd_sweep s;
 	char *err = NULL;
-	size_t b, n = 0;
+	size_t n = 0;
 
 	ck_assert_int_eq(cd_sweep_init(&s, "1K", "4K", NULL, "1K", &err), 0);
-	for (b = cd_sweep_next(&s, 0); b; b = cd_sweep_next(&s, b)) {
+	for (; n < s.n; n++) {
 		ck_assert_uint_lt(n, 4);
-		ck_assert_uint_eq(b, want[n++]);
+		ck_assert_uint_eq(s.size[n], want[n]);
 	}
 	ck_assert_uint_eq(n, 4);
 	ck_assert_uint_eq(s.n, 4);
@@ -87,8 +87,19 @@ START_TEST(test_sweep_edges)
 	/* one size */
 	ck_assert_int_eq(cd_sweep_init(&s, "1M", "1M", NULL, NULL, &err), 0);
 	ck_assert_uint_eq(s.n, 1);
-	ck_assert_uint_eq(cd_sweep_next(&s, 0), 1048576);
-	ck_assert_uint_eq(cd_sweep_next(&s, 1048576), 0);
+	ck_assert_uint_eq(s.size[0], 1048576);
+	/* from 0 B, as osu_latency: 0, then 1, 2, 4, ... (or 0, then the increment) */
+	ck_assert_int_eq(cd_sweep_init(&s, "0", "8", NULL, NULL, &err), 0);
+	ck_assert_uint_eq(s.n, 5);
+	ck_assert_uint_eq(s.size[0], 0);
+	ck_assert_uint_eq(s.size[1], 1);
+	ck_assert_uint_eq(s.size[4], 8);
+	ck_assert_uint_eq(s.last, 8);
+	ck_assert_int_eq(cd_sweep_init(&s, "0", "10", NULL, "4", &err), 0);
+	ck_assert_uint_eq(s.n, 3); /* 0, 4, 8 */
+	ck_assert_uint_eq(s.size[2], 8);
+	ck_assert_int_eq(cd_sweep_init(&s, "0", "1", "2", NULL, &err), 0);
+	ck_assert_uint_eq(s.n, 2);
 	/* defaults: 8 .. 128M by 2; a lone -e below the default minimum starts there */
 	ck_assert_int_eq(cd_sweep_init(&s, NULL, NULL, NULL, NULL, &err), 0);
 	ck_assert_uint_eq(s.min, 8);
@@ -135,7 +146,7 @@ START_TEST(test_sweep_errors)
 	sweep_err("8", "1M", NULL, "x", "-i: 'x' is not a size like 8, 64K, 8M or 1G");
 	sweep_err("8", "1M", "2", "1K",
 		  "-f and -i exclude each other: give a factor (-f) or an increment (-i), not both");
-	sweep_err("0", "1M", "2", NULL, "-b: '0' is not a size of at least 1 byte");
+	sweep_err("0", "0", "2", NULL, "-e: '0' is not a size of at least 1 byte");
 	sweep_err("1", "1M", NULL, "1K", "-b '1' -e '1M': the sweep has more than 64 sizes: raise -f or -i");
 }
 END_TEST

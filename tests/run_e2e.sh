@@ -380,6 +380,10 @@ if command -v "$CC" >/dev/null; then
 	FAKE_CUDA=two "${FAKE[@]}" "$BIN" probe copy p2p -b 64K -e 256K -n 3 --json >"$TMP/gpu.json" 2>/dev/null
 	json_true "fake driver: copy and p2p probes run and check their data" "$TMP/gpu.json" \
 		'len(d["probes"]) == 12 and all(p["status"] == "ok" and len(p["results"]) == 3 and all(s["errors"] == 0 and s["iters"] == 3 and s["algbw_gbyte_s"] > 0 for s in p["results"]) for p in d["probes"]) and {(p["device"], p["peer"]) for p in d["probes"] if p["name"] == "p2p.bw"} == {(0, 1), (1, 0)}'
+	# a sweep from 0 B (as osu_latency's): the empty operation is timed too, at 0 GB/s
+	FAKE_CUDA=two "${FAKE[@]}" "$BIN" probe copy p2p -b 0 -e 4 -n 2 --json >"$TMP/gpu.json" 2>/dev/null
+	json_true "fake driver: a sweep from 0 B" "$TMP/gpu.json" \
+		'len(d["probes"]) == 12 and all(p["status"] == "ok" and [s["bytes"] for s in p["results"]] == [0, 1, 2, 4] and p["results"][0]["algbw_gbyte_s"] == 0 for p in d["probes"])'
 	FAKE_CUDA=corrupt "${FAKE[@]}" "$BIN" probe copy.d2h p2p.bw -b 64K -e 64K --json >"$TMP/gpu.json" 2>/dev/null
 	json_true "fake driver flipping a byte: every data check says so" "$TMP/gpu.json" \
 		'all(p["status"] == "error" and p["phase"] == "check" and p["results"][0]["errors"] == 1 for p in d["probes"])'

@@ -41,7 +41,7 @@ rc=$?
 if [ $rc -le 1 ]; then ok; else bad "4 ranks: exit $rc: $(tail -c 400 "$TMP/err")"; fi
 json_true "4 ranks, one document" "$TMP/four.json" 'd["run"]["ranks"] == 4 and d["run"]["launcher_ranks"] == 4 and len(d["hosts"]) == 1 and [k["rank"] for k in d["ranks"]] == [0, 1, 2, 3] and all(k["answered"] and k["host_index"] == 0 for k in d["ranks"])'
 json_true "launcher variables are not differences" "$TMP/four.json" 'all(k["env_diff"] == {} for k in d["ranks"])'
-json_true "mpi.latency 1 B to 1 MiB" "$TMP/four.json" '[p for p in d["probes"] if p["name"] == "mpi.latency" and p["status"] == "ok" and p["rank"] == 0 and p["peer"] == 1 and p["results"][0]["bytes"] == 1 and p["results"][-1]["bytes"] == 1048576 and all(s["errors"] == 0 for s in p["results"])]'
+json_true "mpi.latency 0 B (as osu_latency) to 1 MiB" "$TMP/four.json" '[p for p in d["probes"] if p["name"] == "mpi.latency" and p["status"] == "ok" and p["rank"] == 0 and p["peer"] == 1 and p["results"][0]["bytes"] == 0 and p["results"][1]["bytes"] == 1 and p["results"][-1]["bytes"] == 1048576 and all(s["errors"] == 0 for s in p["results"])]'
 json_true "mpi.bw" "$TMP/four.json" '[p for p in d["probes"] if p["name"] == "mpi.bw" and p["status"] == "ok" and p["results"][-1]["algbw_gbyte_s"] > 0]'
 json_true "mpi.allreduce" "$TMP/four.json" '[p for p in d["probes"] if p["name"] == "mpi.allreduce" and p["status"] == "ok" and p["nranks"] == 4]'
 json_true "tcp skipped on one host" "$TMP/four.json" 'all(p["status"] == "skipped" and "two hosts" in p["reason"] for p in d["probes"] if p["name"].startswith("tcp."))'
