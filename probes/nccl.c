@@ -1,24 +1,34 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * NCCL collectives over every local GPU from one process (nccl-tests' -g N),
- * through the NCCL the job uses (--nccl-lib). Communicators are created
- * non-blocking and polled with ncclCommGetAsyncError; past a deadline they are
- * aborted (ncclCommAbort), so a wedged fabric ends as `timeout` with its phase.
- * The communicators are made once (nccl.init measures that) and shared by the
- * collectives of the run.
+ * NCCL collectives through the NCCL the job uses (--nccl-lib): over every local GPU
+ * from one process (nccl-tests' -g N), or, under mpirun/srun, over every GPU of every
+ * rank as one world (nccl-tests under mpirun): a rank alone on its host drives all its
+ * GPUs, ranks that share a host take one GPU each (by local rank). Rank 0's unique id
+ * goes to the others by MPI; each rank records its own runs, so a slow rank shows in
+ * its own times rather than in an average. Communicators are created non-blocking and
+ * polled with ncclCommGetAsyncError; past a deadline they are aborted (ncclCommAbort),
+ * so a wedged fabric ends as `timeout` with its phase. The communicators are made once
+ * (nccl.init measures that) and shared by the collectives of the run; under MPI every
+ * collective starts only when all ranks agree that theirs are ready.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "dist.h"
 #include "gpu_common.h"
 #include "util.h"
 
 enum coll { C_ALL_REDUCE, C_ALL_GATHER, C_REDUCE_SCATTER, C_BROADCAST, C_REDUCE, C_ALLTOALL, C_SENDRECV };
 
 struct world {
-	int n;
+	int n;                  /* communicators of this process, one per GPU */
+	int g0;                 /* the NCCL rank of the first; the others follow */
+	int total;              /* NCCL ranks in the world: every GPU of every rank */
+	int procs;              /* processes (MPI ranks) in the world; 1 without MPI */
+	int skipped;            /* some rank brings no GPU: every rank skips the collectives (1: recording it) */
+	int *gpu;               /* the local GPU index of each communicator */
 	int state;              /* 0 not made, 1 ready, -1 failed (reason in why), -2 aborted */
 	char why[256];
 	const struct cd_cuda_api *cu;
@@ -91,17 +101,16 @@ static int wait_comms(struct cd_probe_env *env)
 	}
 }
 
-/* Make the communicators: one per GPU, non-blocking, within the deadline. */
-static int world_init(struct cd_probe_env *env, int n)
+/* Make the communicators: one per local GPU, non-blocking, within the deadline. */
+static int world_init(struct cd_probe_env *env, int procs)
 {
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
 	const char *why = NULL;
 	ncclUniqueId id;
 	ncclResult_t r;
 	double t0;
-	int rc;
+	int rc, n = W.n;
 
-	W.n = n;
 	W.cu = cd_dl_cuda(&why);
 	if (!W.cu)
 		return cd_probe_fail(env, "%s", why);
@@ -117,22 +126,26 @@ static int world_init(struct cd_probe_env *env, int n)
 	for (int i = 0; i < n; i++) {
 		CUresult cr;
 
-		env->device = i;
-		if (cd_gpu_ctx_enter(env, W.cu, i, &W.dev[i], &W.ctx[i]) < 0)
+		env->device = W.gpu[i];
+		if (cd_gpu_ctx_enter(env, W.cu, W.gpu[i], &W.dev[i], &W.ctx[i]) < 0)
 			return -1;
 		if ((cr = W.cu->StreamCreate(&W.s[i], CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
 			return cd_gpu_fail(env, W.cu, cr, "cuStreamCreate");
 	}
 	env->device = -1;
-	if ((r = W.nc->GetUniqueId(&id)) != ncclSuccess)
+	memset(&id, 0, sizeof(id));
+	if (W.g0 == 0 && (r = W.nc->GetUniqueId(&id)) != ncclSuccess)
 		return nccl_fail(env, r, "ncclGetUniqueId");
+	if (procs > 1 && cd_dist_bcast_blob(&id, env->deadline) < 0)
+		return cd_probe_fail(env, "the NCCL unique id did not come from rank 0 before the deadline"),
+		       CD_PROBE_TIMEOUT;
 	cfg.blocking = 0;
 	t0 = cd_now_s();
 	if ((r = W.nc->GroupStart()) != ncclSuccess)
 		return nccl_fail(env, r, "ncclGroupStart");
 	for (int i = 0; i < n; i++) {
 		W.cu->CtxSetCurrent(W.ctx[i]);
-		r = W.nc->CommInitRankConfig(&W.comm[i], n, id, i, &cfg);
+		r = W.nc->CommInitRankConfig(&W.comm[i], W.total, id, W.g0 + i, &cfg);
 		if (r != ncclSuccess && r != ncclInProgress) {
 			W.nc->GroupEnd();
 			return nccl_fail(env, r, "ncclCommInitRankConfig");
@@ -144,7 +157,7 @@ static int world_init(struct cd_probe_env *env, int n)
 	rc = wait_comms(env);
 	if (rc == CD_PROBE_TIMEOUT) {
 		world_abort();
-		return cd_probe_fail(env, "communicators of %d GPUs not ready before the deadline: aborted", n),
+		return cd_probe_fail(env, "communicators of %d GPUs not ready before the deadline: aborted", W.total),
 		       CD_PROBE_TIMEOUT;
 	}
 	if (rc < 0)
@@ -172,6 +185,7 @@ static void world_free(void)
 			W.cu->MemFreeHost(W.host);
 	}
 	/* failed or aborted: the GPUs may still hold our work; leak rather than block */
+	free(W.gpu);
 	free(W.dev);
 	free(W.ctx);
 	free(W.comm);
@@ -244,16 +258,17 @@ static int fill_inputs(struct cd_probe_env *env, const struct coll_state *cs, si
 	size_t ns, nr;
 	CUresult r;
 
-	counts(cs->c, bytes, W.n, &ns, &nr);
+	counts(cs->c, bytes, W.total, &ns, &nr);
 	for (int i = 0; i < W.n; i++) {
 		CUdeviceptr in = cs->in_place ? W.recv[i] : W.send[i];
+		int g = W.g0 + i;
 
 		/* in place, all_gather's input is this rank's chunk of the output */
 		if (cs->in_place && cs->c == C_ALL_GATHER)
-			in = W.recv[i] + (size_t)i * ns * sizeof(float);
+			in = W.recv[i] + (size_t)g * ns * sizeof(float);
 		W.cu->CtxSetCurrent(W.ctx[i]);
 		if ((r = W.cu->MemsetD32Async(W.recv[i], 0, nr > ns ? nr : ns, W.s[i])) != CUDA_SUCCESS ||
-		    (ns && (r = W.cu->MemsetD32Async(in, fbits((float)(i + 1)), ns, W.s[i])) != CUDA_SUCCESS))
+		    (ns && (r = W.cu->MemsetD32Async(in, fbits((float)(g + 1)), ns, W.s[i])) != CUDA_SUCCESS))
 			return cd_gpu_fail(env, W.cu, r, "cuMemsetD32Async");
 	}
 	for (int i = 0; i < W.n; i++) {
@@ -267,9 +282,17 @@ static int fill_inputs(struct cd_probe_env *env, const struct coll_state *cs, si
 
 static int coll_setup(struct cd_probe_env *env, size_t max)
 {
+	int ok = W.state == 1 && world_buffers(env, max) == 0;
+
+	/* under MPI a collective some ranks never join would only end at the deadline */
+	if (W.procs > 1 && cd_dist_agree(ok, env->deadline) != 1) {
+		if (!ok && env->why[0])
+			return -1;
+		return cd_probe_fail(env, "%s", W.state != 1 && W.why[0] ? W.why : "not every rank has its communicators and buffers ready");
+	}
 	if (W.state != 1)
 		return cd_probe_fail(env, "no communicators: %s", W.why[0] ? W.why : "nccl.init did not succeed");
-	return world_buffers(env, max);
+	return ok ? 0 : -1;
 }
 
 static int coll_start(struct cd_probe_env *env, size_t bytes)
@@ -278,16 +301,17 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 	size_t ns, nr;
 	ncclResult_t r = ncclSuccess;
 
-	counts(cs->c, bytes, W.n, &ns, &nr);
+	counts(cs->c, bytes, W.total, &ns, &nr);
 	if ((r = W.nc->GroupStart()) != ncclSuccess)
 		return nccl_fail(env, r, "ncclGroupStart");
 	for (int i = 0; i < W.n && r == ncclSuccess; i++) {
 		void *sb = (void *)W.send[i], *rb = (void *)W.recv[i];
 		cudaStream_t s = (cudaStream_t)W.s[i];
 		ncclComm_t c = W.comm[i];
+		int g = W.g0 + i, n = W.total;
 
 		if (cs->in_place)
-			sb = cs->c == C_ALL_GATHER ? (char *)rb + (size_t)i * ns * sizeof(float) : rb;
+			sb = cs->c == C_ALL_GATHER ? (char *)rb + (size_t)g * ns * sizeof(float) : rb;
 		switch (cs->c) {
 		case C_ALL_REDUCE:
 			r = W.nc->AllReduce(sb, rb, ns, ncclFloat, ncclSum, c, s);
@@ -297,7 +321,7 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 			break;
 		case C_REDUCE_SCATTER:
 			r = W.nc->ReduceScatter(cs->in_place ? (void *)W.recv[i] : sb,
-						cs->in_place ? (char *)rb + (size_t)i * nr * sizeof(float) : rb, nr,
+						cs->in_place ? (char *)rb + (size_t)g * nr * sizeof(float) : rb, nr,
 						ncclFloat, ncclSum, c, s);
 			break;
 		case C_BROADCAST:
@@ -307,10 +331,10 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 			r = W.nc->Reduce(sb, rb, ns, ncclFloat, ncclSum, 0, c, s);
 			break;
 		case C_ALLTOALL: {
-			size_t chunk = ns / (size_t)W.n;
+			size_t chunk = ns / (size_t)n;
 
 			/* as send/recv pairs: works with every NCCL that has them (ncclAlltoAll is 2.28+) */
-			for (int p = 0; p < W.n && r == ncclSuccess; p++) {
+			for (int p = 0; p < n && r == ncclSuccess; p++) {
 				r = W.nc->Send((char *)sb + (size_t)p * chunk * sizeof(float), chunk, ncclFloat, p, c, s);
 				if (r == ncclSuccess)
 					r = W.nc->Recv((char *)rb + (size_t)p * chunk * sizeof(float), chunk, ncclFloat, p,
@@ -319,9 +343,9 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 			break;
 		}
 		case C_SENDRECV:
-			r = W.nc->Send(sb, ns, ncclFloat, (i + 1) % W.n, c, s);
+			r = W.nc->Send(sb, ns, ncclFloat, (g + 1) % n, c, s);
 			if (r == ncclSuccess)
-				r = W.nc->Recv(rb, nr, ncclFloat, (i - 1 + W.n) % W.n, c, s);
+				r = W.nc->Recv(rb, nr, ncclFloat, (g - 1 + n) % n, c, s);
 			break;
 		}
 	}
@@ -382,8 +406,8 @@ static int64_t coll_check(struct cd_probe_env *env, size_t bytes)
 	int64_t wrong = 0;
 	int rc;
 
-	counts(cs->c, bytes, W.n, &ns, &nr);
-	per = cs->c == C_ALLTOALL ? ns / (size_t)W.n : ns;
+	counts(cs->c, bytes, W.total, &ns, &nr);
+	per = cs->c == C_ALLTOALL ? ns / (size_t)W.total : ns;
 	if ((rc = fill_inputs(env, cs, bytes)) < 0 || coll_start(env, bytes) < 0)
 		return -1;
 	while ((rc = coll_poll(env)) == 0) {
@@ -396,11 +420,12 @@ static int64_t coll_check(struct cd_probe_env *env, size_t bytes)
 	if (rc < 0)
 		return -1;
 	for (int i = 0; i < W.n; i++) {
-		size_t off = cs->in_place && cs->c == C_REDUCE_SCATTER ? (size_t)i * nr * sizeof(float) : 0;
+		int g = W.g0 + i;
+		size_t off = cs->in_place && cs->c == C_REDUCE_SCATTER ? (size_t)g * nr * sizeof(float) : 0;
 		const float *out = W.host;
 		CUresult r;
 
-		if (cs->c == C_REDUCE && i != 0)
+		if (cs->c == C_REDUCE && g != 0)
 			continue; /* only the root receives */
 		W.cu->CtxSetCurrent(W.ctx[i]);
 		if ((r = W.cu->MemcpyDtoHAsync(W.host, W.recv[i] + off, nr * sizeof(float), W.s[i])) != CUDA_SUCCESS)
@@ -408,7 +433,7 @@ static int64_t coll_check(struct cd_probe_env *env, size_t bytes)
 		if (cd_gpu_stream_wait(env, W.cu, W.s[i]) < 0)
 			return -1;
 		for (size_t k = 0; k < nr; k++)
-			wrong += out[k] != expected(cs->c, i, k, per ? per : 1, W.n);
+			wrong += out[k] != expected(cs->c, g, k, per ? per : 1, W.total);
 	}
 	return wrong;
 }
@@ -418,21 +443,129 @@ static const struct cd_probe p_coll = {
 	.check = coll_check, .phase = "collective", .setup_phase = "init",
 };
 
+/* The reason a need of d is unmet on this rank, or NULL. */
+static const char *unmet_reason(const struct cd_probe_def *d, const struct cd_probe_ctx *ctx, unsigned mask)
+{
+	unsigned missing = d->needs & mask & ~ctx->have;
+
+	for (int b = 0; missing && b < (int)ARRAY_SIZE(ctx->unmet); b++)
+		if ((missing & (1u << b)) && ctx->unmet[b])
+			return ctx->unmet[b];
+	return NULL;
+}
+
+/*
+ * The GPUs this process drives: every GPU of its host when it is alone there (one rank
+ * per host, or no MPI), else the one its local rank names; none (and why, in W.why) when
+ * its driver or NCCL is missing or the host has fewer GPUs than ranks. A host's other
+ * ranks did not discover it (its first rank did): they ask the driver how many GPUs it has.
+ */
+static int local_gpus(const struct cd_probe_def *d, const struct cd_probe_ctx *ctx)
+{
+	const struct cd_dist *dd = cd_dist_get();
+	int n = (int)ctx->host->n_gpus, k = 0;
+	const char *u = unmet_reason(d, ctx, ctx->follower ? NEED_NCCL : NEED_GPU | NEED_NCCL);
+
+	if (!u && ctx->follower) {
+		const struct cd_cuda_api *cu = cd_dl_cuda(&u);
+		CUresult r;
+
+		n = 0;
+		if (cu && (r = cu->DeviceGetCount(&n)) != CUDA_SUCCESS)
+			u = "cuDeviceGetCount failed";
+		else if (cu && n < 1)
+			u = "the driver reports no GPU";
+	}
+	W.gpu = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*W.gpu));
+	if (u) {
+		snprintf(W.why, sizeof(W.why), "rank %d: %s%s", ctx->rank, strncmp(u, "needs", 5) ? "needs a GPU: " : "", u);
+		return 0;
+	}
+	if (ctx->nranks < 2 || dd->local_size <= 1)
+		while (k < n) {
+			W.gpu[k] = k;
+			k++;
+		}
+	else if (dd->local_rank < n)
+		W.gpu[k++] = dd->local_rank;
+	else
+		snprintf(W.why, sizeof(W.why), "rank %d: no GPU left for local rank %d: the host has %d", ctx->rank,
+			 dd->local_rank, n);
+	return k;
+}
+
+/*
+ * Under MPI every rank says how many GPUs it brings; all agree on the world (the NCCL
+ * rank of each GPU follows from the counts) or all skip it, naming the rank that has none.
+ * 0 when the world can be made, -1 when the run was recorded (skipped or timeout).
+ */
+static int plan_world(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, double deadline)
+{
+	int *counts = xcalloc((size_t)W.procs, sizeof(*counts)), none = -1;
+	struct cd_probe_run *run;
+
+	W.g0 = W.total = 0;
+	if (cd_dist_allgather_int(W.n, counts, deadline) < 0) {
+		free(counts);
+		snprintf(W.why, sizeof(W.why), "the ranks did not all reach nccl.init before the deadline");
+		run = cd_probe_new_run(ctx, d, -1, -1);
+		run->status = CD_ST_TIMEOUT;
+		run->phase = xstrdup("plan");
+		run->reason = xstrdup(W.why);
+		return -1;
+	}
+	for (int k = 0; k < W.procs; k++) {
+		if (k < ctx->rank)
+			W.g0 += counts[k];
+		W.total += counts[k];
+		if (!counts[k] && none < 0)
+			none = k;
+	}
+	free(counts);
+	if (none < 0)
+		return 0;
+	/* one record per probe for the job, by the first rank without a GPU, in its own words */
+	W.skipped = none == ctx->rank ? 1 : 2;
+	if (W.skipped == 1)
+		cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), W.why);
+	return -1;
+}
+
 /* nccl.init: make the communicators; its one sample is the time that took. */
 static void run_init(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 {
-	struct cd_probe_run *run = cd_probe_new_run(ctx, d, -1, -1);
-	struct cd_probe_env env = { .device = -1, .peer = -1, .nranks = (int)ctx->host->n_gpus };
+	struct cd_probe_env env = { .device = -1, .peer = -1 };
 	double budget = fmin(ctx->budget_s, ctx->end_s - cd_now_s());
+	struct cd_probe_run *run;
 	struct cd_probe_sample *s;
 	int rc;
 
 	world_free();
-	run->nranks = (int64_t)ctx->host->n_gpus;
 	env.deadline = cd_now_s() + (budget > 0 ? budget : 0);
+	W.procs = ctx->nranks > 1 ? ctx->nranks : 1;
+	W.n = local_gpus(d, ctx);
+	W.total = W.n;
+	if (W.procs > 1 && plan_world(d, ctx, env.deadline) < 0) {
+		W.state = -1;
+		return;
+	}
+	run = cd_probe_new_run(ctx, d, W.n == 1 && W.procs > 1 ? W.gpu[0] : -1, -1);
+	run->nranks = W.total;
+	env.nranks = W.total;
+	/* across hosts, nccl-tests' habit: one algorithm, so busbw compares between runs and hosts */
+	if (cd_dist_get()->n_hosts > 1 && !getenv("NCCL_ALGO")) {
+		setenv("NCCL_ALGO", "Ring", 0);
+		run->variant = xstrdup("NCCL_ALGO=Ring");
+	}
 	env.priv = (void *)ctx->nccl_lib;
-	rc = world_init(&env, (int)ctx->host->n_gpus);
+	rc = world_init(&env, W.procs);
 	env.priv = NULL;
+	/* one rank's failed init leaves the others' communicators waiting: all stop together */
+	if (W.procs > 1 && cd_dist_agree(rc == 0, env.deadline) != 1 && rc == 0) {
+		world_abort();
+		snprintf(env.why, sizeof(env.why), "another rank's communicators failed (its nccl.init says why): aborted");
+		rc = -1;
+	}
 	if (rc < 0) {
 		snprintf(W.why, sizeof(W.why), "%s", env.why);
 		if (W.state != -2)
@@ -480,10 +613,18 @@ static void run_coll(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	int variants = cs.c == C_ALLTOALL || cs.c == C_SENDRECV ? 1 : 2;
 
 	for (cs.in_place = 0; cs.in_place < variants; cs.in_place++) {
-		struct cd_probe_run *run = cd_probe_new_run(ctx, d, -1, -1);
-		struct cd_probe_env env = { .device = -1, .peer = -1, .rank = ctx->rank,
-					    .nranks = (int)ctx->host->n_gpus, .priv = &cs };
+		int dev = W.n == 1 && W.procs > 1 ? W.gpu[0] : -1;
+		struct cd_probe_env env = { .device = dev, .peer = -1, .rank = ctx->rank,
+					    .nranks = W.total > 0 ? W.total : (int)ctx->host->n_gpus, .priv = &cs };
+		struct cd_probe_run *run;
 
+		/* every rank knows the world was skipped: none waits for the others; one record, as a skip has */
+		if (W.skipped) {
+			if (W.skipped == 1 && !cs.in_place)
+				cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), W.why);
+			continue;
+		}
+		run = cd_probe_new_run(ctx, d, dev, -1);
 		run->variant = xstrdup(cs.in_place ? "in_place" : "out_of_place");
 		cd_probe_run_on(ctx, d, &p, &env, run);
 		if (W.state == -2)
@@ -498,7 +639,7 @@ static void finish(void)
 
 #define NCCL_DEF(nm, what, set, run_fn) { \
 	.name = nm, .summary = what, .needs = NEED_GPU | NEED_NCCL, .sets = set, .min = "1M", .max = "256M", \
-	.warmup = 5, .iters = 20, .run = run_fn, .finish = finish }
+	.warmup = 5, .iters = 20, .run = run_fn, .finish = finish, .all_ranks = 1 }
 
 const struct cd_probe_def cd_probe_nccl_init = NCCL_DEF("nccl.init",
 	"time to create one communicator per local GPU (non-blocking, polled)", CD_SETS_ALL, run_init);

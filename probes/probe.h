@@ -187,6 +187,11 @@ struct cd_probe_def {
 	void (*run)(const struct cd_probe_def *d, struct cd_probe_ctx *ctx);
 	/* optional: once after the table ran, for state a family shares (NCCL communicators) */
 	void (*finish)(void);
+	/*
+	 * Under MPI every rank runs it, followers and ranks whose needs are unmet included, as
+	 * one job-wide world: run() then agrees with the other ranks whether it can start.
+	 */
+	int all_ranks;
 };
 
 /* The table, in run order. */

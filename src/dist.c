@@ -343,6 +343,13 @@ int cd_dist_bcast_blob(void *blob, double deadline)
 	return -1;
 }
 
+int cd_dist_allgather_int(int mine, int *all, double deadline)
+{
+	(void)deadline;
+	all[0] = mine;
+	return 0;
+}
+
 #else /* CD_HAVE_MPI */
 
 static MPI_Comm world = MPI_COMM_NULL, node = MPI_COMM_NULL, leaders = MPI_COMM_NULL, gcomm = MPI_COMM_NULL;
@@ -486,6 +493,23 @@ int cd_dist_bcast_blob(void *blob, double deadline)
 	if (!dist.mpi || dist.broken)
 		return -1;
 	if (MPI_Ibcast(blob, CD_DIST_BLOB_BYTES, MPI_BYTE, 0, world, &req) != MPI_SUCCESS)
+		return -1;
+	if (cd_dist_wait(&req, 1, deadline) < 0) {
+		dist.broken = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int cd_dist_allgather_int(int mine, int *all, double deadline)
+{
+	MPI_Request req;
+
+	if (!dist.mpi) {
+		all[0] = mine;
+		return 0;
+	}
+	if (dist.broken || MPI_Iallgather(&mine, 1, MPI_INT, all, 1, MPI_INT, world, &req) != MPI_SUCCESS)
 		return -1;
 	if (cd_dist_wait(&req, 1, deadline) < 0) {
 		dist.broken = 1;

@@ -146,5 +146,10 @@ int cd_dist_agree(int ok, double deadline);
  */
 #define CD_DIST_BLOB_BYTES 128
 int cd_dist_bcast_blob(void *blob, double deadline);
+/*
+ * Every rank's `mine`, in rank order, into all[nranks] (all[0] = mine without MPI), by
+ * MPI_Iallgather under deadline. 0, or -1 (timeout: no collective is started after it).
+ */
+int cd_dist_allgather_int(int mine, int *all, double deadline);
 
 #endif

@@ -113,6 +113,9 @@ struct cd_probe_run *cd_probe_new_run(struct cd_probe_ctx *ctx, const struct cd_
 	run->host = ctx->host->hostname ? xstrdup(ctx->host->hostname) : NULL;
 	run->device = device >= 0 ? device : CD_NULL_I64;
 	run->peer = peer >= 0 ? peer : CD_NULL_I64;
+	/* under MPI each record says which rank measured it (a probe may set its own peer) */
+	if (ctx->nranks > 1)
+		run->rank = ctx->rank;
 	return run;
 }
 
@@ -145,13 +148,19 @@ int cd_probe_run_on(struct cd_probe_ctx *ctx, const struct cd_probe_def *d, cons
 				  ctx->iters > 0 ? ctx->iters : d->iters, budget, out);
 }
 
+/* Under MPI, a probe every rank runs as one world (NCCL across ranks). */
+static int job_wide(const struct cd_probe_ctx *ctx, const struct cd_probe_def *d)
+{
+	return d->all_ranks && ctx->nranks > 1;
+}
+
 /* Will this run start d? Skipped probes take no time: progress counts only these. */
 static int runs(const struct cd_probe_ctx *ctx, const int *selected, size_t k, const struct cd_probe_def *d)
 {
 	if (selected ? !selected[k] : !(d->sets & ctx->set))
 		return 0;
 	/* node-local probes run once per host, on its first rank */
-	if (ctx->follower && !(d->needs & NEED_RANKS2))
+	if (ctx->follower && !(d->needs & NEED_RANKS2) && !job_wide(ctx, d))
 		return 0;
 	return 1;
 }
@@ -163,14 +172,15 @@ void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected)
 	int n_run = 0, i_run = 0;
 
 	for (size_t k = 0; k < nt; k++)
-		n_run += runs(ctx, selected, k, t[k]) && !(t[k]->needs & ~ctx->have);
+		n_run += runs(ctx, selected, k, t[k]) && (!(t[k]->needs & ~ctx->have) || job_wide(ctx, t[k]));
 	for (size_t k = 0; k < nt; k++) {
 		const struct cd_probe_def *d = t[k];
 		unsigned missing = d->needs & ~ctx->have;
 
 		if (!runs(ctx, selected, k, d))
 			continue;
-		if (missing) {
+		/* a job-wide probe learns from the other ranks whether it skips: it must not leave them waiting */
+		if (missing && !job_wide(ctx, d)) {
 			cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), ctx->unmet[bit_no(missing & -missing)]);
 			continue;
 		}

@@ -401,6 +401,19 @@ if command -v "$CC" >/dev/null; then
 	else
 		skip "no libnccl.so.2: the real NCCL over the fake driver is not tried"
 	fi
+	# a fake NCCL whose collectives really run (tests/fake/fake_nccl_world.c): one process, two
+	# fake GPUs, every collective and variant through its data check (nccl-tests' -g 2)
+	mkdir -p "$TMP/fake-world" && cp "$TMP/fake/libcuda.so.1" "$TMP/fake-world/" &&
+		"$CC" -std=c11 -D_GNU_SOURCE -shared -fPIC -o "$TMP/fake-world/libnccl.so.2" tests/fake/fake_nccl_world.c -lrt ||
+		bad "building the fake NCCL world"
+	FAKE_CUDA=two FAKE_NCCL_TIMEOUT_S=5 LD_LIBRARY_PATH="$TMP/fake-world" "$BIN" probe nccl -b 1K -e 64K -n 2 -w 1 --json \
+		>"$TMP/gpu.json" 2>/dev/null
+	json_true "fake NCCL, two local GPUs: every collective, data right, no rank field" "$TMP/gpu.json" \
+		'len(d["probes"]) == 13 and all(p["status"] == "ok" and p["nranks"] == 2 and p["rank"] is None and p["device"] is None for p in d["probes"]) and all(s["errors"] == 0 for p in d["probes"][1:] for s in p["results"])'
+	FAKE_CUDA=two FAKE_NCCL_CORRUPT=1 FAKE_NCCL_TIMEOUT_S=5 LD_LIBRARY_PATH="$TMP/fake-world" "$BIN" probe nccl.all_reduce -b 1K -e 4K \
+		-n 2 -w 1 --json >"$TMP/gpu.json" 2>/dev/null
+	json_true "fake NCCL: wrong data on GPU 1 is counted" "$TMP/gpu.json" \
+		'[p["status"] for p in d["probes"]] == ["error", "error"] and all(s["errors"] == 1 for p in d["probes"] for s in p["results"])'
 	env LD_LIBRARY_PATH="$TMP/fake-missing" "$BIN" check --json -v >"$TMP/gpu.json" 2>"$TMP/err"
 	json_true "a driver without cuDeviceGetCount: error naming it" "$TMP/gpu.json" \
 		'd["hosts"][0]["status"]["gpu"] == "error" and d["hosts"][0]["reason"]["gpu"] == "libcuda.so.1: symbol '"'cuDeviceGetCount'"' not found"'

@@ -98,5 +98,52 @@ else
 fi
 if ls -A "$TMP" | grep -q '^\.die\.json\.'; then bad "dead rank: a temporary file was left behind"; else ok; fi
 
+# 5. NCCL across ranks: a fake driver with two GPUs and a fake NCCL whose collectives really
+# cross processes (tests/fake/fake_nccl_world.c, through /dev/shm), so every rank's data check
+# is the whole job's; FAKE_NCCL_TIMEOUT_S keeps the fake's own waits under --probe-timeout
+FAKES=$(dirname "$0")/fake
+CC=${CC:-cc}
+if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
+	"$CC" -shared -fPIC -o "$TMP/fw/libcuda.so.1" "$FAKES/fake_cuda.c" &&
+	"$CC" -std=c11 -D_GNU_SOURCE -shared -fPIC -o "$TMP/fw/libnccl.so.2" "$FAKES/fake_nccl_world.c" -lrt; then
+	NW="$MPIRUN -x LD_LIBRARY_PATH=$TMP/fw -x FAKE_CUDA=two -x FAKE_NCCL_TIMEOUT_S=5"
+	SW="-b 1K -e 64K -n 2 -w 1"
+	# two ranks on a host with two GPUs: one GPU each, one world of two, each rank's own records
+	$NW -np 2 "$BIN" probe nccl $SW --json >"$TMP/nw.json" 2>"$TMP/err"
+	rc=$?
+	if [ $rc = 0 ]; then ok; else bad "nccl across ranks: exit $rc: $(tail -c 300 "$TMP/err")"; fi
+	json_true "nccl across ranks: every collective on both ranks, data right" "$TMP/nw.json" \
+		'len([p for p in d["probes"] if p["name"].startswith("nccl.")]) == 26 and all(p["status"] == "ok" and p["nranks"] == 2 and p["device"] == p["rank"] and all(s["errors"] in (0, None) for s in p["results"]) for p in d["probes"] if p["name"].startswith("nccl.")) and sorted({p["rank"] for p in d["probes"] if p["name"] == "nccl.all_reduce"}) == [0, 1]'
+	json_true "nccl across ranks: busbw with the world's factor" "$TMP/nw.json" \
+		'all(abs(s["busbw_gbyte_s"] - s["algbw_gbyte_s"]) < 1e-9 for p in d["probes"] if p["name"] == "nccl.all_reduce" for s in p["results"])'
+	# one rank's data is wrong: its own all_reduce records say so, the other rank's do not
+	$NW -x FAKE_NCCL_CORRUPT=1 -np 2 "$BIN" probe nccl.init nccl.all_reduce $SW --json >"$TMP/nwc.json" 2>"$TMP/err"
+	json_true "nccl across ranks: the rank with wrong data is named by its records" "$TMP/nwc.json" \
+		'{(p["rank"], p["status"]) for p in d["probes"] if p["name"] == "nccl.all_reduce"} == {(0, "ok"), (1, "error")} and all("wrong elements" in p["reason"] for p in d["probes"] if p["name"] == "nccl.all_reduce" and p["rank"] == 1)'
+	# four ranks, two GPUs: ranks 2 and 3 have none; all skip at once, rank 2 says why
+	t0=$(date +%s)
+	$NW -np 4 "$BIN" probe nccl $SW --json >"$TMP/nw4.json" 2>"$TMP/err"
+	[ $(($(date +%s) - t0)) -lt 30 ] && ok || bad "nccl, a rank without a GPU: the others waited"
+	json_true "nccl, a rank without a GPU: one skip per probe, by rank 2, with why" "$TMP/nw4.json" \
+		'[(p["rank"], p["status"]) for p in d["probes"] if p["name"].startswith("nccl.")] == [(2, "skipped")] * 8 and all(p["reason"] == "rank 2: no GPU left for local rank 2: the host has 2" for p in d["probes"] if p["name"].startswith("nccl."))'
+	# a rank whose driver fails (another host's broken driver): the same, in that rank's words
+	printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export FAKE_CUDA=count\nexec "$@"\n' >"$TMP/rank1.sh"
+	chmod +x "$TMP/rank1.sh"
+	$NW -np 2 "$TMP/rank1.sh" "$BIN" probe nccl.init nccl.all_reduce $SW --json >"$TMP/nwf.json" 2>"$TMP/err"
+	json_true "nccl, a rank whose driver fails: named, all skip" "$TMP/nwf.json" \
+		'[(p["rank"], p["status"], p["reason"]) for p in d["probes"] if p["name"].startswith("nccl.")] == [(1, "skipped", "rank 1: needs a GPU: cuDeviceGetCount failed")] * 2'
+	# collectives that never complete: every rank times out in its collective, aborts, and
+	# the next collectives fail at once instead of waiting again
+	t0=$(date +%s)
+	COMMDIAG_TESTING=1 COMMDIAG_FAULT=probe.hang $NW -x COMMDIAG_TESTING -x COMMDIAG_FAULT -np 2 \
+		"$BIN" probe nccl.init nccl.all_reduce nccl.all_gather $SW --probe-timeout 3 --json >"$TMP/nwh.json" 2>"$TMP/err"
+	[ $(($(date +%s) - t0)) -lt 20 ] && ok || bad "nccl across ranks, hung collective: took $(($(date +%s) - t0)) s"
+	json_true "nccl across ranks, hung collective: timeout on both ranks, then no more waiting" "$TMP/nwh.json" \
+		'sorted((p["rank"], p["status"]) for p in d["probes"] if p["name"] == "nccl.all_reduce" and p["variant"] == "out_of_place") == [(0, "timeout"), (1, "timeout")] and all(p["status"] == "error" and "aborted after a timeout" in p["reason"] for p in d["probes"] if p["name"] == "nccl.all_gather")'
+	if ls /dev/shm | grep -q '^fakenccl-'; then bad "nccl across ranks: the fake left /dev/shm/fakenccl-*"; rm -f /dev/shm/fakenccl-*; else ok; fi
+else
+	echo "SKIP: mpi: nccl across ranks: no C compiler to build the fake libraries" >&2
+fi
+
 echo "mpi: $pass passed, $fail failed"
 [ $fail = 0 ]
