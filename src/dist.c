@@ -350,6 +350,12 @@ int cd_dist_allgather_int(int mine, int *all, double deadline)
 	return 0;
 }
 
+int cd_dist_agree(int ok, double deadline)
+{
+	(void)deadline;
+	return ok;
+}
+
 #else /* CD_HAVE_MPI */
 
 static MPI_Comm world = MPI_COMM_NULL, node = MPI_COMM_NULL, leaders = MPI_COMM_NULL, gcomm = MPI_COMM_NULL;

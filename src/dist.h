@@ -136,9 +136,10 @@ int cd_dist_leader_rank(int host_index);
 #define CD_DIST_TIMEOUT (-2)
 int cd_dist_wait(MPI_Request *reqs, int n, double deadline);
 void cd_dist_cancel(MPI_Request *reqs, int n);
-/* Minimum of ok over every rank (an agreement to start something together); -1 on timeout. */
-int cd_dist_agree(int ok, double deadline);
 #endif
+
+/* Minimum of ok over every rank (an agreement to start something together); -1 on timeout. ok without MPI. */
+int cd_dist_agree(int ok, double deadline);
 
 /*
  * NCCL's unique id (128 bytes) from rank 0 to every rank, by MPI_Ibcast under deadline.
