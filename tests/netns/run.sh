@@ -71,6 +71,10 @@ job() {
 	# the test-only knobs travel only when set (mpirun warns about an unset -x variable)
 	[ -n "${COMMDIAG_TESTING:-}" ] && x+=(-x COMMDIAG_TESTING)
 	[ -n "${COMMDIAG_FAULT:-}" ] && x+=(-x COMMDIAG_FAULT)
+	for v in FAKE_CUDA FAKE_NCCL_TIMEOUT_S FAKE_LIBS; do
+		[ -n "${!v:-}" ] && x+=(-x "$v")
+	done
+	[ -n "${FAKE_LIBS:-}" ] && x+=(-x "LD_LIBRARY_PATH=$FAKE_LIBS")
 	timeout 100 mpirun --allow-run-as-root --oversubscribe -np "$np" --hostfile "$TMP/hosts" --map-by node \
 		--mca plm_rsh_agent "$HERE/rsh-agent.sh" --mca plm_rsh_no_tree_spawn 1 \
 		--mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24 \
@@ -147,6 +151,25 @@ if [ -s "$TMP/mute.json" ]; then
 		'[x for x in d["reach"] if x["from"] == "hostB" and x["to"] == "hostA" and x["iface"] == "eth0" and x["ok"]]'
 else
 	bad "no document from the mute-peer run: $(tail -c 400 "$TMP/err")"
+fi
+
+# 4. NCCL across the two hosts (fake driver with two GPUs per host, fake NCCL whose
+# collectives cross processes: tests/fake): one rank per host brings both its GPUs, a world
+# of four; NCCL_ALGO=Ring is set for the run across hosts and nccl.init says so
+CC=${CC:-cc}
+if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
+	"$CC" -shared -fPIC -o "$TMP/fw/libcuda.so.1" "$HERE/../fake/fake_cuda.c" &&
+	"$CC" -std=c11 -D_GNU_SOURCE -shared -fPIC -o "$TMP/fw/libnccl.so.2" "$HERE/../fake/fake_nccl_world.c" -lrt; then
+	FAKE_LIBS=$TMP/fw FAKE_CUDA=two FAKE_NCCL_TIMEOUT_S=10 CD_NETNS_UTS=1 job 2 probe nccl.init nccl.all_reduce \
+		-b 1K -e 64K -n 2 -w 1 --probe-timeout 20 --timeout 60 --json -o "$TMP/nccl.json" 2>"$TMP/err"
+	if [ -s "$TMP/nccl.json" ]; then
+		json_true "nccl across hosts: a world of 4 GPUs, Ring, both hosts' data right" "$TMP/nccl.json" \
+			'sorted((p["host"], p["status"], p["nranks"], p["variant"]) for p in d["probes"] if p["name"] == "nccl.init") == [("hostA", "ok", 4, "NCCL_ALGO=Ring"), ("hostB", "ok", 4, "NCCL_ALGO=Ring")] and len([p for p in d["probes"] if p["name"] == "nccl.all_reduce" and p["status"] == "ok" and all(s["errors"] == 0 for s in p["results"])]) == 4'
+	else
+		bad "no document from the NCCL run across hosts: $(tail -c 400 "$TMP/err")"
+	fi
+else
+	echo "SKIP: netns: nccl across hosts: no C compiler to build the fake libraries" >&2
 fi
 
 echo "netns: $pass passed, $fail failed"
