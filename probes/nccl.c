@@ -468,10 +468,9 @@ static int local_gpus(const struct cd_probe_def *d, const struct cd_probe_ctx *c
 
 	if (!u && ctx->follower) {
 		const struct cd_cuda_api *cu = cd_dl_cuda(&u);
-		CUresult r;
 
 		n = 0;
-		if (cu && (r = cu->DeviceGetCount(&n)) != CUDA_SUCCESS)
+		if (cu && cu->DeviceGetCount(&n) != CUDA_SUCCESS)
 			u = "cuDeviceGetCount failed";
 		else if (cu && n < 1)
 			u = "the driver reports no GPU";

@@ -532,6 +532,20 @@ static int srcchar(int c)
 	return isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == ':';
 }
 
+/* Does the n-byte name end like a C/C++/CUDA source file ("net_ib.cc", "shm.h")? */
+static int source_file(const char *name, size_t n)
+{
+	static const char *const ext[] = { ".cc", ".cpp", ".cu", ".cuh", ".c", ".h", ".hpp" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
+		size_t k = strlen(ext[i]);
+
+		if (n > k && !memcmp(name + n - k, ext[i], k))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * NCCL prints each frame of a failed call on its way up as "NCCL INFO file.cc:LINE -> CODE"
  * (checks.h); the first such line of a log is where the error began. Ring and channel lines
@@ -551,7 +565,7 @@ static void parse_result_trace(struct state *st, const char *line)
 	for (start = arrow; start > line && srcchar((unsigned char)start[-1]);)
 		start--;
 	colon = memchr(start, ':', (size_t)(arrow - start));
-	if (!colon || colon == start || !isdigit((unsigned char)colon[1]) || !memchr(start, '.', (size_t)(colon - start)))
+	if (!colon || !isdigit((unsigned char)colon[1]) || !source_file(start, (size_t)(colon - start)))
 		return;
 	if (!st->result_lines[code]++)
 		snprintf(st->result_origin[code], sizeof(st->result_origin[code]), "%.*s", (int)(arrow - start), start);

@@ -434,8 +434,15 @@ static int name_unnamed(struct sink *s)
 		if (linkat(AT_FDCWD, proc, AT_FDCWD, s->tmp, AT_SYMLINK_FOLLOW) == 0)
 			return 0;
 		pending_tmp = NULL;
-		if (errno != EEXIST || i == 100)
+		if (errno != EEXIST || i == 100) {
+			/* the name is not ours: the caller must not remove it */
+			int err = errno;
+
+			free(s->tmp);
+			s->tmp = NULL;
+			errno = err;
 			return -1;
+		}
 	}
 }
 

@@ -129,7 +129,8 @@ START_TEST(test_result_codes)
 	      "h:1:2 [0] NCCL INFO init.cc:1404 -> 2 [Async thread]\n"
 	      "h:1:2 [0] NCCL INFO group.cc:64 -> 6\n"
 	      "h:1:2 [0] NCCL INFO misc/x.cc:1 -> 9\n"
-	      "h:1:2 [0] NCCL INFO port -> 2\n");
+	      "h:1:2 [0] NCCL INFO port -> 2\n"
+	      "h:1:2 [0] NCCL INFO Connected to 10.0.0.2:4567 -> 2\n");
 	f = first("LOG099");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(f->evidence.n, 2);
