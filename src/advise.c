@@ -1604,6 +1604,57 @@ static void l_pcie(struct cd_walk *w)
 	}
 }
 
+/* ---- container networking ---- */
+
+/*
+ * A container on a bridge network (Docker's default, a CNI bridge) sees only the veth end
+ * of its bridge: its address routes to nothing outside the host, and NCCL and Open MPI see
+ * none of the host's NICs. Fine on one host; across hosts (or when sockets failed) the job
+ * needs the host's network. The veth interfaces, up and addressed, into names (NULL: not such).
+ */
+static int bridge_only(const struct cd_host *h, struct cd_strv *names)
+{
+	int veth = 0, other = 0;
+
+	for (size_t i = 0; i < h->n_nics; i++) {
+		const struct cd_nic *n = &h->nics[i];
+
+		if (!n->name || n->kind == CD_NIC_LOOPBACK || !cd_nic_is_up(n) || !nic_has_address(n))
+			continue;
+		if (n->kind == CD_NIC_VETH) {
+			veth++;
+			if (names)
+				cd_strv_push(names, n->ipv4.n ? xasprintf("%s %s", n->name, n->ipv4.v[0]) : xstrdup(n->name));
+		} else {
+			other++;
+		}
+	}
+	return veth && !other;
+}
+
+static int q_container_net(struct cd_walk *w)
+{
+	if (!in_container(w->h) || !bridge_only(w->h, NULL))
+		return 0;
+	return w->r->n_hosts > 1 || has(w, "LOG003") || has(w, "TCP001") || has(w, "NET001");
+}
+
+static void l_net_host(struct cd_walk *w)
+{
+	struct cd_strv names = { 0 };
+	char list[256] = "";
+
+	bridge_only(w->h, &names);
+	for (size_t i = 0; i < names.n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", names.v[i]);
+	emit(w, NULL, "restart the container with --network=host (Kubernetes: hostNetwork: true, or a macvlan or SR-IOV "
+		 "network for the job's NICs)", scope_host(w),
+	     "this %s container's only interfaces are veth ends of a bridge (%s): their addresses do not reach the "
+	     "other hosts' containers, and NCCL and Open MPI see none of the host's NICs or HCAs",
+	     w->h->system.container, list);
+	cd_strv_free(&names);
+}
+
 /* ---- the tree ---- */
 
 enum {
@@ -1611,7 +1662,7 @@ enum {
 	J_VERS, L_VERS,
 	J_REACH, J_REACH_ALL, J_REACH_SAME, L_IFACE_JOB, L_IFACE_PREFIX, L_NOROUTE, J_RAILS, L_CROSS_NIC,
 	J_TIMEOUT, L_TIMEOUT, J_FLAKY, L_IBTIMEOUT, J_ENV, L_ENVFIX, J_UNEXPLAINED, L_COLLECT,
-	H_SOCK, H_SOCK_NEED, H_SOCK_USABLE, L_IFACE_HOST, H_SOCK_BADADDR, L_OMPI_EXCLUDE, L_NOIFACE,
+	H_CNET, L_NETHOST, H_SOCK, H_SOCK_NEED, H_SOCK_USABLE, L_IFACE_HOST, H_SOCK_BADADDR, L_OMPI_EXCLUDE, L_NOIFACE,
 	H_IB, H_IB_DISABLED, L_IB_ENABLE, H_IB_DOWN, H_IB_RATES, H_IB_FAR, L_IB_HCA, H_ROCE, H_ROCE_OLD, L_GID_SET,
 	H_GID_SET, L_GID_UNSET, H_MEMLOCK, L_MEMLOCK, H_PEERMEM, L_PEERMEM, H_DEVIB, L_DEVIB,
 	H_P2P, H_ACS, L_ACS, H_IOMMU, L_IOMMU, H_P2P_BROKEN, L_P2P_DISABLE, H_CUMEM, L_CUMEM,
@@ -1659,6 +1710,9 @@ static const struct cd_advise_node tree[N_NODES] = {
 	  q_unexplained, L_COLLECT, -1),
 	L(L_COLLECT, "leaf.collect", J, "collect NCCL's INFO log", l_collect, -1),
 
+	Q(H_CNET, "host.container-net", H, "container network", "a container on a bridge network (only veth "
+	  "interfaces) in a job of several hosts, or with failed connections?", q_container_net, L_NETHOST, H_SOCK),
+	L(L_NETHOST, "leaf.net-host", H, "--network=host (Kubernetes: hostNetwork: true)", l_net_host, H_IB),
 	Q(H_SOCK, "host.socket", H, "socket interface", "one host, or no reachability results?", q_single,
 	  H_SOCK_NEED, H_IB),
 	Q(H_SOCK_NEED, "host.socket-need", H, NULL, "the socket interface ambiguous, misconfigured or failing?",
@@ -1757,7 +1811,7 @@ int cd_advise(struct cd_results *r)
 	walk(&w, J_MULTI);
 	for (size_t i = 0; i < r->n_hosts; i++) {
 		w.h = &r->hosts[i];
-		walk(&w, H_SOCK);
+		walk(&w, H_CNET);
 	}
 	cd_strv_free(&w.ids);
 	return w.added;

@@ -567,6 +567,8 @@ adv "IB: memlock and peermem" ib-hca 'cmd("limits.conf") and cmd("ulimit -l unli
 adv "RoCE with NCCL < 2.21: the v2 GID index" roce-old 'a("NCCL_IB_GID_INDEX","3")'
 adv "RoCE with NCCL >= 2.21: unset the index" roce-new 'unset("NCCL_IB_GID_INDEX") and not a("NCCL_IB_GID_INDEX","3")'
 adv "container without /dev/infiniband" container-no-devib 'cmd("--device=/dev/infiniband")'
+adv "containers of two hosts on a bridge network: --network=host on each" container-bridge \
+	'sorted(x["host"] for x in cmd("--network=host")) == ["ctr17", "ctr18"] and "eth0 172.17.0.2/16" in cmd("--network=host")[0]["why"] and not a("NCCL_SOCKET_IFNAME")'
 adv "ACS: setpci per redirecting bridge, workaround, IOMMU" p2p-acs-iommu \
 	'cmd("setpci -s 0000:40:01.1 ECAP_ACS+6.w=0000") and cmd("setpci -s 0000:60:01.1 ECAP_ACS+6.w=0000") and not cmd("0000:00:01.0") and a("NCCL_P2P_DISABLE","1") and cmd("iommu=pt")'
 adv "small /dev/shm: size from the GPU count" small-shm 'cmd("--shm-size=4g") and cmd("--ipc=host")'

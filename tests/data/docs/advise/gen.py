@@ -189,6 +189,11 @@ ct = host("ctr17", "f" * 32, [nic("eth0", ipv4=["172.18.0.2/16"], dflt=True)], h
 ct["system"]["container"] = "docker"
 ct["system"]["dev_infiniband"] = False
 cases["container-no-devib"] = doc([ct])
+# containers of two hosts on Docker's bridge network: their only interface is a veth end
+cb = [host(n, c * 32, [nic("eth0", "veth", ["172.17.0.2/16"], dflt=True)]) for n, c in (("ctr17", "d"), ("ctr18", "e"))]
+for h in cb:
+    h["system"]["container"] = "docker"
+cases["container-bridge"] = doc(cb)
 # P2P: ACS redirect on two bridges, IOMMU on, 4 GPUs
 p2 = host("p2p17", "9" * 32, [nic("eth0", ipv4=["10.0.0.17/24"], dflt=True)],
           gpus=[gpu(i, b) for i, b in enumerate(["0000:41:00.0", "0000:61:00.0"])],
