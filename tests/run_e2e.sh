@@ -10,32 +10,8 @@ DATA=tests/data
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 export NO_COLOR=1
-pass=0 fail=0 skip=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-skip() { skip=$((skip + 1)); echo "SKIP: $*" >&2; }
-
-# run NAME EXPECTED_RC CMD... : runs, keeps stdout/stderr in $TMP/out, $TMP/err
-run() {
-	local name=$1 want=$2
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	local got=$?
-	if [ "$got" = "$want" ]; then ok; else bad "$name: exit $got, expected $want ($(head -c 300 "$TMP/err"))"; fi
-}
-# err_has NAME TEXT: stderr of the last run mentions TEXT
-err_has() { if grep -qF -- "$2" "$TMP/err"; then ok; else bad "$1: stderr lacks '$2': $(head -c 300 "$TMP/err")"; fi; }
-out_has() { if grep -qF -- "$2" "$TMP/out"; then ok; else bad "$1: stdout lacks '$2'"; fi; }
+. tests/lib.sh
 out_empty() { if [ ! -s "$TMP/out" ]; then ok; else bad "$1: stdout not empty: $(head -c 200 "$TMP/out")"; fi; }
-# jq-like assertions with python: json_true NAME FILE PYTHON-EXPR (d is the document)
-json_true() {
-	if python3 - "$2" "$3" <<'EOF'; then ok; else bad "$1: $3"; fi
-import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)
-EOF
-}
 
 # --- the report of this host ---
 run "check text" 0 "$BIN" check --fail-on fail

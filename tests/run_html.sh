@@ -16,11 +16,7 @@ hc() { python3 tests/html_check.py "$@"; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-html.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 export NO_COLOR=1
-pass=0 fail=0 skip=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-skip() { skip=$((skip + 1)); echo "SKIP: $*" >&2; }
+. tests/lib.sh
 # expect NAME CMD...: the command succeeds
 expect() {
 	local name=$1

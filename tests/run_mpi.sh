@@ -8,9 +8,9 @@ set -u
 BIN=$(realpath "${1:-./commdiag}")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-mpi.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: mpi: $*" >&2; }
+# shellcheck disable=SC2034 # read by tests/lib.sh
+FAIL_PREFIX="mpi: "
+. "$(dirname "$0")/lib.sh"
 
 command -v mpirun >/dev/null || { echo "SKIP: mpi: mpirun not found" >&2; exit 0; }
 if ! "$BIN" version --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)["mpi"] else 1)'; then
@@ -23,13 +23,6 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
 export NO_COLOR=1
 MPIRUN="mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS -x NO_COLOR"
 
-json_true() {
-	if python3 - "$2" "$3" <<'PY'; then ok; else bad "$1: $3"; fi
-import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
-}
 
 # a plain run never initialises MPI: no launcher, no ranks[]
 "$BIN" check --json >"$TMP/one.json" 2>"$TMP/err"

@@ -12,23 +12,7 @@ cd "$(dirname "$0")/.."
 DOCS=tests/data/docs
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-prom.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-pass=0 fail=0 skip=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-skip() { skip=$((skip + 1)); echo "SKIP: $*" >&2; }
-
-# run NAME "EXPECTED_RCS" CMD... : stdout in $TMP/out, stderr in $TMP/err; EXPECTED_RCS is a list ("0 1")
-run() {
-	local name=$1 want=$2 got=0
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err" || got=$?
-	case " $want " in
-	*" $got "*) ok ;;
-	*) bad "$name: exit $got, expected $want ($(head -c 300 "$TMP/err"))" ;;
-	esac
-}
-err_has() { if grep -qF -- "$2" "$TMP/err"; then ok; else bad "$1: stderr lacks '$2': $(head -c 300 "$TMP/err")"; fi; }
+. tests/lib.sh
 has() { if grep -qxF -- "$3" "$2"; then ok; else bad "$1: no line '$3' in $2"; fi; }
 hasnt() { if grep -qF -- "$3" "$2"; then bad "$1: '$3' in $2"; else ok; fi; }
 # no_tmp NAME DIR: no -o temporary (.NAME.XXXXXX) left behind

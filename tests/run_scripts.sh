@@ -17,22 +17,7 @@ export NO_COLOR=1
 unset COMMDIAG COMMDIAG_ARGS COMMDIAG_BUDGET COMMDIAG_GRACE COMMDIAG_STATE_DIR COMMDIAG_FAIL_ON \
 	COMMDIAG_NO_DRAIN SLURMD_NODENAME GITHUB_STEP_SUMMARY
 export COMMDIAG_SLURM_DEFAULTS=$TMP/no-defaults
-pass=0 fail=0 skip=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-skip() { skip=$((skip + 1)); echo "SKIP: $*" >&2; }
-
-# run NAME EXPECTED_RC CMD... : runs, keeps stdout/stderr in $TMP/out, $TMP/err
-run() {
-	local name=$1 want=$2
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	local got=$?
-	if [ "$got" = "$want" ]; then ok; else bad "$name: exit $got, expected $want ($(head -c 400 "$TMP/err"))"; fi
-}
-err_has() { if grep -qF -- "$2" "$TMP/err"; then ok; else bad "$1: stderr lacks '$2': $(head -c 400 "$TMP/err")"; fi; }
-out_has() { if grep -qF -- "$2" "$TMP/out"; then ok; else bad "$1: stdout lacks '$2'"; fi; }
+. tests/lib.sh
 file_has() { if grep -qF -- "$3" "$2"; then ok; else bad "$1: $2 lacks '$3': $(head -c 300 "$2" 2>&1)"; fi; }
 file_lacks() { if ! grep -qF -- "$3" "$2"; then ok; else bad "$1: $2 has '$3'"; fi; }
 is_file() { if [ -s "$2" ]; then ok; else bad "$1: no file $2"; fi; }

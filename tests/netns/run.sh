@@ -11,9 +11,10 @@ set -u
 BIN=$(realpath "${1:-./commdiag}")
 SAVE=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: netns: $*" >&2; }
+# shellcheck disable=SC2034 # read by tests/lib.sh
+FAIL_PREFIX="netns: "
+. "$HERE/../lib.sh"
+# the whole test is skipped where namespaces cannot be made
 skip() { echo "SKIP: netns: $*" >&2; exit 0; }
 
 command -v mpirun >/dev/null || skip "mpirun not found"
@@ -80,14 +81,6 @@ job() {
 		--mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24 \
 		-x CD_NETNS_MAP -x CD_NETNS_DIR -x NO_COLOR=1 "${x[@]}" \
 		"$BIN" "$@"
-}
-# json_true NAME FILE PYTHON-EXPR
-json_true() {
-	if python3 - "$2" "$3" <<'PY'; then ok; else bad "$1: $3"; fi
-import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
 }
 
 # 1. distinct hostnames and machine ids (each host in its own UTS namespace)
