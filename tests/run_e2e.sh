@@ -580,6 +580,20 @@ COMMDIAG_NCCL_CONF="$TMP/nccl.conf" "$BIN" env --json >"$TMP/envc.json" 2>"$TMP/
 json_true "nccl.conf is read" "$TMP/envc.json" '[f for f in d["findings"] if f["id"] == "ENV009" and "nccl.conf:3" in f["subject"]] and [f for f in d["findings"] if f["id"] == "ENV004" and f["subject"] == "NCCL_IB_TIMEOUT" and "nccl.conf:4" in f["evidence"][0]]'
 NCCL_SOCKET_NAME=eth0 COMMDIAG_NCCL_CONF=/nonexistent "$BIN" env >"$TMP/out" 2>&1
 out_has "env lints this environment" "NCCL_SOCKET_NAME"
+# every parameter this Open MPI knows (ompi_info) is a real name: none may be called unknown or
+# a typo (the catalogue lists only the usual ones; each name near one of them is checked)
+if command -v ompi_info >/dev/null; then
+	ompi_info --all --parsable 2>/dev/null | awk -F: '$1 == "mca" && $4 == "param" && $6 == "value" { print "OMPI_MCA_" $5 "=1" }' |
+		sort -u >"$TMP/ompi.env"
+	env -i PATH="$PATH" $(cat "$TMP/ompi.env") "$BIN" env --json >"$TMP/envo.json" 2>/dev/null
+	json_true "every Open MPI parameter of ompi_info passes as a name ($(wc -l <"$TMP/ompi.env"))" "$TMP/envo.json" \
+		'len(d["hosts"][0]["env"]) > 500 and not [f["subject"] for f in d["findings"] if f["id"] == "ENV001"]'
+	OMPI_MCA_btl_tcp_if_inlcude=eth0 "$BIN" env --json >"$TMP/envo.json" 2>/dev/null
+	json_true "a typo near an Open MPI parameter is still one" "$TMP/envo.json" \
+		'[f for f in d["findings"] if f["id"] == "ENV001" and f["subject"] == "OMPI_MCA_btl_tcp_if_inlcude"]'
+else
+	skip "ompi_info not installed: the Open MPI parameter names are not tried"
+fi
 
 # --- explain: real logs from public issue threads (tests/data/logs/INDEX) ---
 right=0 total=0
