@@ -66,6 +66,29 @@ static int64_t env_count(char *const *envp, const char *name)
 	return errno || *end || n < 1 ? CD_NULL_I64 : n;
 }
 
+/*
+ * Is this process one of srun's own tasks? SLURM_NTASKS alone is set in a batch script
+ * too, so a task also has a step and a task id. srun's PMI or PMIx (--mpi=pmi2/pmix)
+ * then gives the same rank and size; a launcher that starts its own proxies through
+ * srun (MPICH's hydra in an allocation) gives ranks of its own, and is not srun.
+ */
+static int srun_task(char *const *envp, int64_t *nranks)
+{
+	const char *procid = env_of(envp, "SLURM_PROCID"), *pmi_rank = env_of(envp, "PMIX_RANK");
+	int64_t tasks = env_count(envp, "SLURM_STEP_NUM_TASKS"), pmi_size = env_count(envp, "PMI_SIZE");
+
+	if (!env_of(envp, "SLURM_STEP_ID") || !procid)
+		return 0;
+	if (!pmi_rank)
+		pmi_rank = env_of(envp, "PMI_RANK");
+	if (tasks == CD_NULL_I64)
+		tasks = env_count(envp, "SLURM_NTASKS");
+	if ((pmi_rank && strcmp(pmi_rank, procid)) || (pmi_size != CD_NULL_I64 && pmi_size != tasks))
+		return 0;
+	*nranks = tasks;
+	return 1;
+}
+
 const char *cd_dist_detect(char *const *envp, int64_t *nranks)
 {
 	*nranks = CD_NULL_I64;
@@ -73,16 +96,11 @@ const char *cd_dist_detect(char *const *envp, int64_t *nranks)
 		*nranks = env_count(envp, "OMPI_COMM_WORLD_SIZE");
 		return "mpirun";
 	}
+	if (srun_task(envp, nranks))
+		return "srun";
 	if (env_of(envp, "PMI_SIZE") || env_of(envp, "PMIX_RANK")) {
 		*nranks = env_count(envp, "PMI_SIZE");
 		return "pmi";
-	}
-	/* SLURM_NTASKS alone is set in a batch script too; a task of srun also has a step */
-	if (env_of(envp, "SLURM_STEP_ID") && env_of(envp, "SLURM_PROCID")) {
-		*nranks = env_count(envp, "SLURM_STEP_NUM_TASKS");
-		if (*nranks == CD_NULL_I64)
-			*nranks = env_count(envp, "SLURM_NTASKS");
-		return "srun";
 	}
 	return NULL;
 }

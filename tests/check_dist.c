@@ -19,6 +19,12 @@ START_TEST(test_detect)
 	char *hydra[] = { "PMI_SIZE=8", "PMI_RANK=1", NULL };
 	char *batch[] = { "SLURM_NTASKS=4", "SLURM_JOB_ID=7", NULL };
 	char *srun[] = { "SLURM_NTASKS=4", "SLURM_STEP_ID=0", "SLURM_PROCID=2", "SLURM_STEP_NUM_TASKS=16", NULL };
+	char *srun_pmix[] = { "SLURM_NTASKS=2", "SLURM_STEP_ID=0", "SLURM_PROCID=1", "SLURM_STEP_NUM_TASKS=2",
+			      "PMIX_RANK=1", NULL };
+	char *srun_pmi2[] = { "SLURM_NTASKS=2", "SLURM_STEP_ID=0", "SLURM_PROCID=1", "SLURM_STEP_NUM_TASKS=2",
+			      "PMI_RANK=1", "PMI_SIZE=2", NULL };
+	char *hydra_in_slurm[] = { "SLURM_NTASKS=2", "SLURM_STEP_ID=0", "SLURM_PROCID=1", "SLURM_STEP_NUM_TASKS=2",
+				   "PMI_RANK=5", "PMI_SIZE=8", NULL };
 	int64_t n;
 
 	ck_assert_ptr_null(cd_dist_detect(none, &n));
@@ -31,6 +37,14 @@ START_TEST(test_detect)
 	ck_assert_ptr_null(cd_dist_detect(batch, &n));
 	ck_assert_str_eq(cd_dist_detect(srun, &n), "srun");
 	ck_assert_int_eq(n, 16);
+	/* srun --mpi=pmix and --mpi=pmi2, as Slurm 22.05 sets them: still srun, with its count */
+	ck_assert_str_eq(cd_dist_detect(srun_pmix, &n), "srun");
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(cd_dist_detect(srun_pmi2, &n), "srun");
+	ck_assert_int_eq(n, 2);
+	/* hydra's proxies started by srun in an allocation: the ranks are hydra's, not srun's */
+	ck_assert_str_eq(cd_dist_detect(hydra_in_slurm, &n), "pmi");
+	ck_assert_int_eq(n, 8);
 }
 END_TEST
 
