@@ -443,17 +443,6 @@ static const struct cd_probe p_coll = {
 	.check = coll_check, .phase = "collective", .setup_phase = "init",
 };
 
-/* The reason a need of d is unmet on this rank, or NULL. */
-static const char *unmet_reason(const struct cd_probe_def *d, const struct cd_probe_ctx *ctx, unsigned mask)
-{
-	unsigned missing = d->needs & mask & ~ctx->have;
-
-	for (int b = 0; missing && b < (int)ARRAY_SIZE(ctx->unmet); b++)
-		if ((missing & (1u << b)) && ctx->unmet[b])
-			return ctx->unmet[b];
-	return NULL;
-}
-
 /*
  * The GPUs this process drives: every GPU of its host when it is alone there (one rank
  * per host, or no MPI), else the one its local rank names; none (and why, in W.why) when
@@ -464,7 +453,7 @@ static int local_gpus(const struct cd_probe_def *d, const struct cd_probe_ctx *c
 {
 	const struct cd_dist *dd = cd_dist_get();
 	int n = (int)ctx->host->n_gpus, k = 0;
-	const char *u = unmet_reason(d, ctx, ctx->follower ? NEED_NCCL : NEED_GPU | NEED_NCCL);
+	const char *u = cd_probe_ctx_unmet(ctx, d->needs & (ctx->follower ? NEED_NCCL : NEED_GPU | NEED_NCCL));
 
 	if (!u && ctx->follower) {
 		const struct cd_cuda_api *cu = cd_dl_cuda(&u);

@@ -203,6 +203,8 @@ const struct cd_probe_def *const *cd_probe_table(size_t *n);
  */
 void cd_probe_ctx_init(struct cd_probe_ctx *ctx);
 void cd_probe_ctx_free(struct cd_probe_ctx *ctx);
+/* Why the first of needs (NEED_* bits) this host lacks is unmet ("needs NCCL: …"); NULL when none is. */
+const char *cd_probe_ctx_unmet(const struct cd_probe_ctx *ctx, unsigned needs);
 
 /*
  * Mark the probes to run: each name is a probe ("copy.h2d"), a family ("copy"), or

@@ -69,6 +69,13 @@ void cd_probe_ctx_init(struct cd_probe_ctx *ctx)
 		ctx->have |= NEED_RANKS2;
 }
 
+const char *cd_probe_ctx_unmet(const struct cd_probe_ctx *ctx, unsigned needs)
+{
+	unsigned missing = needs & ~ctx->have;
+
+	return missing ? ctx->unmet[bit_no(missing & -missing)] : NULL;
+}
+
 void cd_probe_ctx_free(struct cd_probe_ctx *ctx)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(ctx->unmet); i++) {
@@ -181,7 +188,7 @@ void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected)
 			continue;
 		/* a job-wide probe learns from the other ranks whether it skips: it must not leave them waiting */
 		if (missing && !job_wide(ctx, d)) {
-			cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), ctx->unmet[bit_no(missing & -missing)]);
+			cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), cd_probe_ctx_unmet(ctx, d->needs));
 			continue;
 		}
 		if (cd_stop || cd_now_s() >= ctx->end_s) {
