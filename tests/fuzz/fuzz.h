@@ -18,6 +18,9 @@
 
 #include <sanitizer/common_interface_defs.h>
 
+#include "out.h"
+#include "report.h"
+#include "results.h"
 #include "util.h"
 
 /*
@@ -50,6 +53,25 @@ static inline char *fuzz_cstr(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	return s;
+}
+
+/* Property of every parser that builds a document: it renders to JSON that --from reads back. */
+static inline void fuzz_check_reloads(const struct cd_results *r)
+{
+	struct cd_results back;
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+	struct cd_out *o;
+
+	FUZZ_CHECK(f != NULL, "open_memstream");
+	o = out_new(OUT_FMT_JSON, f, 0);
+	cd_report(o, r);
+	FUZZ_CHECK(out_end(o) == 0, "rendering failed");
+	fclose(f);
+	FUZZ_CHECK(cd_results_load_json(&back, json, len, "rendered") == 0, "its own JSON does not load: %.200s", json);
+	cd_results_free(&back);
+	free(json);
 }
 
 #endif
