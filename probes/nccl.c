@@ -438,9 +438,16 @@ static int64_t coll_check(struct cd_probe_env *env, size_t bytes)
 	return wrong;
 }
 
+/* Untimed, so a rank that arrives late keeps its own times short and lengthens the others' (NCCL003). */
+static void coll_before(struct cd_probe_env *env)
+{
+	(void)env;
+	cd_fault_late();
+}
+
 static const struct cd_probe p_coll = {
 	.name = "nccl", .setup = coll_setup, .start = coll_start, .poll = coll_poll, .abort = coll_abort,
-	.check = coll_check, .phase = "collective", .setup_phase = "init",
+	.check = coll_check, .before = coll_before, .phase = "collective", .setup_phase = "init",
 };
 
 /*

@@ -46,6 +46,7 @@ struct cd_probe {
 	void (*abort)(struct cd_probe_env *env);        /* once, past the deadline: tear the operation down; optional */
 	int64_t (*check)(struct cd_probe_env *env, size_t bytes); /* optional: wrong elements of the last op, -1 if it cannot tell */
 	void (*teardown)(struct cd_probe_env *env);     /* optional; called whenever setup succeeded (or is NULL) */
+	void (*before)(struct cd_probe_env *env);       /* optional: before each operation, outside its time */
 	const char *phase;                              /* what a timeout in start/poll is called: "copy", "collective" */
 	const char *setup_phase;                        /* what a timeout in setup is called: "init"; NULL = "setup" */
 };

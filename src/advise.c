@@ -696,7 +696,7 @@ static void l_noroute(struct cd_walk *w)
 
 static int q_timeout(struct cd_walk *w)
 {
-	int any = has(w, "MPI003") | has(w, "LOG001");
+	int any = has(w, "MPI003") | has(w, "NCCL003") | has(w, "LOG001");
 
 	for (size_t i = 0; i < w->r->n_probes; i++)
 		if (w->r->probes[i].status == CD_ST_TIMEOUT)
@@ -706,7 +706,9 @@ static int q_timeout(struct cd_walk *w)
 
 static void l_timeout(struct cd_walk *w)
 {
-	const struct cd_finding *slow = finding(w, "MPI003"), *to = finding(w, "LOG001");
+	/* MPI003 (slow with every pair partner) or NCCL003 (the others wait for it) */
+	const struct cd_finding *slow = finding(w, "MPI003") ? finding(w, "MPI003") : finding(w, "NCCL003");
+	const struct cd_finding *to = finding(w, "LOG001");
 	char who[256] = "", hb[32];
 	double timeout_s = to && isfinite(to->expected) ? to->expected / 1000.0 : NAN;
 

@@ -54,6 +54,12 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	X(NCCL_LAT_WARN, "nccl.latency_warn_us", CD_U_US,                                                        \
 	  "a collective's smallest-size time above this warns, 0 = not checked (NCCL002)")                       \
 	X(NCCL_LAT_TARGET, "nccl.latency_target_us", CD_U_US, "nccl.* smallest-size time at or below this scores 100") \
+	X(NCCL_LATE_MIN_US, "nccl.straggler_min_wait_us", CD_U_US,                                               \
+	  "the other ranks wait at least this long per collective for one rank, 0 = not checked (NCCL003)")       \
+	X(NCCL_LATE_WARN_PCT, "nccl.straggler_warn_pct", CD_U_PCT,                                               \
+	  "and the wait is at least this share of their collective's time: warn (NCCL003)")                      \
+	X(NCCL_LATE_FAIL_PCT, "nccl.straggler_fail_pct", CD_U_PCT,                                               \
+	  "a median wait of at least this share of their time fails (NCCL003)")                                  \
 	X(MPI_LAT_TARGET, "mpi.latency_target_us", CD_U_US, "mpi.latency at or below this scores 100 (score)")  \
 	X(BAL_MAD_K, "balance.mad_k", CD_U_NUMBER,                                                               \
 	  "an outlier's robust z-score (|x - median| / (1.4826 MAD)) exceeds this (BAL001, BAL002)")             \

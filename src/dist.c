@@ -136,6 +136,17 @@ void cd_fault_delay(size_t bytes)
 	nanosleep(&ts, NULL);
 }
 
+void cd_fault_late(void)
+{
+	static int late = -2;
+	const struct timespec ts = { 0, CD_FAULT_LATE_MS * 1000000L };
+
+	if (late == -2)
+		late = cd_fault_rank("late_rank");
+	if (late >= 0 && late == dist.rank)
+		nanosleep(&ts, NULL);
+}
+
 /* ---- pair schedules ---- */
 
 int cd_pair_rounds(int n)

@@ -113,14 +113,16 @@ int cd_dist_launcher_var(const char *name);
 char *cd_dist_render(const struct cd_results *r, size_t *len);
 
 /*
- * Test-only fault knobs, honoured only when COMMDIAG_TESTING=1: COMMDIAG_FAULT is a comma
- * list of "slow_rank:N" (rank N's MPI and TCP probe operations take 100 µs + 1 µs per kB
- * longer) and "hang_rank:N" (rank N stops before the gather, as if hung). Returns N, or -1.
- * A small self-contained helper until the project's fault module lands.
+ * Test-only fault knobs that name a rank (fault.h: honoured only with COMMDIAG_TESTING=1).
+ * cd_fault_rank: the rank a knob names, or -1. cd_fault_delay runs inside each MPI and TCP
+ * probe operation: die_rank is killed there, slow_rank sleeps 100 us + 1 us per kB moved.
+ * cd_fault_late runs before each NCCL collective, outside its timed region: late_rank
+ * arrives CD_FAULT_LATE_MS late, as a rank with a busy CPU or a stalled loader does.
  */
+#define CD_FAULT_LATE_MS 10
 int cd_fault_rank(const char *knob);
-/* The slow_rank delay for an operation moving `bytes` on this rank (0 when not slow). */
 void cd_fault_delay(size_t bytes);
+void cd_fault_late(void);
 
 #ifdef CD_HAVE_MPI
 /* Communicators: every rank, the ranks of this host, the first rank of each host (MPI_COMM_NULL elsewhere). */

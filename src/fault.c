@@ -20,6 +20,7 @@ static const struct knob {
 	{ "hang_rank", "#", "that rank never answers rank 0's gather" },
 	{ "mute_rank", "#", "that rank's TCP listener accepts and never answers" },
 	{ "die_rank", "#", "that rank is killed (SIGKILL) in its first MPI probe operation, mid-collective" },
+	{ "late_rank", "#", "that rank reaches every NCCL collective 10 ms late (a straggler the others wait for)" },
 };
 
 struct on {

@@ -348,6 +348,8 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 		free(msg);
 		return -1;
 	}
+	if (st->p->before)
+		st->p->before(st->env);
 	st->env->why[0] = '\0';
 	t0 = now_ns();
 	r = st->p->start(st->env, bytes);

@@ -17,7 +17,7 @@
 struct cd_eval {
 	struct cd_results *r;
 	const struct cd_conf *c;
-	unsigned char *judged; /* per probe: a COPY or P2P rule already flagged it, so BAL stays quiet */
+	unsigned char *judged; /* per probe: a rule already explained it (COPY, P2P, NCCL003), so later ones stay quiet */
 };
 
 static double key(const struct cd_eval *e, enum cd_key k)
@@ -780,7 +780,7 @@ static int rule_nccl_floor(struct cd_eval *e, const struct cd_host *unused)
 		struct cd_finding *f;
 		char subj[64], size[32];
 
-		if (!p->name || strcmp(p->name, "nccl.all_reduce") || isnan(bw) || bw >= floor_ ||
+		if (!p->name || strcmp(p->name, "nccl.all_reduce") || e->judged[i] || isnan(bw) || bw >= floor_ ||
 		    (double)cd_probe_max_bytes(p) < min_bytes)
 			continue;
 		probe_subject(p, subj, sizeof(subj));
@@ -805,7 +805,7 @@ static int rule_nccl_latency(struct cd_eval *e, const struct cd_host *unused)
 		struct cd_finding *f;
 		char subj[64];
 
-		if (!cd_probe_is(p, "nccl.") || isnan(us) || us <= warn)
+		if (!cd_probe_is(p, "nccl.") || e->judged[i] || isnan(us) || us <= warn)
 			continue;
 		probe_subject(p, subj, sizeof(subj));
 		f = add(e, "NCCL002", CD_SEV_WARN, probe_host_name(e->r, p), subj,
@@ -813,6 +813,145 @@ static int rule_nccl_latency(struct cd_eval *e, const struct cd_host *unused)
 		cd_finding_evidence(f, "%s: %.1f us at %" PRId64 " bytes", p->name, us, cd_probe_smallest(p)->bytes);
 		n++;
 	}
+	return n;
+}
+
+/*
+ * NCCL003. Under MPI every rank times its own collectives, from its own start to its own
+ * completion. A rank that reaches each collective late makes the others wait inside
+ * theirs, so its times are the shortest and every other rank's are longer by its delay;
+ * a slow link or GPU instead slows all ranks alike (check --pairs and BAL find those).
+ * One comparison per collective, variant and size that two or more ranks timed; a rank
+ * is named when it alone finished first, by the threshold, in over half of them.
+ */
+struct late_cmp {
+	const struct cd_probe_run *p;
+	int64_t bytes;
+	double us;
+};
+
+static int late_cmp_order(const void *a, const void *b)
+{
+	const struct late_cmp *x = a, *y = b;
+	int c = strcmp(x->p->name, y->p->name);
+
+	if (!c)
+		c = strcmp(x->p->variant ? x->p->variant : "", y->p->variant ? y->p->variant : "");
+	if (!c)
+		c = (x->bytes > y->bytes) - (x->bytes < y->bytes);
+	if (!c)
+		c = (x->us > y->us) - (x->us < y->us);
+	return c;
+}
+
+static int same_op(const struct late_cmp *x, const struct late_cmp *y)
+{
+	return !strcmp(x->p->name, y->p->name) && x->bytes == y->bytes &&
+	       !strcmp(x->p->variant ? x->p->variant : "", y->p->variant ? y->p->variant : "");
+}
+
+struct late_tally {
+	int64_t rank;
+	size_t first;                   /* comparisons it finished first in, by the threshold */
+	double *share, *wait;           /* of each */
+	const struct late_cmp *worst[2]; /* its largest wait: it, and the next fastest rank */
+};
+
+static struct late_tally *tally_of(struct late_tally **t, size_t *n, int64_t rank, size_t cap)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*t)[i].rank == rank)
+			return &(*t)[i];
+	(*t)[*n].rank = rank;
+	(*t)[*n].share = xcalloc(cap, sizeof(double));
+	(*t)[*n].wait = xcalloc(cap, sizeof(double));
+	return &(*t)[(*n)++];
+}
+
+static int rule_nccl_straggler(struct cd_eval *e, const struct cd_host *unused)
+{
+	double min_us = key(e, CD_K_NCCL_LATE_MIN_US), warn = pct(e, CD_K_NCCL_LATE_WARN_PCT),
+	       fail = pct(e, CD_K_NCCL_LATE_FAIL_PCT);
+	struct late_cmp *v;
+	struct late_tally *t;
+	size_t nv = 0, nt = 0, ncmp = 0, cap = 0;
+	int n = 0;
+
+	(void)unused;
+	if (!(min_us > 0))
+		return 0;
+	for (size_t i = 0; i < e->r->n_probes; i++)
+		if (cd_probe_is(&e->r->probes[i], "nccl.") && e->r->probes[i].rank != CD_NULL_I64)
+			cap += e->r->probes[i].n_samples;
+	v = xcalloc(cap + 1, sizeof(*v));
+	t = xcalloc(cap + 1, sizeof(*t));
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+
+		if (!cd_probe_is(p, "nccl.") || !strcmp(p->name, "nccl.init") || p->rank == CD_NULL_I64)
+			continue;
+		for (size_t k = 0; k < p->n_samples; k++)
+			if (isfinite(p->samples[k].time_us) && p->samples[k].time_us >= 0)
+				v[nv++] = (struct late_cmp){ p, p->samples[k].bytes, p->samples[k].time_us };
+	}
+	qsort(v, nv, sizeof(*v), late_cmp_order);
+	for (size_t a = 0, b; a < nv; a = b) {
+		double wait;
+
+		for (b = a + 1; b < nv && same_op(&v[a], &v[b]); b++)
+			;
+		if (b - a < 2)
+			continue; /* one rank timed it: nothing to compare with */
+		ncmp++;
+		wait = v[a + 1].us - v[a].us;
+		if (v[a].p->rank != v[a + 1].p->rank && wait >= min_us && wait >= warn * v[a + 1].us) {
+			struct late_tally *x = tally_of(&t, &nt, v[a].p->rank, cap);
+
+			x->share[x->first] = wait / v[a + 1].us;
+			x->wait[x->first++] = wait;
+			if (!x->worst[0] || wait > x->worst[1]->us - x->worst[0]->us)
+				x->worst[0] = &v[a], x->worst[1] = &v[a + 1];
+		}
+	}
+	for (size_t i = 0; i < nt; i++) {
+		struct late_tally *x = &t[i];
+		const struct late_cmp *lo = x->worst[0], *hi = x->worst[1];
+		char subj[32], size[32];
+		struct cd_finding *f;
+		double share, wait;
+		size_t first = x->first;
+
+		if (2 * first <= ncmp)
+			continue;
+		share = cd_median(x->share, first);
+		wait = cd_median(x->wait, first);
+		snprintf(subj, sizeof(subj), "rank %" PRId64, x->rank);
+		f = add(e, "NCCL003", share >= fail ? CD_SEV_FAIL : CD_SEV_WARN, probe_host_name(e->r, lo->p), subj,
+			"the other ranks wait for this rank in every collective", wait, min_us, "us",
+			CD_K_NCCL_LATE_MIN_US);
+		cd_finding_evidence(f, "rank %" PRId64 " finished first in %zu of %zu comparisons (the same collective, "
+				    "variant and size on every rank): the others were still waiting for it, a median "
+				    "%.0f us (%.0f %% of their time) per operation", x->rank, first, ncmp, wait,
+				    100.0 * share);
+		cd_finding_evidence(f, "largest wait: %s %s at %s: rank %" PRId64 " took %.1f us, the next fastest rank "
+				    "(%" PRId64 ") %.1f us", lo->p->name, lo->p->variant ? lo->p->variant : "",
+				    cd_fmt_bytes(size, sizeof(size), lo->bytes), x->rank, lo->us, hi->p->rank, hi->us);
+		cd_finding_evidence(f, "a rank that reaches each collective late (a busy CPU, another process on its GPU, "
+				       "a slow data loader in training) is what NCCL and PyTorch timeouts report on the "
+				       "other ranks");
+		/* the others' long times are this wait: NCCL002 and BAL would only repeat it */
+		for (size_t k = 0; k < e->r->n_probes; k++)
+			if (cd_probe_is(&e->r->probes[k], "nccl.") && e->r->probes[k].rank != CD_NULL_I64 &&
+			    e->r->probes[k].rank != x->rank)
+				e->judged[k] = 1;
+		n++;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		free(t[i].share);
+		free(t[i].wait);
+	}
+	free(t);
+	free(v);
 	return n;
 }
 
@@ -1040,7 +1179,10 @@ static int rule_spread(struct cd_eval *e, const struct cd_host *unused)
 	return n;
 }
 
-/* Order matters: COPY and P2P mark what they judged before BAL looks for outliers. */
+/*
+ * Order matters: COPY and P2P mark what they judged before BAL looks for outliers, and
+ * NCCL003 marks the runs that waited for a straggler before NCCL002 and BAL see them.
+ */
 static const struct cd_rule rules[] = {
 	{ "SYS001", "system", "warn|fail", "/dev/shm below system.shm_min_bytes inside a container",
 	  { CD_K_SHM_MIN_BYTES }, 1, rule_shm },
@@ -1077,6 +1219,8 @@ static const struct cd_rule rules[] = {
 	  { CD_K_P2P_WARN_PCT, CD_K_P2P_FAIL_PCT }, 0, rule_p2p_frac },
 	{ "P2P002", "p2p", "fail", "p2p.bw below p2p.min_gbyte_s", { CD_K_P2P_MIN }, 0, rule_p2p_floor },
 	{ "P2P003", "p2p", "fail", "NCCL P2P off between NVLink-connected GPUs", { 0 }, 1, rule_nccl_p2p_off },
+	{ "NCCL003", "nccl", "warn|fail", "under MPI, the other ranks wait for one rank in most collectives",
+	  { CD_K_NCCL_LATE_MIN_US, CD_K_NCCL_LATE_WARN_PCT, CD_K_NCCL_LATE_FAIL_PCT }, 0, rule_nccl_straggler },
 	{ "NCCL001", "nccl", "fail", "nccl.all_reduce busbw below nccl.all_reduce_min_busbw_gbyte_s",
 	  { CD_K_NCCL_AR_MIN, CD_K_NCCL_FLOOR_BYTES }, 0, rule_nccl_floor },
 	{ "NCCL002", "nccl", "warn", "a collective's smallest-size time above nccl.latency_warn_us",

@@ -151,6 +151,25 @@ START_TEST(test_straggler_and_timeout)
 }
 END_TEST
 
+/* NCCL003 alone (the others wait for rank 3 in every collective): the same leaf names it. */
+START_TEST(test_nccl_straggler)
+{
+	const struct cd_advice *a;
+
+	add_host("node17");
+	add_host("node18");
+	cd_results_add_finding(&res, "NCCL003", CD_SEV_FAIL, "node18", "rank 3", "the others wait");
+	cd_advise(&res);
+	a = advice(NULL, "straggling host");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a->host, "node18");
+	ck_assert_ptr_nonnull(strstr(a->why, "rank 3 on node18 is the straggler"));
+	ck_assert(answers(a, "NCCL003"));
+	ck_assert_ptr_nonnull(advice("NCCL_DEBUG", "INFO"));
+	ck_assert_ptr_null(advice("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "")); /* no timeout seen: no value to compute */
+}
+END_TEST
+
 /* P2P002 and PCIE001 from other rules are honoured without the facts behind them. */
 START_TEST(test_reserved_findings)
 {
@@ -199,6 +218,7 @@ Suite *advise_suite(void)
 	tcase_add_test(tc, test_tree_is_consistent);
 	tcase_add_test(tc, test_two_hosts_routed);
 	tcase_add_test(tc, test_straggler_and_timeout);
+	tcase_add_test(tc, test_nccl_straggler);
 	tcase_add_test(tc, test_reserved_findings);
 	tcase_add_test(tc, test_merge);
 	suite_add_tcase(s, tc);

@@ -433,7 +433,7 @@ START_TEST(test_table)
 	for (const char *const *id = (const char *const[]){ "SYS001", "SYS002", "SYS003", "NET002", "NET003", "NET004",
 							    "NET005", "PCIE001", "PCIE002", "PCIE003", "NVL001", "NVL002",
 							    "IB001", "IB002", "IB003", "GPU001", "GPU002", "GPU003", "COPY001",
-							    "COPY002", "P2P001", "P2P002", "P2P003", "NCCL001", "NCCL002",
+							    "COPY002", "P2P001", "P2P002", "P2P003", "NCCL001", "NCCL002", "NCCL003",
 							    "BAL001", "BAL002", "STAB001", "STAB002", "STAB003", "STAB004",
 							    NULL };
 	     *id; id++) {
@@ -906,6 +906,88 @@ START_TEST(test_nccl001_nccl002)
 }
 END_TEST
 
+/* Under MPI: per rank, out_of_place all_reduce at two sizes, each rank's median times. */
+static void late_runs(int ranks, const double *us_small, const double *us_big)
+{
+	for (int r = 0; r < ranks; r++) {
+		struct cd_probe_run *p = add_probe("nccl.all_reduce", r, CD_NULL_I64, 2,
+						   (const int64_t[]){ 1024, 65536 }, (const double[]){ 1, 1 });
+
+		p->rank = r;
+		p->nranks = ranks;
+		p->variant = xstrdup("out_of_place");
+		p->samples[0].time_us = us_small[r];
+		p->samples[1].time_us = us_big[r];
+	}
+}
+
+START_TEST(test_nccl003_straggler)
+{
+	const struct cd_finding *f;
+
+	/* rank 2 arrives 10 ms late: its own times are short, the others' include the wait */
+	late_runs(4, (const double[]){ 10150, 10160, 140, 10170 }, (const double[]){ 10410, 10450, 390, 10420 });
+	ck_assert_int_eq(judge(), 1); /* NCCL003 only: the others' 10 ms latency is its wait, not NCCL002 */
+	f = first_id("NCCL003");
+	ck_assert_str_eq(f->subject, "rank 2");
+	ck_assert_int_eq(f->severity, CD_SEV_FAIL);
+	ck_assert_double_eq_tol(f->measured, (10010 + 10020) / 2.0, 1e-9);
+	ck_assert_str_eq(f->threshold, "nccl.straggler_min_wait_us");
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[0], "finished first in 2 of 2 comparisons"));
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[1], "at 64.0 KiB: rank 2 took 390.0 us, the next fastest rank (0) 10410.0 us"));
+	/* a wait of 30 % of the others' time warns; the straggler's own 7 ms is still NCCL002's */
+	res.probes[2].samples[0].time_us = 7100;
+	res.probes[2].samples[1].time_us = 7300;
+	ck_assert_int_eq(judge(), 2);
+	ck_assert_int_eq(first_id("NCCL003")->severity, CD_SEV_WARN);
+	ck_assert_str_eq(first_id("NCCL002")->subject, "gpu2");
+	/* 10 % is noise-sized: nothing, and NCCL002 is back for the slow latency */
+	res.probes[2].samples[0].time_us = 9150;
+	res.probes[2].samples[1].time_us = 9400;
+	judge();
+	ck_assert_uint_eq(count_id("NCCL003"), 0);
+	ck_assert_uint_eq(count_id("NCCL002"), 4);
+}
+END_TEST
+
+START_TEST(test_nccl003_not_named)
+{
+	/* all alike, within microseconds: healthy ranks */
+	late_runs(4, (const double[]){ 150, 152, 149, 151 }, (const double[]){ 400, 401, 399, 402 });
+	ck_assert_int_eq(judge(), 0);
+	/* first in one of two comparisons only: not a majority, not named */
+	res.probes[1].samples[0].time_us = 5;
+	res.probes[1].samples[1].time_us = 50; /* 349 us below: under the 1 ms minimum wait */
+	ck_assert_int_eq(judge(), 0);
+	define("nccl.straggler_min_wait_us = 100 us");
+	res.probes[1].samples[1].time_us = 402;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_id("NCCL003"), 0);
+	/* first in both: named; 0 turns the rule off */
+	res.probes[1].samples[1].time_us = 50;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("NCCL003")->subject, "rank 1");
+	define("nccl.straggler_min_wait_us = 0");
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+START_TEST(test_nccl003_two_ranks_one_process)
+{
+	/* without MPI there is one record per collective (rank null): nothing to compare */
+	struct cd_probe_run *p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 1024 },
+					   (const double[]){ 1 });
+
+	p->nranks = 2;
+	p->samples[0].time_us = 100;
+	ck_assert_int_eq(judge(), 0);
+	/* two ranks */
+	late_runs(2, (const double[]){ 10100, 90 }, (const double[]){ 10300, 300 });
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("NCCL003")->subject, "rank 1");
+}
+END_TEST
+
 START_TEST(test_bal001_gpu_outlier)
 {
 	static const double bw[] = { 55.1, 55.3, 54.9, 55.2, 55.0, 55.2, 54.8, 55.1 };
@@ -1082,6 +1164,9 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_p2p001_p2p002);
 	tcase_add_test(tc, test_p2p003_nccl_p2p_off);
 	tcase_add_test(tc, test_nccl001_nccl002);
+	tcase_add_test(tc, test_nccl003_straggler);
+	tcase_add_test(tc, test_nccl003_not_named);
+	tcase_add_test(tc, test_nccl003_two_ranks_one_process);
 	tcase_add_test(tc, test_bal001_gpu_outlier);
 	tcase_add_test(tc, test_bal002_host_outlier);
 	tcase_add_test(tc, test_stab_rules);

@@ -109,6 +109,22 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 		'len([p for p in d["probes"] if p["name"].startswith("nccl.")]) == 26 and all(p["status"] == "ok" and p["nranks"] == 2 and p["device"] == p["rank"] and all(s["errors"] in (0, None) for s in p["results"]) for p in d["probes"] if p["name"].startswith("nccl.")) and sorted({p["rank"] for p in d["probes"] if p["name"] == "nccl.all_reduce"}) == [0, 1]'
 	json_true "nccl across ranks: busbw with the world's factor" "$TMP/nw.json" \
 		'all(abs(s["busbw_gbyte_s"] - s["algbw_gbyte_s"]) < 1e-9 for p in d["probes"] if p["name"] == "nccl.all_reduce" for s in p["results"])'
+	json_true "nccl across ranks: no rank is late, none named (NCCL003)" "$TMP/nw.json" \
+		'not [f for f in d["findings"] if f["id"] == "NCCL003"]'
+	# four ranks, one GPU each; rank 2 reaches every collective late (late_rank): the others
+	# wait inside theirs, so its times are the short ones and it is named
+	NW4="$MPIRUN -x LD_LIBRARY_PATH=$TMP/fw -x FAKE_CUDA=four -x FAKE_NCCL_TIMEOUT_S=5"
+	COMMDIAG_TESTING=1 COMMDIAG_FAULT=late_rank=2 $NW4 -x COMMDIAG_TESTING -x COMMDIAG_FAULT -np 4 \
+		"$BIN" probe nccl.init nccl.all_reduce nccl.all_gather $SW --json >"$TMP/late.json" 2>"$TMP/err"
+	json_true "nccl straggler: NCCL003 names rank 2 only" "$TMP/late.json" \
+		'[f["subject"] for f in d["findings"] if f["id"] == "NCCL003"] == ["rank 2"]'
+	json_true "nccl straggler: the others' waits are not reported again as latency (NCCL002)" "$TMP/late.json" \
+		'not [f for f in d["findings"] if f["id"] == "NCCL002"]'
+	json_true "nccl straggler: the advice names the host" "$TMP/late.json" \
+		'any("rank 2 on" in a["why"] and "straggl" in a["why"] for a in d["advice"])'
+	$NW4 -np 4 "$BIN" probe nccl.init nccl.all_reduce nccl.all_gather $SW --json >"$TMP/nolate.json" 2>"$TMP/err"
+	json_true "nccl, four ranks, none late: none named" "$TMP/nolate.json" \
+		'not [f for f in d["findings"] if f["id"] == "NCCL003"] and len([p for p in d["probes"] if p["name"] == "nccl.all_reduce" and p["status"] == "ok"]) == 8'
 	# one rank's data is wrong: its own all_reduce records say so, the other rank's do not
 	$NW -x FAKE_NCCL_CORRUPT=1 -np 2 "$BIN" probe nccl.init nccl.all_reduce $SW --json >"$TMP/nwc.json" 2>"$TMP/err"
 	json_true "nccl across ranks: the rank with wrong data is named by its records" "$TMP/nwc.json" \

@@ -255,7 +255,7 @@ fi
 # --- test-only fault knobs: a typo is an error, not a test that tests nothing ---
 ENV=(COMMDIAG_TESTING=1 COMMDIAG_FAULT=probe.hnag)
 bad "COMMDIAG_FAULT with an unknown fault" \
-	"$E fault: COMMDIAG_FAULT='probe.hnag': 'probe.hnag': unknown fault: expected one of discover.stall, probe.hang, output.stall, slow_rank, hang_rank, mute_rank, die_rank" \
+	"$E fault: COMMDIAG_FAULT='probe.hnag': 'probe.hnag': unknown fault: expected one of discover.stall, probe.hang, output.stall, slow_rank, hang_rank, mute_rank, die_rank, late_rank" \
 	check -o "$O"
 ENV=(COMMDIAG_TESTING=1 COMMDIAG_FAULT=discover.stall=disk)
 bad "COMMDIAG_FAULT with a bad value" \

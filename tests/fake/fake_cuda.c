@@ -8,6 +8,7 @@
  *                 FAKE_CUDA_MARK names, if any, so a test knows when to send signals
  *          one:   one device, "Fake GPU", whose other calls work
  *          two:   two such devices, peers of each other
+ *          four:  four (one per rank of a four-rank NCCL world)
  *          corrupt: two devices whose device-to-host copies flip one byte
  *          stuck: one device whose streams never finish (cuStreamQuery: not ready)
  * FAKE_CUDA_DELAY_MS=N makes every copy take N ms longer (a slow link: a run long
@@ -67,7 +68,7 @@ CUresult cuDriverGetVersion(int *v)
 #ifndef MISSING_SYMBOL
 CUresult cuDeviceGetCount(int *n)
 {
-	*n = mode("two") || mode("corrupt") ? 2 : 1;
+	*n = mode("four") ? 4 : mode("two") || mode("corrupt") ? 2 : 1;
 	return mode("count") ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
 }
 #endif
@@ -122,14 +123,14 @@ CUresult cuDeviceCanAccessPeer(int *can, CUdevice a, CUdevice b)
 
 static struct fake_ctx {
 	int dev;
-} ctxs[2];
+} ctxs[4];
 static struct fake_stream {
 	int unused;
 } a_stream;
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
-	*c = &ctxs[d & 1];
+	*c = &ctxs[d & 3];
 	return CUDA_SUCCESS;
 }
 
