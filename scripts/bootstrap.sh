@@ -18,10 +18,11 @@ if command -v apt-get >/dev/null 2>&1; then
 	# clang and its compiler-rt, which holds libFuzzer (-fsanitize=fuzzer; only recommended
 	# by clang, so named here); tests/run_prom.sh: promtool (prometheus) and systemd-analyze
 	# (systemd); the HTML report's browser test: chromium, and the font its golden screenshot
-	# was taken with (fonts-dejavu-core; chromium only recommends fonts)
+	# was taken with (fonts-dejavu-core; chromium only recommends fonts); ucx_info (ucx-utils):
+	# the env linter's test feeds it every UCX parameter UCX itself lists
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
-	      shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core"
+	      shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core ucx-utils"
 	missing=""
 	for p in $PKGS; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

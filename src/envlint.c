@@ -26,6 +26,7 @@ static const struct {
 
 static const char *const kind_names[] = {
 	[CD_ENVK_ANY] = "any", [CD_ENVK_BOOL] = "bool", [CD_ENVK_INT] = "int", [CD_ENVK_UINT] = "uint",
+	[CD_ENVK_ULONG] = "ulong",
 	[CD_ENVK_ENUM] = "enum", [CD_ENVK_IFLIST] = "iflist", [CD_ENVK_HCALIST] = "hcalist",
 	[CD_ENVK_RENAMED] = "renamed", [CD_ENVK_REMOVED] = "removed", [CD_ENVK_NOTVAR] = "notvar",
 };
@@ -224,6 +225,8 @@ static int value_ok(const struct cd_envvar *e, const char *v)
 		return is_int(v, 1);
 	case CD_ENVK_UINT:
 		return is_int(v, 0);
+	case CD_ENVK_ULONG: /* UCX's "unsigned long" parser takes its two words in any case */
+		return is_int(v, 0) || !strcasecmp(v, "inf") || !strcasecmp(v, "auto");
 	case CD_ENVK_ENUM:
 		return enum_ok(e->arg, v);
 	case CD_ENVK_IFLIST:
@@ -428,6 +431,7 @@ static int lint_one(struct cd_results *r, const struct cd_envcat *c, const struc
 		else
 			cd_finding_evidence(f, "expected %s", e->kind == CD_ENVK_BOOL ? "0 or 1"
 							      : e->kind == CD_ENVK_UINT ? "a non-negative integer"
+							      : e->kind == CD_ENVK_ULONG ? "a non-negative integer, inf or auto"
 							      : e->kind == CD_ENVK_INT ? "an integer"
 										       : "a comma list without spaces");
 		return 1;

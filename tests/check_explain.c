@@ -28,6 +28,15 @@ static const struct cd_finding *first(const char *id)
 	return NULL;
 }
 
+/* Evidence line k of the finding about subject; "" when there is none. */
+static const char *evidence_of(const char *subject, size_t k)
+{
+	for (size_t i = 0; i < res.n_findings; i++)
+		if (res.findings[i].subject && !strcmp(res.findings[i].subject, subject))
+			return k < res.findings[i].evidence.n ? res.findings[i].evidence.v[k] : "";
+	return "";
+}
+
 static const struct cd_host *host(const char *name)
 {
 	for (size_t i = 0; i < res.n_hosts; i++)
@@ -230,6 +239,9 @@ START_TEST(test_lint)
 	cd_host_set_env(h, "GLOO_SOCKET_IFNAME", "bond");
 	cd_host_set_env(h, "NCCL_DEBUG_SUBSYS", "INIT,NET");
 	cd_host_set_env(h, "UCX_TLS", "rc,sm");
+	cd_host_set_env(h, "UCX_IB_GID_INDEX", "AUTO"); /* UCX's unsigned long: a number, inf or auto */
+	cd_host_set_env(h, "UCX_IB_SL", "inf");
+	cd_host_set_env(h, "UCX_IB_TRAFFIC_CLASS", "-1");
 	cd_host_set_env(h, "CUDA_VISIBLE_DEVICES", "0,1");
 	ck_assert_int_eq(cd_envcat_load_default(&c), 0);
 	cd_envlint(&res, &c, NULL);
@@ -240,8 +252,11 @@ START_TEST(test_lint)
 	/* "yes" is not 0/1 (ENV004), so no conflict is claimed for it; a list enum passes */
 	ck_assert_ptr_null(first("ENV008"));
 	for (size_t i = 0; i < res.n_findings; i++)
-		ck_assert_msg(strcmp(res.findings[i].subject, "NCCL_DEBUG_SUBSYS") && strcmp(res.findings[i].subject, "UCX_TLS"),
+		ck_assert_msg(strcmp(res.findings[i].subject, "NCCL_DEBUG_SUBSYS") && strcmp(res.findings[i].subject, "UCX_TLS") &&
+				      strcmp(res.findings[i].subject, "UCX_IB_GID_INDEX") &&
+				      strcmp(res.findings[i].subject, "UCX_IB_SL"),
 			      "%s flagged", res.findings[i].subject);
+	ck_assert_str_eq(evidence_of("UCX_IB_TRAFFIC_CLASS", 1), "expected a non-negative integer, inf or auto");
 	cd_envcat_free(&c);
 }
 END_TEST

@@ -595,6 +595,26 @@ else
 	skip "ompi_info not installed: the Open MPI parameter names are not tried"
 fi
 
+# every parameter this UCX lists (ucx_info -c), with its own default value: no name is unknown
+# and no value invalid (UCX's numbers may be "auto" or "inf"), and a typo is still one
+if command -v ucx_info >/dev/null; then
+	ucx_info -c 2>/dev/null | grep '^UCX_[A-Z0-9_]*=' | sort -u >"$TMP/ucx.env"
+	env -i PATH="$PATH" python3 -c '
+import os, sys
+env = {"PATH": os.environ["PATH"]}
+for line in open(sys.argv[1]):
+    k, v = line.rstrip("\n").split("=", 1)
+    env[k] = v
+os.execve(sys.argv[2], [sys.argv[2], "env", "--json"], env)' "$TMP/ucx.env" "$BIN" >"$TMP/envu.json" 2>/dev/null
+	json_true "every UCX parameter of ucx_info, with its default, passes ($(wc -l <"$TMP/ucx.env"))" "$TMP/envu.json" \
+		'len(d["hosts"][0]["env"]) > 300 and not [f["subject"] for f in d["findings"] if f["id"] in ("ENV001", "ENV004")]'
+	UCX_NET_DEVICS=mlx5_0:1 UCX_IB_GID_INDEX=three "$BIN" env --json >"$TMP/envu.json" 2>/dev/null
+	json_true "a typo near a UCX parameter, and a bad number, are still found" "$TMP/envu.json" \
+		'{(f["id"], f["subject"]) for f in d["findings"] if f["id"] in ("ENV001", "ENV004")} == {("ENV001", "UCX_NET_DEVICS"), ("ENV004", "UCX_IB_GID_INDEX")}'
+else
+	skip "ucx_info not installed: the UCX parameter names are not tried"
+fi
+
 # --- explain: real logs from public issue threads (tests/data/logs/INDEX) ---
 right=0 total=0
 while IFS=$'\t' read -r file src cause fix expect; do
