@@ -26,7 +26,7 @@ static const struct {
 
 static const char *const kind_names[] = {
 	[CD_ENVK_ANY] = "any", [CD_ENVK_BOOL] = "bool", [CD_ENVK_INT] = "int", [CD_ENVK_UINT] = "uint",
-	[CD_ENVK_ULONG] = "ulong",
+	[CD_ENVK_ULONG] = "ulong", [CD_ENVK_MCABOOL] = "mcabool", [CD_ENVK_MCAVERBOSE] = "mcaverbose",
 	[CD_ENVK_ENUM] = "enum", [CD_ENVK_IFLIST] = "iflist", [CD_ENVK_HCALIST] = "hcalist",
 	[CD_ENVK_RENAMED] = "renamed", [CD_ENVK_REMOVED] = "removed", [CD_ENVK_NOTVAR] = "notvar",
 };
@@ -216,6 +216,23 @@ static int enum_ok(const char *arg, const char *v)
 	return 1;
 }
 
+/*
+ * Open MPI's own words, as its 4.1 parser takes them (tried one by one through
+ * ompi_info): case-sensitive, so "TRUE" and "Yes" abort MPI_Init.
+ */
+static int word_in(const char *v, const char *const *words)
+{
+	for (; *words; words++)
+		if (!strcmp(v, *words))
+			return 1;
+	return 0;
+}
+
+static const char *const mca_bool_words[] = { "true", "false", "yes", "no", "y", "n", "t", "f", "enabled",
+					      "disabled", NULL };
+static const char *const mca_verbose_words[] = { "none", "error", "component", "warn", "info", "trace", "debug",
+						 "max", NULL };
+
 static int value_ok(const struct cd_envvar *e, const char *v)
 {
 	switch (e->kind) {
@@ -227,6 +244,10 @@ static int value_ok(const struct cd_envvar *e, const char *v)
 		return is_int(v, 0);
 	case CD_ENVK_ULONG: /* UCX's "unsigned long" parser takes its two words in any case */
 		return is_int(v, 0) || !strcasecmp(v, "inf") || !strcasecmp(v, "auto");
+	case CD_ENVK_MCABOOL: /* any integer: 0 is false, the rest true */
+		return is_int(v, 1) || word_in(v, mca_bool_words);
+	case CD_ENVK_MCAVERBOSE:
+		return is_int(v, 1) || word_in(v, mca_verbose_words);
 	case CD_ENVK_ENUM:
 		return enum_ok(e->arg, v);
 	case CD_ENVK_IFLIST:
@@ -432,6 +453,8 @@ static int lint_one(struct cd_results *r, const struct cd_envcat *c, const struc
 			cd_finding_evidence(f, "expected %s", e->kind == CD_ENVK_BOOL ? "0 or 1"
 							      : e->kind == CD_ENVK_UINT ? "a non-negative integer"
 							      : e->kind == CD_ENVK_ULONG ? "a non-negative integer, inf or auto"
+							      : e->kind == CD_ENVK_MCABOOL ? "an integer, true, false, yes, no, y, n, t, f, enabled or disabled"
+							      : e->kind == CD_ENVK_MCAVERBOSE ? "an integer, none, error, component, warn, info, trace, debug or max"
 							      : e->kind == CD_ENVK_INT ? "an integer"
 										       : "a comma list without spaces");
 		return 1;

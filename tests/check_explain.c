@@ -242,6 +242,10 @@ START_TEST(test_lint)
 	cd_host_set_env(h, "UCX_IB_GID_INDEX", "AUTO"); /* UCX's unsigned long: a number, inf or auto */
 	cd_host_set_env(h, "UCX_IB_SL", "inf");
 	cd_host_set_env(h, "UCX_IB_TRAFFIC_CLASS", "-1");
+	cd_host_set_env(h, "OMPI_MCA_pml_base_verbose", "debug"); /* Open MPI's words, case as it takes them */
+	cd_host_set_env(h, "OMPI_MCA_btl_base_verbose", "100");
+	cd_host_set_env(h, "OMPI_MCA_opal_cuda_support", "disabled");
+	cd_host_set_env(h, "OMPI_MCA_orte_base_help_aggregate", "Yes");
 	cd_host_set_env(h, "CUDA_VISIBLE_DEVICES", "0,1");
 	ck_assert_int_eq(cd_envcat_load_default(&c), 0);
 	cd_envlint(&res, &c, NULL);
@@ -254,9 +258,14 @@ START_TEST(test_lint)
 	for (size_t i = 0; i < res.n_findings; i++)
 		ck_assert_msg(strcmp(res.findings[i].subject, "NCCL_DEBUG_SUBSYS") && strcmp(res.findings[i].subject, "UCX_TLS") &&
 				      strcmp(res.findings[i].subject, "UCX_IB_GID_INDEX") &&
-				      strcmp(res.findings[i].subject, "UCX_IB_SL"),
+				      strcmp(res.findings[i].subject, "UCX_IB_SL") &&
+				      strcmp(res.findings[i].subject, "OMPI_MCA_pml_base_verbose") &&
+				      strcmp(res.findings[i].subject, "OMPI_MCA_btl_base_verbose") &&
+				      strcmp(res.findings[i].subject, "OMPI_MCA_opal_cuda_support"),
 			      "%s flagged", res.findings[i].subject);
 	ck_assert_str_eq(evidence_of("UCX_IB_TRAFFIC_CLASS", 1), "expected a non-negative integer, inf or auto");
+	ck_assert_str_eq(evidence_of("OMPI_MCA_orte_base_help_aggregate", 1),
+			 "expected an integer, true, false, yes, no, y, n, t, f, enabled or disabled");
 	cd_envcat_free(&c);
 }
 END_TEST
