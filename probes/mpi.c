@@ -36,6 +36,7 @@ struct mpi_state {
 	int ack;
 	MPI_Request req[WINDOW + 1];
 	int nreq;
+	int abandoned;          /* requests were given up on: MPI may still use the buffers */
 };
 
 static void fill(unsigned char *p, size_t n)
@@ -60,8 +61,10 @@ static void mpi_teardown(struct cd_probe_env *env)
 {
 	struct mpi_state *st = env->priv;
 
-	free(st->sbuf);
-	free(st->rbuf);
+	if (!st->abandoned) { /* else they are MPI's until the process ends (dist.h) */
+		free(st->sbuf);
+		free(st->rbuf);
+	}
 	st->sbuf = st->rbuf = NULL;
 }
 
@@ -120,6 +123,7 @@ static void mpi_abort(struct cd_probe_env *env)
 
 	cd_dist_cancel(st->req, st->nreq);
 	st->nreq = 0;
+	st->abandoned = 1;
 }
 
 /* The echo must be what was sent: counted outside the timed loop. */
@@ -153,8 +157,9 @@ static int answer(enum mpi_kind kind, int peer, int tag, const struct cd_sweep *
 {
 	MPI_Comm w = cd_dist_world();
 	unsigned char *buf = xmalloc(sw->last ? sw->last : 1);
+	int *ack = xcalloc(1, sizeof(*ack));
 	MPI_Request req[WINDOW];
-	int rc = 0, ack = 0;
+	int rc = 0;
 
 	for (size_t si = 0; si < sw->n && !rc; si++) {
 		size_t b = sw->size[si];
@@ -162,25 +167,28 @@ static int answer(enum mpi_kind kind, int peer, int tag, const struct cd_sweep *
 		for (int i = 0; i < ops && !rc; i++) {
 			if (kind == K_LATENCY) {
 				MPI_Irecv(buf, (int)b, MPI_BYTE, peer, tag, w, &req[0]);
-				rc = cd_dist_wait(req, 1, deadline);
+				rc = cd_dist_wait_op(req, 1, deadline);
 				if (rc)
 					break;
 				cd_fault_delay(b);
 				MPI_Isend(buf, (int)b, MPI_BYTE, peer, tag, w, &req[0]);
-				rc = cd_dist_wait(req, 1, deadline);
+				rc = cd_dist_wait_op(req, 1, deadline);
 			} else {
 				for (int k = 0; k < WINDOW; k++)
 					MPI_Irecv(buf, (int)b, MPI_BYTE, peer, tag, w, &req[k]);
-				rc = cd_dist_wait(req, WINDOW, deadline);
+				rc = cd_dist_wait_op(req, WINDOW, deadline);
 				if (rc)
 					break;
 				cd_fault_delay(b * WINDOW);
-				MPI_Isend(&ack, 1, MPI_INT, peer, tag + 1, w, &req[0]);
-				rc = cd_dist_wait(req, 1, deadline);
+				MPI_Isend(ack, 1, MPI_INT, peer, tag + 1, w, &req[0]);
+				rc = cd_dist_wait_op(req, 1, deadline);
 			}
 		}
 	}
-	free(buf);
+	if (!rc) { /* else buf and ack stay MPI's (dist.h) */
+		free(buf);
+		free(ack);
+	}
 	return rc;
 }
 
@@ -308,10 +316,13 @@ static void run_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	if (h.me >= 0 && (h.me ^ 1) < h.n)
 		mine = pair(d, ctx, K_BW, h.world[h.me ^ 1], !(h.me & 1), 4, &sw, warmup, iters);
 	/* everyone learns every pair's result, so every rank plans pass 2 alike */
-	val = xcalloc((size_t)ds->nranks, sizeof(*val));
-	if (ds->broken || MPI_Iallgather(&mine, 1, MPI_DOUBLE, val, 1, MPI_DOUBLE, cd_dist_world(), &req) != MPI_SUCCESS ||
-	    cd_dist_wait(&req, 1, ctx->end_s) < 0) {
+	val = xcalloc((size_t)ds->nranks + 1, sizeof(*val));
+	val[ds->nranks] = mine;
+	if (ds->broken ||
+	    MPI_Iallgather(&val[ds->nranks], 1, MPI_DOUBLE, val, 1, MPI_DOUBLE, cd_dist_world(), &req) != MPI_SUCCESS ||
+	    cd_dist_wait_op(&req, 1, ctx->end_s) < 0) {
 		cd_warn("probe mpi.bw --pairs: the first pass did not complete on every rank; no second pass");
+		val = NULL; /* MPI's now (dist.h) */
 		goto out;
 	}
 	for (int u = 0; u + 1 < h.n; u += 2)

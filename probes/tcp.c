@@ -199,10 +199,13 @@ static int exchange(struct cd_probe_ctx *ctx, struct xchg *x, char *why, size_t 
 	x->me = ds->host_index;
 	all = xmalloc((size_t)BLOCK * (size_t)ds->n_hosts);
 	rc = MPI_Iallgather(mine, BLOCK, MPI_CHAR, all, BLOCK, MPI_CHAR, cd_dist_leaders(), &req);
-	if (rc == MPI_SUCCESS)
-		rc = cd_dist_wait(&req, 1, ctx->end_s);
-	if (rc != MPI_SUCCESS) {
+	if (rc == MPI_SUCCESS && cd_dist_wait_op(&req, 1, ctx->end_s) != 0) {
+		/* mine and all stay MPI's (dist.h) */
 		snprintf(why, why_len, "the hosts did not exchange their addresses before the deadline");
+		return -1;
+	}
+	if (rc != MPI_SUCCESS) {
+		snprintf(why, why_len, "the hosts did not exchange their addresses: MPI_Iallgather failed");
 		free(mine);
 		free(all);
 		return -1;
@@ -473,20 +476,23 @@ static int round_done(struct xchg *x, struct server *sv, int peer, int round, do
 {
 	MPI_Comm lc = cd_dist_leaders();
 	MPI_Request req[2];
-	int one = 1, got = 0;
+	int *flag = xcalloc(2, sizeof(*flag)); /* sent, received */
 
-	MPI_Isend(&one, 1, MPI_INT, peer, TAG_DONE + round % 16, lc, &req[0]);
-	MPI_Irecv(&got, 1, MPI_INT, peer, TAG_DONE + round % 16, lc, &req[1]);
+	flag[0] = 1;
+	MPI_Isend(&flag[0], 1, MPI_INT, peer, TAG_DONE + round % 16, lc, &req[0]);
+	MPI_Irecv(&flag[1], 1, MPI_INT, peer, TAG_DONE + round % 16, lc, &req[1]);
 	for (;;) {
 		int done = 0;
 		struct pollfd pfd = { .fd = x->listen_fd, .events = POLLIN };
 
 		MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE);
-		if (done)
+		if (done) {
+			free(flag);
 			return 0;
-		if (cd_now_s() >= deadline) {
+		}
+		if (cd_now_s() >= deadline || cd_stop) {
 			cd_dist_cancel(req, 2);
-			return -1;
+			return -1; /* flag stays MPI's (dist.h) */
 		}
 		poll(&pfd, 1, 1);
 		serve(x, sv);

@@ -483,7 +483,7 @@ void cd_dist_cancel(MPI_Request *reqs, int n)
 	}
 }
 
-int cd_dist_wait(MPI_Request *reqs, int n, double deadline)
+static int wait_reqs(MPI_Request *reqs, int n, double deadline, int stoppable)
 {
 	double t0 = cd_now_s();
 
@@ -494,7 +494,7 @@ int cd_dist_wait(MPI_Request *reqs, int n, double deadline)
 			return -1;
 		if (done)
 			return 0;
-		if (cd_now_s() >= deadline) {
+		if (cd_now_s() >= deadline || (stoppable && cd_stop)) {
 			cd_dist_cancel(reqs, n);
 			return CD_DIST_TIMEOUT;
 		}
@@ -502,54 +502,92 @@ int cd_dist_wait(MPI_Request *reqs, int n, double deadline)
 	}
 }
 
+int cd_dist_wait(MPI_Request *reqs, int n, double deadline)
+{
+	return wait_reqs(reqs, n, deadline, 0);
+}
+
+int cd_dist_wait_op(MPI_Request *reqs, int n, double deadline)
+{
+	return wait_reqs(reqs, n, deadline, 1);
+}
+
+/*
+ * The collectives below exchange through heap scratch, never the caller's memory: one
+ * given up on stays in MPI's hands, the world is marked broken, and the scratch is left
+ * to MPI (leaked on purpose).
+ */
+static int collective_wait(MPI_Request *req, double deadline)
+{
+	if (cd_dist_wait(req, 1, deadline) == 0)
+		return 0;
+	dist.broken = 1;
+	return -1;
+}
+
 int cd_dist_agree(int ok, double deadline)
 {
 	MPI_Request req;
-	int all = 0, rc;
+	int *v, all;
 
 	if (!dist.mpi)
 		return ok;
 	if (dist.broken)
 		return -1;
-	if (MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_MIN, world, &req) != MPI_SUCCESS)
-		return -1;
-	rc = cd_dist_wait(&req, 1, deadline);
-	if (rc < 0) {
-		dist.broken = 1;
+	v = xcalloc(2, sizeof(*v));
+	v[0] = ok;
+	if (MPI_Iallreduce(&v[0], &v[1], 1, MPI_INT, MPI_MIN, world, &req) != MPI_SUCCESS) {
+		free(v);
 		return -1;
 	}
+	if (collective_wait(&req, deadline) < 0)
+		return -1;
+	all = v[1];
+	free(v);
 	return all;
 }
 
 int cd_dist_bcast_blob(void *blob, double deadline)
 {
 	MPI_Request req;
+	void *tmp;
 
 	if (!dist.mpi || dist.broken)
 		return -1;
-	if (MPI_Ibcast(blob, CD_DIST_BLOB_BYTES, MPI_BYTE, 0, world, &req) != MPI_SUCCESS)
-		return -1;
-	if (cd_dist_wait(&req, 1, deadline) < 0) {
-		dist.broken = 1;
+	tmp = xmalloc(CD_DIST_BLOB_BYTES);
+	memcpy(tmp, blob, CD_DIST_BLOB_BYTES);
+	if (MPI_Ibcast(tmp, CD_DIST_BLOB_BYTES, MPI_BYTE, 0, world, &req) != MPI_SUCCESS) {
+		free(tmp);
 		return -1;
 	}
+	if (collective_wait(&req, deadline) < 0)
+		return -1;
+	memcpy(blob, tmp, CD_DIST_BLOB_BYTES);
+	free(tmp);
 	return 0;
 }
 
 int cd_dist_allgather_int(int mine, int *all, double deadline)
 {
 	MPI_Request req;
+	int *tmp;
 
 	if (!dist.mpi) {
 		all[0] = mine;
 		return 0;
 	}
-	if (dist.broken || MPI_Iallgather(&mine, 1, MPI_INT, all, 1, MPI_INT, world, &req) != MPI_SUCCESS)
+	if (dist.broken)
 		return -1;
-	if (cd_dist_wait(&req, 1, deadline) < 0) {
-		dist.broken = 1;
+	tmp = xcalloc((size_t)dist.nranks + 1, sizeof(*tmp));
+	tmp[0] = mine;
+	if (MPI_Iallgather(&tmp[0], 1, MPI_INT, tmp + 1, 1, MPI_INT, world, &req) != MPI_SUCCESS) {
+		free(tmp);
 		return -1;
 	}
+	if (collective_wait(&req, deadline) < 0)
+		return -1;
+	memcpy(all, tmp + 1, (size_t)dist.nranks * sizeof(*all));
+	free(tmp);
 	return 0;
 }
 
@@ -567,19 +605,20 @@ static int send_part(struct cd_results *r, double deadline)
 	MPI_Request req[2];
 	size_t len = 0;
 	char *text = cd_dist_render(r, &len);
-	unsigned long long n = len;
-	int rc;
+	unsigned long long *n;
 
 	if (!text || len > (size_t)INT32_MAX) {
 		free(text);
 		return cd_error("dist: rank %d: cannot serialise this rank's part", dist.rank);
 	}
-	MPI_Isend(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, TAG_LEN, gcomm, &req[0]);
+	n = xmalloc(sizeof(*n));
+	*n = len;
+	MPI_Isend(n, 1, MPI_UNSIGNED_LONG_LONG, 0, TAG_LEN, gcomm, &req[0]);
 	MPI_Isend(text, (int)len, MPI_CHAR, 0, TAG_DOC, gcomm, &req[1]);
-	rc = cd_dist_wait(req, 2, deadline);
-	free(text);
-	if (rc < 0)
+	if (cd_dist_wait(req, 2, deadline) < 0) /* n and text stay MPI's */
 		return cd_error("dist: rank %d: rank 0 did not take this rank's part before the deadline", dist.rank);
+	free(n);
+	free(text);
 	return 0;
 }
 
@@ -710,7 +749,8 @@ int cd_dist_gather(struct cd_results *r, double deadline)
 							(long long)r->ranks[i].rank, r->ranks[i].host);
 		cd_error("dist: %d of %d ranks did not answer: %s", missing, dist.nranks, list);
 	}
-	free(in);
+	if (!missing)
+		free(in); /* else the cancelled receives may still write into it */
 	free(map);
 	return missing;
 }

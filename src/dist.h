@@ -134,9 +134,17 @@ int cd_dist_leader_rank(int host_index);
 /*
  * Wait for n requests until deadline: 0 when all completed, CD_DIST_TIMEOUT when the
  * deadline passed (the requests are then cancelled and freed), -1 on an MPI error.
+ * cd_dist_wait_op also gives up when the run is told to stop (cd_stop): the waits of
+ * probe operations, which a SIGTERM must end, unlike the gather that follows it.
+ *
+ * A request given up on may still be progressed by MPI, which cannot cancel a send in
+ * flight nor a collective: its buffers must outlive the process. Callers leak them,
+ * never free or reuse them; a send buffer freed under a peer's shared-memory
+ * single-copy read made Open MPI 4.1's vader crash both ranks (SIGSEGV, "Read -1").
  */
 #define CD_DIST_TIMEOUT (-2)
 int cd_dist_wait(MPI_Request *reqs, int n, double deadline);
+int cd_dist_wait_op(MPI_Request *reqs, int n, double deadline);
 void cd_dist_cancel(MPI_Request *reqs, int n);
 #endif
 

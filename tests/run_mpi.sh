@@ -73,21 +73,26 @@ json_true "partial document names rank 3" "$TMP/hang.json" '[k for k in d["ranks
 
 # 4. a rank killed mid-collective (test-only knob): mpirun sends SIGTERM to the others and
 # SIGKILL 1 s later. The job must end by itself and fail; rank 0 gathers for 0.3 s only
-# and writes the partial document naming the dead rank, when Open MPI lets it finish in
-# that second (5 runs of 6 here; a rank stuck in Open MPI's shared-memory transport with
-# a dead peer is killed first). Whatever was written is a whole document, never half of
-# one, and a SIGKILL while writing leaves no temporary file (the -o file is unnamed until whole).
+# and writes the partial document naming the dead rank within that second. No survivor
+# may crash: buffers of requests given up on stay MPI's (dist.h); freeing them made Open
+# MPI's shared-memory copy segfault ranks 0 and 1 ("Read -1 ... errno = 14") in 9 runs of
+# 10, and rank 0 died before writing. A sanitizer build may be too slow for mpirun's
+# second, so there a missing document is only noted. Whatever was written is a whole
+# document, and a SIGKILL while writing leaves no temporary file (-o is unnamed until whole).
 COMMDIAG_TESTING=1 COMMDIAG_FAULT=die_rank=2 timeout 60 $MPIRUN -x COMMDIAG_TESTING -x COMMDIAG_FAULT -np 4 \
 	"$BIN" check --json --timeout 30 -o "$TMP/die.json" 2>"$TMP/err"
 rc=$?
 if [ $rc != 0 ] && [ $rc != 124 ]; then ok; else bad "dead rank: exit $rc: the job must fail, and end by itself"; fi
 grep -q "rank 2: COMMDIAG_FAULT die_rank" "$TMP/err" && ok || bad "dead rank: rank 2 was not killed: $(head -c 300 "$TMP/err")"
 if pgrep -f "$BIN check --json --timeout 30" >/dev/null; then bad "dead rank: a rank outlived the job"; else ok; fi
+if grep -q "Segmentation fault\|Read -1" "$TMP/err"; then bad "dead rank: a surviving rank crashed in MPI: $(grep -m1 "Segmentation fault\|Read -1" "$TMP/err")"; else ok; fi
 if [ -e "$TMP/die.json" ]; then
 	json_true "dead rank: the partial document names rank 2" "$TMP/die.json" \
 		'd["run"]["stopped_by"] == "SIGTERM" and len(d["ranks"]) == 4 and [k for k in d["ranks"] if k["rank"] == 2 and k["answered"] is False] and [p for p in d["probes"] if p["name"].startswith("mpi.") and p["status"] == "timeout" and "SIGTERM" in p["reason"]]'
+elif ldd "$BIN" 2>/dev/null | grep -q libasan; then
+	echo "NOTE: mpi: dead rank: rank 0 (sanitizer build) was killed before its document was out (no file: none half-written)" >&2
 else
-	echo "NOTE: mpi: dead rank: rank 0 was killed before its document was out (no file: none half-written)" >&2
+	bad "dead rank: rank 0 was killed before its partial document was out"
 fi
 if ls -A "$TMP" | grep -q '^\.die\.json\.'; then bad "dead rank: a temporary file was left behind"; else ok; fi
 
