@@ -45,11 +45,14 @@ setup() {
 		ip -n "$ns" link set lo up
 		ip -n "$ns" addr add 10.77.0.$n/24 dev eth0 && ip -n "$ns" link set eth0 up || return 1
 		ip -n "$ns" route add default via 10.77.0.254 || return 1
+		# IPv6 too: a ULA on the routed link (nodad: usable at once)
+		ip -n "$ns" addr add fd77::$n/64 dev eth0 nodad || return 1
 		# docker0: a bridge with one port up, 172.17.0.1/16 on every host
 		ip -n "$ns" link add docker0 type bridge forward_delay 0 || return 1
 		ip -n "$ns" link add vethc0 type veth peer name vethc1 || return 1
 		ip -n "$ns" link set vethc0 master docker0 up && ip -n "$ns" link set vethc1 up || return 1
 		ip -n "$ns" addr add 172.17.0.1/16 dev docker0 && ip -n "$ns" link set docker0 up || return 1
+		ip -n "$ns" addr add fd17::1/64 dev docker0 nodad || return 1
 	done
 	# a bridge gets its carrier once its port forwards: wait for it, as discovery reads the state
 	for i in $(seq 50); do
@@ -90,8 +93,8 @@ if [ $rc = 1 ]; then ok; else bad "check across two hosts: exit $rc, expected 1 
 if [ -s "$TMP/two.json" ]; then
 	J=$TMP/two.json
 	json_true "two hosts, two ranks" "$J" 'len(d["hosts"]) == 2 and d["run"]["ranks"] == 2 and sorted(h["hostname"] for h in d["hosts"]) == ["hostA", "hostB"]'
-	json_true "matrix: eth0 ok both ways" "$J" 'sorted((x["from"], x["to"]) for x in d["reach"] if x["iface"] == "eth0" and x["ok"]) == [("hostA", "hostB"), ("hostB", "hostA")]'
-	json_true "matrix: docker0 fails both ways" "$J" 'sorted((x["from"], x["to"]) for x in d["reach"] if x["iface"] == "docker0" and not x["ok"]) == [("hostA", "hostB"), ("hostB", "hostA")]'
+	json_true "matrix: eth0 ok both ways, IPv4 and IPv6" "$J" 'sorted((x["from"], x["to"], x["address"]) for x in d["reach"] if x["iface"] == "eth0" and x["ok"]) == [("hostA", "hostB", "10.77.0.2"), ("hostA", "hostB", "fd77::2"), ("hostB", "hostA", "10.77.0.1"), ("hostB", "hostA", "fd77::1")]'
+	json_true "matrix: docker0 fails both ways, IPv4 and IPv6 (the same addresses on both hosts)" "$J" 'sorted((x["from"], x["to"], x["address"]) for x in d["reach"] if x["iface"] == "docker0" and not x["ok"]) == [("hostA", "hostB", "172.17.0.1"), ("hostA", "hostB", "fd17::1"), ("hostB", "hostA", "172.17.0.1"), ("hostB", "hostA", "fd17::1")]'
 	json_true "docker0: the address is local" "$J" 'all("also an address of this host" in x["error"] or "this host" in x["error"] for x in d["reach"] if x["iface"] == "docker0")'
 	json_true "NET001 docker0 on both hosts" "$J" 'sorted(f["host"] for f in d["findings"] if f["id"] == "NET001" and f["subject"] == "docker0") == ["hostA", "hostB"]'
 	json_true "no NET001 for eth0" "$J" 'not [f for f in d["findings"] if f["id"] == "NET001" and f["subject"] == "eth0"]'
