@@ -33,7 +33,8 @@ struct mpi_state {
 	enum mpi_kind kind;
 	int peer, tag;
 	unsigned char *sbuf, *rbuf;
-	int ack;
+	int *ack;               /* bw: the window's ack; latency: the answerer's count of wrong bytes.
+				   Heap, as the buffers: an abandoned receive may still write it */
 	MPI_Request req[WINDOW + 1];
 	int nreq;
 	int abandoned;          /* requests were given up on: MPI may still use the buffers */
@@ -49,8 +50,9 @@ static int mpi_setup(struct cd_probe_env *env, size_t max)
 {
 	struct mpi_state *st = env->priv;
 
-	st->sbuf = xmalloc(max ? max : 1);
-	st->rbuf = xcalloc(1, max ? max : 1);
+	st->sbuf = xmalloc_pages(max);
+	st->rbuf = xmalloc_pages(max);
+	st->ack = xcalloc(1, sizeof(*st->ack));
 	fill(st->sbuf, max);
 	if (st->kind == K_ALLREDUCE)
 		memset(st->sbuf, 0, max); /* floats of 0.0: the sum is 0 whatever the order */
@@ -64,8 +66,10 @@ static void mpi_teardown(struct cd_probe_env *env)
 	if (!st->abandoned) { /* else they are MPI's until the process ends (dist.h) */
 		free(st->sbuf);
 		free(st->rbuf);
+		free(st->ack);
 	}
 	st->sbuf = st->rbuf = NULL;
+	st->ack = NULL;
 }
 
 static int mpi_err(struct cd_probe_env *env, const char *what, int err)
@@ -96,7 +100,7 @@ static int mpi_start(struct cd_probe_env *env, size_t bytes)
 		for (int i = 0; i < WINDOW && err == MPI_SUCCESS; i++)
 			err = MPI_Isend(st->sbuf, n, MPI_BYTE, st->peer, st->tag, w, &st->req[st->nreq++]);
 		if (err == MPI_SUCCESS)
-			err = MPI_Irecv(&st->ack, 1, MPI_INT, st->peer, st->tag + 1, w, &st->req[st->nreq++]);
+			err = MPI_Irecv(st->ack, 1, MPI_INT, st->peer, st->tag + 1, w, &st->req[st->nreq++]);
 		break;
 	case K_ALLREDUCE:
 		cd_fault_delay(bytes);
@@ -126,15 +130,26 @@ static void mpi_abort(struct cd_probe_env *env)
 	st->abandoned = 1;
 }
 
-/* The echo must be what was sent: counted outside the timed loop. */
+/*
+ * Outside the timed loop: both ends send the same pattern (fill), so each compares what
+ * it received with its own send buffer; the answerer's count of the pings it got wrong
+ * comes over after each size.
+ */
 static int64_t latency_check(struct cd_probe_env *env, size_t bytes)
 {
 	struct mpi_state *st = env->priv;
+	MPI_Request req;
 	int64_t wrong = 0;
 
 	for (size_t i = 0; i < bytes; i++)
 		wrong += st->rbuf[i] != st->sbuf[i];
-	return wrong;
+	MPI_Irecv(st->ack, 1, MPI_INT, st->peer, st->tag + 2, cd_dist_world(), &req);
+	if (cd_dist_wait_op(&req, 1, env->deadline) != 0) {
+		st->abandoned = 1;
+		cd_probe_fail(env, "rank %d did not send its count of wrong bytes before the deadline", st->peer);
+		return -1;
+	}
+	return wrong + *st->ack;
 }
 
 static const struct cd_probe p_latency = {
@@ -153,14 +168,20 @@ static const struct cd_probe p_allreduce = {
 
 /* ---- the answering side of a pair: no harness, the same sizes and counts, its own deadline ---- */
 
+/*
+ * osu_latency's answerer receives into one buffer and sends from another. Echoing the
+ * buffer it had just received into made every pong a read of lines still dirty in this
+ * core's cache: 9.2 us at 64 KiB against osu_latency's 7.3 us (6.6 us once apart).
+ */
 static int answer(enum mpi_kind kind, int peer, int tag, const struct cd_sweep *sw, int ops, double deadline)
 {
 	MPI_Comm w = cd_dist_world();
-	unsigned char *buf = xmalloc(sw->last ? sw->last : 1);
+	unsigned char *buf = xmalloc_pages(sw->last), *sbuf = xmalloc_pages(sw->last);
 	int *ack = xcalloc(1, sizeof(*ack));
 	MPI_Request req[WINDOW];
 	int rc = 0;
 
+	fill(sbuf, sw->last);
 	for (size_t si = 0; si < sw->n && !rc; si++) {
 		size_t b = sw->size[si];
 
@@ -171,7 +192,7 @@ static int answer(enum mpi_kind kind, int peer, int tag, const struct cd_sweep *
 				if (rc)
 					break;
 				cd_fault_delay(b);
-				MPI_Isend(buf, (int)b, MPI_BYTE, peer, tag, w, &req[0]);
+				MPI_Isend(sbuf, (int)b, MPI_BYTE, peer, tag, w, &req[0]);
 				rc = cd_dist_wait_op(req, 1, deadline);
 			} else {
 				for (int k = 0; k < WINDOW; k++)
@@ -184,9 +205,17 @@ static int answer(enum mpi_kind kind, int peer, int tag, const struct cd_sweep *
 				rc = cd_dist_wait_op(req, 1, deadline);
 			}
 		}
+		if (kind == K_LATENCY && !rc) { /* the initiator's check waits for this count */
+			*ack = 0;
+			for (size_t i = 0; i < b; i++)
+				*ack += buf[i] != sbuf[i];
+			MPI_Isend(ack, 1, MPI_INT, peer, tag + 2, w, &req[0]);
+			rc = cd_dist_wait_op(req, 1, deadline);
+		}
 	}
-	if (!rc) { /* else buf and ack stay MPI's (dist.h) */
+	if (!rc) { /* else the buffers stay MPI's (dist.h) */
 		free(buf);
+		free(sbuf);
 		free(ack);
 	}
 	return rc;

@@ -5,12 +5,13 @@
  * rank as one world (nccl-tests under mpirun): a rank alone on its host drives all its
  * GPUs, ranks that share a host take one GPU each (by local rank). Rank 0's unique id
  * goes to the others by MPI; each rank records its own runs, so a rank that reaches
- * each collective late shows as the one whose times are short, while the others' hold
- * their wait for it (NCCL003), rather than vanishing in an average. Communicators are created non-blocking and
- * polled with ncclCommGetAsyncError; past a deadline they are aborted (ncclCommAbort),
- * so a wedged fabric ends as `timeout` with its phase. The communicators are made once
- * (nccl.init measures that) and shared by the collectives of the run; under MPI every
- * collective starts only when all ranks agree that theirs are ready.
+ * each collective late shows as the one whose times are short while the others' hold
+ * their wait for it (NCCL003), rather than vanishing in an average. Communicators are
+ * created non-blocking and polled with ncclCommGetAsyncError; past a deadline they are
+ * aborted (ncclCommAbort), so a wedged fabric ends as `timeout` with its phase. The
+ * communicators are made once (nccl.init measures that) and shared by the collectives
+ * of the run; under MPI every collective starts only when all ranks agree that theirs
+ * are ready.
  */
 #include <math.h>
 #include <stdlib.h>

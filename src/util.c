@@ -102,6 +102,17 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
+void *xmalloc_pages(size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = NULL;
+
+	if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, n ? n : 1))
+		oom();
+	memset(p, 0, n ? n : 1);
+	return p;
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);

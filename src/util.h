@@ -20,6 +20,8 @@ extern int cd_verbosity; /* -v counts up, -q counts down; set once by main */
 /* Allocation never fails: out of memory is fatal, the only exit outside main. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
+/* n zeroed bytes starting on a page, as the OSU micro-benchmarks allocate message buffers. */
+void *xmalloc_pages(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);

@@ -288,6 +288,23 @@ START_TEST(test_strings)
 }
 END_TEST
 
+START_TEST(test_malloc_pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (size_t n = 0; n <= (3u << 20); n = n ? n * 8 : 1) {
+		unsigned char *p = xmalloc_pages(n);
+		size_t zero = 0;
+
+		ck_assert_uint_eq((uintptr_t)p % (uintptr_t)page, 0);
+		for (size_t i = 0; i < n; i++)
+			zero += !p[i];
+		ck_assert_uint_eq(zero, n);
+		free(p);
+	}
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -301,6 +318,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_fmt_bytes);
 	tcase_add_test(tc, test_units);
 	tcase_add_test(tc, test_strings);
+	tcase_add_test(tc, test_malloc_pages);
 	suite_add_tcase(s, tc);
 	return s;
 }
