@@ -55,20 +55,28 @@ static inline char *fuzz_cstr(const uint8_t *data, size_t size)
 	return s;
 }
 
+/* The document rendered in fmt (colour on or off) into a heap buffer of *len bytes. */
+static inline char *fuzz_render(const struct cd_results *r, enum out_format fmt, int colour, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	struct cd_out *o;
+
+	FUZZ_CHECK(f != NULL, "open_memstream");
+	o = out_new(fmt, f, colour);
+	cd_report(o, r);
+	FUZZ_CHECK(out_end(o) == 0, "rendering failed");
+	fclose(f);
+	return buf;
+}
+
 /* Property of every parser that builds a document: it renders to JSON that --from reads back. */
 static inline void fuzz_check_reloads(const struct cd_results *r)
 {
 	struct cd_results back;
-	char *json = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&json, &len);
-	struct cd_out *o;
+	char *json = fuzz_render(r, OUT_FMT_JSON, 0, &len);
 
-	FUZZ_CHECK(f != NULL, "open_memstream");
-	o = out_new(OUT_FMT_JSON, f, 0);
-	cd_report(o, r);
-	FUZZ_CHECK(out_end(o) == 0, "rendering failed");
-	fclose(f);
 	FUZZ_CHECK(cd_results_load_json(&back, json, len, "rendered") == 0, "its own JSON does not load: %.200s", json);
 	cd_results_free(&back);
 	free(json);

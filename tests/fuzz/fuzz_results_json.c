@@ -14,20 +14,6 @@
 #include "results.h"
 #include "rules.h"
 
-static char *render(const struct cd_results *r, enum out_format fmt, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	struct cd_out *o;
-
-	FUZZ_CHECK(f != NULL, "open_memstream");
-	o = out_new(fmt, f, 1);
-	cd_report(o, r);
-	FUZZ_CHECK(out_end(o) == 0, "out_end");
-	fclose(f);
-	return buf;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cd_results r, back;
@@ -40,12 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cd_results_free(&r);
 		return 0;
 	}
-	text = render(&r, OUT_FMT_TEXT, &tlen);
+	text = fuzz_render(&r, OUT_FMT_TEXT, 1, &tlen);
 	free(text);
-	json = render(&r, OUT_FMT_JSON, &len);
+	json = fuzz_render(&r, OUT_FMT_JSON, 1, &len);
 	FUZZ_CHECK(cd_results_load_json(&back, json, len, "fuzz-rendered") == 0, "rendered JSON does not load:\n%s",
 		   json);
-	again = render(&back, OUT_FMT_JSON, &len2);
+	again = fuzz_render(&back, OUT_FMT_JSON, 1, &len2);
 	FUZZ_CHECK(len == len2 && !memcmp(json, again, len), "round trip differs:\n%s\n---\n%s", json, again);
 	free(again);
 	free(json);
@@ -54,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* check --from: the judgement is made anew over the loaded facts */
 	cd_results_clear_judgement(&r);
 	cd_rules_evaluate(&r);
-	text = render(&r, OUT_FMT_TEXT, &tlen);
+	text = fuzz_render(&r, OUT_FMT_TEXT, 1, &tlen);
 	free(text);
 	cd_results_free(&r);
 	return 0;
