@@ -21,12 +21,12 @@
 #ifdef CD_HAVE_MPI
 
 #define WINDOW 64               /* osu_bw's window size */
-#define HUNT_BYTES (1u << 20)   /* --pairs: one message size, large enough to be bandwidth-bound */
-#define HUNT_FRAC 0.5           /* a pair below this fraction of the best pair is suspect */
+#define HUNT_PHASE 4            /* --pairs: the hunt's phases follow the ring's three (TAG) */
 #define SEED 0x3c
 
 enum mpi_kind { K_LATENCY, K_BW, K_ALLREDUCE };
 /* one tag per kind and schedule phase, so a late message of one never matches another */
+_Static_assert(HUNT_PHASE + CD_HUNT_PHASES <= 16, "a kind's tags overlap the next kind's");
 #define TAG(kind, phase) (100 + (kind) * 16 + (phase))
 
 struct mpi_state {
@@ -307,83 +307,31 @@ static void run_pairs(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, en
 	}
 }
 
-/* ---- bad-node hunting (check --pairs) ---- */
+/* ---- bad-node hunting (check --pairs): dist.c's schedule, mpi.bw on each pair ---- */
 
-struct hunt {
-	int n;          /* units: one per host, or every rank when all share one host */
-	int me;         /* my unit, -1 when this rank is not one */
-	int *world;     /* unit -> world rank */
+struct hunt_arg {
+	const struct cd_probe_def *d;
+	struct cd_probe_ctx *ctx;
+	struct cd_sweep sw;
+	int warmup, iters;
 };
 
-static void hunt_units(struct hunt *h)
+static double hunt_pair(void *arg, int peer, int initiator, int phase)
 {
-	const struct cd_dist *ds = cd_dist_get();
-	int by_host = ds->n_hosts >= 2;
+	struct hunt_arg *a = arg;
 
-	h->n = by_host ? ds->n_hosts : ds->nranks;
-	h->me = by_host ? (ds->local_rank == 0 ? ds->host_index : -1) : ds->rank;
-	h->world = xcalloc((size_t)h->n, sizeof(*h->world));
-	for (int u = 0; u < h->n; u++)
-		h->world[u] = by_host ? world_rank_of(cd_dist_leaders(), u) : u;
+	return pair(a->d, a->ctx, K_BW, peer, initiator, HUNT_PHASE + phase, &a->sw, a->warmup, a->iters);
 }
 
 static void run_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 {
-	const struct cd_dist *ds = cd_dist_get();
-	struct hunt h;
-	struct cd_sweep sw;
-	double mine = NAN, *val, best = 0;
-	int *suspect, *good, ns = 0, ng = 0, warmup, iters;
-	MPI_Request req;
+	struct hunt_arg a = { .d = d, .ctx = ctx };
 
-	hunt_units(&h);
-	params(ctx, d, &sw, &warmup, &iters);
-	cd_sweep_init(&sw, "1M", "1M", NULL, NULL, NULL);
+	params(ctx, d, &a.sw, &a.warmup, &a.iters);
+	cd_sweep_init(&a.sw, "1M", "1M", NULL, NULL, NULL);
 	if (ctx->user_sweep)
-		sw = ctx->sweep;
-	/* pass 1: (0,1), (2,3), … */
-	if (h.me >= 0 && (h.me ^ 1) < h.n)
-		mine = pair(d, ctx, K_BW, h.world[h.me ^ 1], !(h.me & 1), 4, &sw, warmup, iters);
-	/* everyone learns every pair's result, so every rank plans pass 2 alike */
-	val = xcalloc((size_t)ds->nranks + 1, sizeof(*val));
-	val[ds->nranks] = mine;
-	if (ds->broken ||
-	    MPI_Iallgather(&val[ds->nranks], 1, MPI_DOUBLE, val, 1, MPI_DOUBLE, cd_dist_world(), &req) != MPI_SUCCESS ||
-	    cd_dist_wait_op(&req, 1, ctx->end_s) < 0) {
-		cd_warn("probe mpi.bw --pairs: the first pass did not complete on every rank; no second pass");
-		val = NULL; /* MPI's now (dist.h) */
-		goto out;
-	}
-	for (int u = 0; u + 1 < h.n; u += 2)
-		if (val[h.world[u]] > best)
-			best = val[h.world[u]];
-	suspect = xcalloc((size_t)h.n, sizeof(*suspect));
-	good = xcalloc((size_t)h.n, sizeof(*good));
-	for (int u = 0; u < h.n; u++) {
-		int first = u & ~1;
-		double v = first + 1 < h.n ? val[h.world[first]] : NAN;
-
-		if (v >= HUNT_FRAC * best && best > 0)
-			good[ng++] = u;
-		else
-			suspect[ns++] = u; /* a bad pair's two ends, or the odd one out, untested */
-	}
-	cd_debug(1, "probe mpi.bw --pairs: %d suspects, %d known good, best pair %.2f GB/s", ns, ng, best);
-	/* pass 2: each suspect against a known-good unit, |good| disjoint pairs per round */
-	for (int k = 0; ng && k < ns; k += ng) {
-		for (int i = k; i < ns && i < k + ng; i++) {
-			int s = suspect[i], g = good[i - k];
-
-			if (h.me == s || h.me == g)
-				pair(d, ctx, K_BW, h.world[h.me == s ? g : s], h.me == s, 5 + (k / ng) % 8, &sw, warmup,
-				     iters);
-		}
-	}
-	free(suspect);
-	free(good);
-out:
-	free(val);
-	free(h.world);
+		a.sw = ctx->sweep;
+	cd_dist_hunt(hunt_pair, &a, ctx->end_s, "probe mpi.bw --pairs");
 }
 
 static void run_latency(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
@@ -447,7 +395,7 @@ const struct cd_probe_def cd_probe_mpi_bw = {
 	.name = "mpi.bw",
 	.summary = "MPI bandwidth with a window of 64 messages (osu_bw); with --pairs, bad-node hunting",
 	.needs = NEED_RANKS2,
-	.sets = CD_SET_DEFAULT | CD_SET_FULL,
+	.sets = CD_SET_DEFAULT | CD_SET_FULL | CD_SET_PAIRS,
 	.min = "8K",
 	.max = "4M",
 	.warmup = 5,

@@ -20,11 +20,14 @@
 
 #include "dist.h"
 #include "gpu_common.h"
+#include "judge.h"
 #include "util.h"
 
 enum coll { C_ALL_REDUCE, C_ALL_GATHER, C_REDUCE_SCATTER, C_BROADCAST, C_REDUCE, C_ALLTOALL, C_SENDRECV };
 
 struct world {
+	int peer;               /* nccl.pairs: the partner's world rank; -1 for the job's world */
+	int tag;                /* nccl.pairs: the tag of this pair's messages */
 	int n;                  /* communicators of this process, one per GPU */
 	int g0;                 /* the NCCL rank of the first; the others follow */
 	int total;              /* NCCL ranks in the world: every GPU of every rank */
@@ -45,54 +48,55 @@ struct world {
 	double init_us;
 };
 
-static struct world W;
+static struct world W = { .peer = -1 }; /* the job's world, shared by nccl.init and the collectives */
 
-/* The current collective of a probe run. */
+/* The current collective of a probe run, and its world. */
 struct coll_state {
 	enum coll c;
 	int in_place;
+	struct world *w;
 };
 
-static int nccl_fail(struct cd_probe_env *env, ncclResult_t r, const char *what)
+static int nccl_fail(const struct world *w, struct cd_probe_env *env, ncclResult_t r, const char *what)
 {
-	const char *last = W.nc->GetLastError ? W.nc->GetLastError(NULL) : NULL;
+	const char *last = w->nc->GetLastError ? w->nc->GetLastError(NULL) : NULL;
 
-	return cd_probe_fail(env, "%s: %s%s%s", what, W.nc->GetErrorString(r), last && *last ? ": " : "",
+	return cd_probe_fail(env, "%s: %s%s%s", what, w->nc->GetErrorString(r), last && *last ? ": " : "",
 			     last ? last : "");
 }
 
-static void world_abort(void)
+static void world_abort(struct world *w)
 {
-	for (int i = 0; i < W.n; i++)
-		if (W.comm[i])
-			W.nc->CommAbort(W.comm[i]);
-	W.state = -2;
+	for (int i = 0; i < w->n; i++)
+		if (w->comm && w->comm[i])
+			w->nc->CommAbort(w->comm[i]);
+	w->state = -2;
 }
 
 /* Poll every communicator until none is in progress: 1 done, 0 running, -1 failed. */
-static int comms_poll(struct cd_probe_env *env)
+static int comms_poll(struct world *w, struct cd_probe_env *env)
 {
 	int running = 0;
 
-	for (int i = 0; i < W.n; i++) {
-		ncclResult_t st = ncclSuccess, r = W.nc->CommGetAsyncError(W.comm[i], &st);
+	for (int i = 0; i < w->n; i++) {
+		ncclResult_t st = ncclSuccess, r = w->nc->CommGetAsyncError(w->comm[i], &st);
 
 		if (r != ncclSuccess)
-			return nccl_fail(env, r, "ncclCommGetAsyncError");
+			return nccl_fail(w, env, r, "ncclCommGetAsyncError");
 		if (st == ncclInProgress)
 			running = 1;
 		else if (st != ncclSuccess)
-			return nccl_fail(env, st, "communicator error");
+			return nccl_fail(w, env, st, "communicator error");
 	}
 	return !running;
 }
 
-static int wait_comms(struct cd_probe_env *env)
+static int wait_comms(struct world *w, struct cd_probe_env *env)
 {
 	const struct timespec nap = { 0, 50000 };
 
 	for (;;) {
-		int r = comms_poll(env);
+		int r = comms_poll(w, env);
 
 		if (r)
 			return r > 0 ? 0 : -1;
@@ -103,124 +107,160 @@ static int wait_comms(struct cd_probe_env *env)
 	}
 }
 
-/* Make the communicators: one per local GPU, non-blocking, within the deadline. */
-static int world_init(struct cd_probe_env *env, int procs)
+/* Everything but the communicators: the libraries, a context and a stream per local GPU. */
+static int world_open(struct world *w, struct cd_probe_env *env, const char *nccl_lib)
 {
-	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
 	const char *why = NULL;
-	ncclUniqueId id;
-	ncclResult_t r;
-	double t0;
-	int rc, n = W.n;
+	int n = w->n;
 
-	W.cu = cd_dl_cuda(&why);
-	if (!W.cu)
+	w->cu = cd_dl_cuda(&why);
+	if (!w->cu)
 		return cd_probe_fail(env, "%s", why);
-	W.nc = cd_dl_nccl(env->priv, &why);
-	if (!W.nc)
+	w->nc = cd_dl_nccl(nccl_lib, &why);
+	if (!w->nc)
 		return cd_probe_fail(env, "%s", why);
-	W.dev = xcalloc((size_t)n, sizeof(*W.dev));
-	W.ctx = xcalloc((size_t)n, sizeof(*W.ctx));
-	W.comm = xcalloc((size_t)n, sizeof(*W.comm));
-	W.s = xcalloc((size_t)n, sizeof(*W.s));
-	W.send = xcalloc((size_t)n, sizeof(*W.send));
-	W.recv = xcalloc((size_t)n, sizeof(*W.recv));
+	w->dev = xcalloc((size_t)n, sizeof(*w->dev));
+	w->ctx = xcalloc((size_t)n, sizeof(*w->ctx));
+	w->comm = xcalloc((size_t)n, sizeof(*w->comm));
+	w->s = xcalloc((size_t)n, sizeof(*w->s));
+	w->send = xcalloc((size_t)n, sizeof(*w->send));
+	w->recv = xcalloc((size_t)n, sizeof(*w->recv));
 	for (int i = 0; i < n; i++) {
 		CUresult cr;
 
-		env->device = W.gpu[i];
-		if (cd_gpu_ctx_enter(env, W.cu, W.gpu[i], &W.dev[i], &W.ctx[i]) < 0)
+		env->device = w->gpu[i];
+		if (cd_gpu_ctx_enter(env, w->cu, w->gpu[i], &w->dev[i], &w->ctx[i]) < 0)
 			return -1;
-		if ((cr = W.cu->StreamCreate(&W.s[i], CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
-			return cd_gpu_fail(env, W.cu, cr, "cuStreamCreate");
+		if ((cr = w->cu->StreamCreate(&w->s[i], CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+			return cd_gpu_fail(env, w->cu, cr, "cuStreamCreate");
 	}
 	env->device = -1;
-	memset(&id, 0, sizeof(id));
-	if (W.g0 == 0 && (r = W.nc->GetUniqueId(&id)) != ncclSuccess)
-		return nccl_fail(env, r, "ncclGetUniqueId");
-	if (procs > 1 && cd_dist_bcast_blob(&id, env->deadline) < 0)
-		return cd_probe_fail(env, "the NCCL unique id did not come from rank 0 before the deadline"),
-		       CD_PROBE_TIMEOUT;
+	return 0;
+}
+
+/* The communicators of the world id names: one per local GPU, non-blocking, within the deadline. */
+static int world_connect(struct world *w, struct cd_probe_env *env, const ncclUniqueId *id)
+{
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	ncclResult_t r;
+	double t0;
+	int rc;
+
 	cfg.blocking = 0;
 	t0 = cd_now_s();
-	if ((r = W.nc->GroupStart()) != ncclSuccess)
-		return nccl_fail(env, r, "ncclGroupStart");
-	for (int i = 0; i < n; i++) {
-		W.cu->CtxSetCurrent(W.ctx[i]);
-		r = W.nc->CommInitRankConfig(&W.comm[i], W.total, id, W.g0 + i, &cfg);
+	if ((r = w->nc->GroupStart()) != ncclSuccess)
+		return nccl_fail(w, env, r, "ncclGroupStart");
+	for (int i = 0; i < w->n; i++) {
+		w->cu->CtxSetCurrent(w->ctx[i]);
+		r = w->nc->CommInitRankConfig(&w->comm[i], w->total, *id, w->g0 + i, &cfg);
 		if (r != ncclSuccess && r != ncclInProgress) {
-			W.nc->GroupEnd();
-			return nccl_fail(env, r, "ncclCommInitRankConfig");
+			w->nc->GroupEnd();
+			return nccl_fail(w, env, r, "ncclCommInitRankConfig");
 		}
 	}
-	r = W.nc->GroupEnd();
+	r = w->nc->GroupEnd();
 	if (r != ncclSuccess && r != ncclInProgress)
-		return nccl_fail(env, r, "ncclGroupEnd (init)");
-	rc = wait_comms(env);
+		return nccl_fail(w, env, r, "ncclGroupEnd (init)");
+	rc = wait_comms(w, env);
 	if (rc == CD_PROBE_TIMEOUT) {
-		world_abort();
-		return cd_probe_fail(env, "communicators of %d GPUs not ready before the deadline: aborted", W.total),
+		world_abort(w);
+		return cd_probe_fail(env, "communicators of %d GPUs not ready before the deadline: aborted", w->total),
 		       CD_PROBE_TIMEOUT;
 	}
 	if (rc < 0)
 		return -1;
-	W.init_us = (cd_now_s() - t0) * 1e6;
+	w->init_us = (cd_now_s() - t0) * 1e6;
 	return 0;
 }
 
-static void world_free(void)
+/* The job's world: rank 0's unique id goes to every rank by MPI. */
+static int world_init(struct world *w, struct cd_probe_env *env, const char *nccl_lib)
 {
-	if (W.state == 1) {
-		for (int i = 0; i < W.n; i++) {
-			W.cu->CtxSetCurrent(W.ctx[i]);
-			if (W.comm[i])
-				W.nc->CommDestroy(W.comm[i]);
-			if (W.send[i])
-				W.cu->MemFree(W.send[i]);
-			if (W.recv[i])
-				W.cu->MemFree(W.recv[i]);
-			if (W.s[i])
-				W.cu->StreamDestroy(W.s[i]);
-			W.cu->DevicePrimaryCtxRelease(W.dev[i]);
+	ncclUniqueId id;
+	ncclResult_t r;
+
+	if (world_open(w, env, nccl_lib) < 0)
+		return -1;
+	memset(&id, 0, sizeof(id));
+	if (w->g0 == 0 && (r = w->nc->GetUniqueId(&id)) != ncclSuccess)
+		return nccl_fail(w, env, r, "ncclGetUniqueId");
+	if (w->procs > 1 && cd_dist_bcast_blob(&id, env->deadline) < 0)
+		return cd_probe_fail(env, "the NCCL unique id did not come from rank 0 before the deadline"),
+		       CD_PROBE_TIMEOUT;
+	return world_connect(w, env, &id);
+}
+
+/*
+ * Minimum of ok over the world's processes, to start something together: the pair's two
+ * (one exchange), or every rank of the job. 1 or 0, -1 when no answer came in time.
+ */
+static int world_agree(struct world *w, int ok, double deadline)
+{
+	int32_t mine = ok, theirs = 0;
+
+	if (w->peer < 0)
+		return w->procs > 1 ? cd_dist_agree(ok, deadline) : ok;
+	if (cd_dist_pair_exchange(w->peer, w->tag, &mine, &theirs, sizeof(mine), deadline) < 0)
+		return -1;
+	return mine && theirs;
+}
+
+static void world_free(struct world *w)
+{
+	int peer = w->peer;
+
+	if (w->state == 1) {
+		for (int i = 0; i < w->n; i++) {
+			w->cu->CtxSetCurrent(w->ctx[i]);
+			if (w->comm[i])
+				w->nc->CommDestroy(w->comm[i]);
+			if (w->send[i])
+				w->cu->MemFree(w->send[i]);
+			if (w->recv[i])
+				w->cu->MemFree(w->recv[i]);
+			if (w->s[i])
+				w->cu->StreamDestroy(w->s[i]);
+			w->cu->DevicePrimaryCtxRelease(w->dev[i]);
 		}
-		if (W.host)
-			W.cu->MemFreeHost(W.host);
+		if (w->host)
+			w->cu->MemFreeHost(w->host);
 	}
 	/* failed or aborted: the GPUs may still hold our work; leak rather than block */
-	free(W.gpu);
-	free(W.dev);
-	free(W.ctx);
-	free(W.comm);
-	free(W.s);
-	free(W.send);
-	free(W.recv);
-	memset(&W, 0, sizeof(W));
+	free(w->gpu);
+	free(w->dev);
+	free(w->ctx);
+	free(w->comm);
+	free(w->s);
+	free(w->send);
+	free(w->recv);
+	memset(w, 0, sizeof(*w));
+	w->peer = peer;
 }
 
 /* Buffers of at least bytes on every GPU (grown between probes, never shrunk). */
-static int world_buffers(struct cd_probe_env *env, size_t bytes)
+static int world_buffers(struct world *w, struct cd_probe_env *env, size_t bytes)
 {
 	CUresult r;
 
-	if (bytes <= W.cap)
+	if (bytes <= w->cap)
 		return 0;
-	for (int i = 0; i < W.n; i++) {
-		W.cu->CtxSetCurrent(W.ctx[i]);
-		if (W.send[i])
-			W.cu->MemFree(W.send[i]);
-		if (W.recv[i])
-			W.cu->MemFree(W.recv[i]);
-		W.send[i] = W.recv[i] = 0;
-		if ((r = W.cu->MemAlloc(&W.send[i], bytes)) != CUDA_SUCCESS ||
-		    (r = W.cu->MemAlloc(&W.recv[i], bytes)) != CUDA_SUCCESS)
-			return cd_gpu_fail(env, W.cu, r, "cuMemAlloc");
+	for (int i = 0; i < w->n; i++) {
+		w->cu->CtxSetCurrent(w->ctx[i]);
+		if (w->send[i])
+			w->cu->MemFree(w->send[i]);
+		if (w->recv[i])
+			w->cu->MemFree(w->recv[i]);
+		w->send[i] = w->recv[i] = 0;
+		if ((r = w->cu->MemAlloc(&w->send[i], bytes)) != CUDA_SUCCESS ||
+		    (r = w->cu->MemAlloc(&w->recv[i], bytes)) != CUDA_SUCCESS)
+			return cd_gpu_fail(env, w->cu, r, "cuMemAlloc");
 	}
-	if (W.host)
-		W.cu->MemFreeHost(W.host);
-	W.host = NULL;
-	if ((r = W.cu->MemHostAlloc(&W.host, bytes, 0)) != CUDA_SUCCESS)
-		return cd_gpu_fail(env, W.cu, r, "cuMemHostAlloc (pinned host memory)");
-	W.cap = bytes;
+	if (w->host)
+		w->cu->MemFreeHost(w->host);
+	w->host = NULL;
+	if ((r = w->cu->MemHostAlloc(&w->host, bytes, 0)) != CUDA_SUCCESS)
+		return cd_gpu_fail(env, w->cu, r, "cuMemHostAlloc (pinned host memory)");
+	w->cap = bytes;
 	return 0;
 }
 
@@ -257,24 +297,25 @@ static unsigned fbits(float f)
 /* Inputs: every element of rank r is r + 1, so each result is a known sum or rank. */
 static int fill_inputs(struct cd_probe_env *env, const struct coll_state *cs, size_t bytes)
 {
+	struct world *w = cs->w;
 	size_t ns, nr;
 	CUresult r;
 
-	counts(cs->c, bytes, W.total, &ns, &nr);
-	for (int i = 0; i < W.n; i++) {
-		CUdeviceptr in = cs->in_place ? W.recv[i] : W.send[i];
-		int g = W.g0 + i;
+	counts(cs->c, bytes, w->total, &ns, &nr);
+	for (int i = 0; i < w->n; i++) {
+		CUdeviceptr in = cs->in_place ? w->recv[i] : w->send[i];
+		int g = w->g0 + i;
 
 		/* in place, all_gather's input is this rank's chunk of the output */
 		if (cs->in_place && cs->c == C_ALL_GATHER)
-			in = W.recv[i] + (size_t)g * ns * sizeof(float);
-		W.cu->CtxSetCurrent(W.ctx[i]);
-		if ((r = W.cu->MemsetD32Async(W.recv[i], 0, nr > ns ? nr : ns, W.s[i])) != CUDA_SUCCESS ||
-		    (ns && (r = W.cu->MemsetD32Async(in, fbits((float)(g + 1)), ns, W.s[i])) != CUDA_SUCCESS))
-			return cd_gpu_fail(env, W.cu, r, "cuMemsetD32Async");
+			in = w->recv[i] + (size_t)g * ns * sizeof(float);
+		w->cu->CtxSetCurrent(w->ctx[i]);
+		if ((r = w->cu->MemsetD32Async(w->recv[i], 0, nr > ns ? nr : ns, w->s[i])) != CUDA_SUCCESS ||
+		    (ns && (r = w->cu->MemsetD32Async(in, fbits((float)(g + 1)), ns, w->s[i])) != CUDA_SUCCESS))
+			return cd_gpu_fail(env, w->cu, r, "cuMemsetD32Async");
 	}
-	for (int i = 0; i < W.n; i++) {
-		int rc = cd_gpu_stream_wait(env, W.cu, W.s[i]);
+	for (int i = 0; i < w->n; i++) {
+		int rc = cd_gpu_stream_wait(env, w->cu, w->s[i]);
 
 		if (rc < 0)
 			return rc;
@@ -284,96 +325,98 @@ static int fill_inputs(struct cd_probe_env *env, const struct coll_state *cs, si
 
 static int coll_setup(struct cd_probe_env *env, size_t max)
 {
-	int ok = W.state == 1 && world_buffers(env, max) == 0;
+	struct world *w = ((const struct coll_state *)env->priv)->w;
+	int ok = w->state == 1 && world_buffers(w, env, max) == 0;
 
 	/* under MPI a collective some ranks never join would only end at the deadline */
-	if (W.procs > 1 && cd_dist_agree(ok, env->deadline) != 1) {
+	if (w->procs > 1 && world_agree(w, ok, env->deadline) != 1) {
 		if (!ok && env->why[0])
 			return -1;
-		return cd_probe_fail(env, "%s", W.state != 1 && W.why[0] ? W.why : "not every rank has its communicators and buffers ready");
+		return cd_probe_fail(env, "%s", w->state != 1 && w->why[0] ? w->why : "not every rank has its communicators and buffers ready");
 	}
-	if (W.state != 1)
-		return cd_probe_fail(env, "no communicators: %s", W.why[0] ? W.why : "nccl.init did not succeed");
+	if (w->state != 1)
+		return cd_probe_fail(env, "no communicators: %s", w->why[0] ? w->why : "nccl.init did not succeed");
 	return ok ? 0 : -1;
 }
 
 static int coll_start(struct cd_probe_env *env, size_t bytes)
 {
 	const struct coll_state *cs = env->priv;
+	struct world *w = cs->w;
 	size_t ns, nr;
 	ncclResult_t r = ncclSuccess;
 
-	counts(cs->c, bytes, W.total, &ns, &nr);
-	if ((r = W.nc->GroupStart()) != ncclSuccess)
-		return nccl_fail(env, r, "ncclGroupStart");
-	for (int i = 0; i < W.n && r == ncclSuccess; i++) {
-		void *sb = (void *)W.send[i], *rb = (void *)W.recv[i];
-		cudaStream_t s = (cudaStream_t)W.s[i];
-		ncclComm_t c = W.comm[i];
-		int g = W.g0 + i, n = W.total;
+	counts(cs->c, bytes, w->total, &ns, &nr);
+	if ((r = w->nc->GroupStart()) != ncclSuccess)
+		return nccl_fail(w, env, r, "ncclGroupStart");
+	for (int i = 0; i < w->n && r == ncclSuccess; i++) {
+		void *sb = (void *)w->send[i], *rb = (void *)w->recv[i];
+		cudaStream_t s = (cudaStream_t)w->s[i];
+		ncclComm_t c = w->comm[i];
+		int g = w->g0 + i, n = w->total;
 
 		if (cs->in_place)
 			sb = cs->c == C_ALL_GATHER ? (char *)rb + (size_t)g * ns * sizeof(float) : rb;
 		switch (cs->c) {
 		case C_ALL_REDUCE:
-			r = W.nc->AllReduce(sb, rb, ns, ncclFloat, ncclSum, c, s);
+			r = w->nc->AllReduce(sb, rb, ns, ncclFloat, ncclSum, c, s);
 			break;
 		case C_ALL_GATHER:
-			r = W.nc->AllGather(sb, rb, ns, ncclFloat, c, s);
+			r = w->nc->AllGather(sb, rb, ns, ncclFloat, c, s);
 			break;
 		case C_REDUCE_SCATTER:
-			r = W.nc->ReduceScatter(cs->in_place ? (void *)W.recv[i] : sb,
+			r = w->nc->ReduceScatter(cs->in_place ? (void *)w->recv[i] : sb,
 						cs->in_place ? (char *)rb + (size_t)g * nr * sizeof(float) : rb, nr,
 						ncclFloat, ncclSum, c, s);
 			break;
 		case C_BROADCAST:
-			r = W.nc->Broadcast(sb, rb, ns, ncclFloat, 0, c, s);
+			r = w->nc->Broadcast(sb, rb, ns, ncclFloat, 0, c, s);
 			break;
 		case C_REDUCE:
-			r = W.nc->Reduce(sb, rb, ns, ncclFloat, ncclSum, 0, c, s);
+			r = w->nc->Reduce(sb, rb, ns, ncclFloat, ncclSum, 0, c, s);
 			break;
 		case C_ALLTOALL: {
 			size_t chunk = ns / (size_t)n;
 
 			/* as send/recv pairs: works with every NCCL that has them (ncclAlltoAll is 2.28+) */
 			for (int p = 0; p < n && r == ncclSuccess; p++) {
-				r = W.nc->Send((char *)sb + (size_t)p * chunk * sizeof(float), chunk, ncclFloat, p, c, s);
+				r = w->nc->Send((char *)sb + (size_t)p * chunk * sizeof(float), chunk, ncclFloat, p, c, s);
 				if (r == ncclSuccess)
-					r = W.nc->Recv((char *)rb + (size_t)p * chunk * sizeof(float), chunk, ncclFloat, p,
+					r = w->nc->Recv((char *)rb + (size_t)p * chunk * sizeof(float), chunk, ncclFloat, p,
 						       c, s);
 			}
 			break;
 		}
 		case C_SENDRECV:
-			r = W.nc->Send(sb, ns, ncclFloat, (g + 1) % n, c, s);
+			r = w->nc->Send(sb, ns, ncclFloat, (g + 1) % n, c, s);
 			if (r == ncclSuccess)
-				r = W.nc->Recv(rb, nr, ncclFloat, (g - 1 + n) % n, c, s);
+				r = w->nc->Recv(rb, nr, ncclFloat, (g - 1 + n) % n, c, s);
 			break;
 		}
 	}
 	if (r != ncclSuccess && r != ncclInProgress) {
-		W.nc->GroupEnd();
-		return nccl_fail(env, r, "collective launch");
+		w->nc->GroupEnd();
+		return nccl_fail(w, env, r, "collective launch");
 	}
-	r = W.nc->GroupEnd();
+	r = w->nc->GroupEnd();
 	if (r != ncclSuccess && r != ncclInProgress)
-		return nccl_fail(env, r, "ncclGroupEnd");
+		return nccl_fail(w, env, r, "ncclGroupEnd");
 	return 0;
 }
 
 static int coll_poll(struct cd_probe_env *env)
 {
-	int r = comms_poll(env);
+	struct world *w = ((const struct coll_state *)env->priv)->w;
+	int r = comms_poll(w, env);
 
-	for (int i = 0; r > 0 && i < W.n; i++)
-		r = cd_gpu_stream_poll(env, W.cu, W.s[i]);
+	for (int i = 0; r > 0 && i < w->n; i++)
+		r = cd_gpu_stream_poll(env, w->cu, w->s[i]);
 	return r;
 }
 
 static void coll_abort(struct cd_probe_env *env)
 {
-	(void)env;
-	world_abort();
+	world_abort(((const struct coll_state *)env->priv)->w);
 }
 
 /* What element k of rank i's output must be. */
@@ -404,38 +447,39 @@ static float expected(enum coll c, int i, size_t k, size_t per, int n)
 static int64_t coll_check(struct cd_probe_env *env, size_t bytes)
 {
 	const struct coll_state *cs = env->priv;
+	struct world *w = cs->w;
 	size_t ns, nr, per;
 	int64_t wrong = 0;
 	int rc;
 
-	counts(cs->c, bytes, W.total, &ns, &nr);
-	per = cs->c == C_ALLTOALL ? ns / (size_t)W.total : ns;
+	counts(cs->c, bytes, w->total, &ns, &nr);
+	per = cs->c == C_ALLTOALL ? ns / (size_t)w->total : ns;
 	if ((rc = fill_inputs(env, cs, bytes)) < 0 || coll_start(env, bytes) < 0)
 		return -1;
 	while ((rc = coll_poll(env)) == 0) {
 		if (cd_stop || cd_now_s() >= env->deadline) {
-			world_abort();
+			world_abort(w);
 			cd_probe_fail(env, "the data-check operation did not finish before the deadline");
 			return -1;
 		}
 	}
 	if (rc < 0)
 		return -1;
-	for (int i = 0; i < W.n; i++) {
-		int g = W.g0 + i;
+	for (int i = 0; i < w->n; i++) {
+		int g = w->g0 + i;
 		size_t off = cs->in_place && cs->c == C_REDUCE_SCATTER ? (size_t)g * nr * sizeof(float) : 0;
-		const float *out = W.host;
+		const float *out = w->host;
 		CUresult r;
 
 		if (cs->c == C_REDUCE && g != 0)
 			continue; /* only the root receives */
-		W.cu->CtxSetCurrent(W.ctx[i]);
-		if ((r = W.cu->MemcpyDtoHAsync(W.host, W.recv[i] + off, nr * sizeof(float), W.s[i])) != CUDA_SUCCESS)
-			return cd_gpu_fail(env, W.cu, r, "cuMemcpyDtoHAsync (data check)");
-		if (cd_gpu_stream_wait(env, W.cu, W.s[i]) < 0)
+		w->cu->CtxSetCurrent(w->ctx[i]);
+		if ((r = w->cu->MemcpyDtoHAsync(w->host, w->recv[i] + off, nr * sizeof(float), w->s[i])) != CUDA_SUCCESS)
+			return cd_gpu_fail(env, w->cu, r, "cuMemcpyDtoHAsync (data check)");
+		if (cd_gpu_stream_wait(env, w->cu, w->s[i]) < 0)
 			return -1;
 		for (size_t k = 0; k < nr; k++)
-			wrong += out[k] != expected(cs->c, g, k, per ? per : 1, W.total);
+			wrong += out[k] != expected(cs->c, g, k, per ? per : 1, w->total);
 	}
 	return wrong;
 }
@@ -454,11 +498,11 @@ static const struct cd_probe p_coll = {
 
 /*
  * The GPUs this process drives: every GPU of its host when it is alone there (one rank
- * per host, or no MPI), else the one its local rank names; none (and why, in W.why) when
+ * per host, or no MPI), else the one its local rank names; none (and why, in w->why) when
  * its driver or NCCL is missing or the host has fewer GPUs than ranks. A host's other
  * ranks did not discover it (its first rank did): they ask the driver how many GPUs it has.
  */
-static int local_gpus(const struct cd_probe_def *d, const struct cd_probe_ctx *ctx)
+static int local_gpus(struct world *w, const struct cd_probe_def *d, const struct cd_probe_ctx *ctx)
 {
 	const struct cd_dist *dd = cd_dist_get();
 	int n = (int)ctx->host->n_gpus, k = 0;
@@ -473,20 +517,20 @@ static int local_gpus(const struct cd_probe_def *d, const struct cd_probe_ctx *c
 		else if (cu && n < 1)
 			u = "the driver reports no GPU";
 	}
-	W.gpu = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*W.gpu));
+	w->gpu = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*w->gpu));
 	if (u) {
-		snprintf(W.why, sizeof(W.why), "rank %d: %s%s", ctx->rank, strncmp(u, "needs", 5) ? "needs a GPU: " : "", u);
+		snprintf(w->why, sizeof(w->why), "rank %d: %s%s", ctx->rank, strncmp(u, "needs", 5) ? "needs a GPU: " : "", u);
 		return 0;
 	}
 	if (ctx->nranks < 2 || dd->local_size <= 1)
 		while (k < n) {
-			W.gpu[k] = k;
+			w->gpu[k] = k;
 			k++;
 		}
 	else if (dd->local_rank < n)
-		W.gpu[k++] = dd->local_rank;
+		w->gpu[k++] = dd->local_rank;
 	else
-		snprintf(W.why, sizeof(W.why), "rank %d: no GPU left for local rank %d: the host has %d", ctx->rank,
+		snprintf(w->why, sizeof(w->why), "rank %d: no GPU left for local rank %d: the host has %d", ctx->rank,
 			 dd->local_rank, n);
 	return k;
 }
@@ -496,25 +540,25 @@ static int local_gpus(const struct cd_probe_def *d, const struct cd_probe_ctx *c
  * rank of each GPU follows from the counts) or all skip it, naming the rank that has none.
  * 0 when the world can be made, -1 when the run was recorded (skipped or timeout).
  */
-static int plan_world(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, double deadline)
+static int plan_world(struct world *w, const struct cd_probe_def *d, struct cd_probe_ctx *ctx, double deadline)
 {
-	int *counts = xcalloc((size_t)W.procs, sizeof(*counts)), none = -1;
+	int *counts = xcalloc((size_t)w->procs, sizeof(*counts)), none = -1;
 	struct cd_probe_run *run;
 
-	W.g0 = W.total = 0;
-	if (cd_dist_allgather_int(W.n, counts, deadline) < 0) {
+	w->g0 = w->total = 0;
+	if (cd_dist_allgather_int(w->n, counts, deadline) < 0) {
 		free(counts);
-		snprintf(W.why, sizeof(W.why), "the ranks did not all reach nccl.init before the deadline");
+		snprintf(w->why, sizeof(w->why), "the ranks did not all reach %s before the deadline", d->name);
 		run = cd_probe_new_run(ctx, d, -1, -1);
 		run->status = CD_ST_TIMEOUT;
 		run->phase = xstrdup("plan");
-		run->reason = xstrdup(W.why);
+		run->reason = xstrdup(w->why);
 		return -1;
 	}
-	for (int k = 0; k < W.procs; k++) {
+	for (int k = 0; k < w->procs; k++) {
 		if (k < ctx->rank)
-			W.g0 += counts[k];
-		W.total += counts[k];
+			w->g0 += counts[k];
+		w->total += counts[k];
 		if (!counts[k] && none < 0)
 			none = k;
 	}
@@ -522,10 +566,23 @@ static int plan_world(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, do
 	if (none < 0)
 		return 0;
 	/* one record per probe for the job, by the first rank without a GPU, in its own words */
-	W.skipped = none == ctx->rank ? 1 : 2;
-	if (W.skipped == 1)
-		cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), W.why);
+	w->skipped = none == ctx->rank ? 1 : 2;
+	if (w->skipped == 1)
+		cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), w->why);
 	return -1;
+}
+
+/* Across hosts, nccl-tests' habit: one algorithm, so busbw compares between runs and hosts. */
+static void ring_across_hosts(struct cd_probe_run *run)
+{
+	static int set_here;
+
+	if (cd_dist_get()->n_hosts > 1 && !getenv("NCCL_ALGO")) {
+		setenv("NCCL_ALGO", "Ring", 0);
+		set_here = 1;
+	}
+	if (set_here)
+		run->variant = xstrdup("NCCL_ALGO=Ring");
 }
 
 /* nccl.init: make the communicators; its one sample is the time that took. */
@@ -537,29 +594,23 @@ static void run_init(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	struct cd_probe_sample *s;
 	int rc;
 
-	world_free();
+	world_free(&W);
 	env.deadline = cd_now_s() + (budget > 0 ? budget : 0);
 	W.procs = ctx->nranks > 1 ? ctx->nranks : 1;
-	W.n = local_gpus(d, ctx);
+	W.n = local_gpus(&W, d, ctx);
 	W.total = W.n;
-	if (W.procs > 1 && plan_world(d, ctx, env.deadline) < 0) {
+	if (W.procs > 1 && plan_world(&W, d, ctx, env.deadline) < 0) {
 		W.state = -1;
 		return;
 	}
 	run = cd_probe_new_run(ctx, d, W.n == 1 && W.procs > 1 ? W.gpu[0] : -1, -1);
 	run->nranks = W.total;
 	env.nranks = W.total;
-	/* across hosts, nccl-tests' habit: one algorithm, so busbw compares between runs and hosts */
-	if (cd_dist_get()->n_hosts > 1 && !getenv("NCCL_ALGO")) {
-		setenv("NCCL_ALGO", "Ring", 0);
-		run->variant = xstrdup("NCCL_ALGO=Ring");
-	}
-	env.priv = (void *)ctx->nccl_lib;
-	rc = world_init(&env, W.procs);
-	env.priv = NULL;
+	ring_across_hosts(run);
+	rc = world_init(&W, &env, ctx->nccl_lib);
 	/* one rank's failed init leaves the others' communicators waiting: all stop together */
 	if (W.procs > 1 && cd_dist_agree(rc == 0, env.deadline) != 1 && rc == 0) {
-		world_abort();
+		world_abort(&W);
 		snprintf(env.why, sizeof(env.why), "another rank's communicators failed (its nccl.init says why): aborted");
 		rc = -1;
 	}
@@ -601,7 +652,7 @@ static double (*const factors[])(int) = {
 /* Out of place, then in place (nccl-tests' two columns), over all local GPUs. */
 static void run_coll(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 {
-	struct coll_state cs = { .c = coll_of(d->name) };
+	struct coll_state cs = { .c = coll_of(d->name), .w = &W };
 	struct cd_probe p = p_coll;
 
 	p.name = d->name;
@@ -629,9 +680,120 @@ static void run_coll(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	}
 }
 
+/*
+ * ---- nccl.pairs: bad-node hunting over NCCL (check --pairs) ----
+ * dist.c's schedule, with a world of two processes per pair: the initiator's unique id
+ * and each side's GPU count go point to point, each side brings the GPUs it drives in
+ * the job's world, and both time all_reduce at each size; the initiator records it.
+ */
+#define PAIR_TAG 400 /* + the hunt's phase: a pair's messages (mpi.c uses 100-147) */
+
+_Static_assert(sizeof(ncclUniqueId) == CD_DIST_BLOB_BYTES, "a unique id is what dist.c sends");
+
+struct pair_hello {
+	int32_t gpus;   /* GPUs this side brings; 0 when it cannot (why says so) */
+	char id[CD_DIST_BLOB_BYTES];
+	char why[sizeof(((struct cd_probe_env *)0)->why) + 32];
+};
+
+struct pair_arg {
+	const struct cd_probe_def *d;
+	struct cd_probe_ctx *ctx;
+};
+
+static void pair_failed(struct cd_probe_run *run, enum cd_status st, const char *phase, const char *why)
+{
+	run->status = st;
+	run->phase = xstrdup(phase);
+	run->reason = xstrdup(why);
+}
+
+static double pair_run(void *arg, int peer, int initiator, int phase)
+{
+	const struct pair_arg *a = arg;
+	struct world w = { .peer = peer, .tag = PAIR_TAG + phase, .procs = 2 };
+	struct coll_state cs = { .c = C_ALL_REDUCE, .w = &w };
+	struct cd_probe_env env = { .device = -1, .peer = peer, .rank = a->ctx->rank };
+	double budget = fmin(a->ctx->budget_s, a->ctx->end_s - cd_now_s()), bw = NAN;
+	struct pair_hello *mine = xcalloc(1, sizeof(*mine)), *theirs = xcalloc(1, sizeof(*theirs));
+	struct cd_probe p = p_coll;
+	struct cd_results scratch;
+	struct cd_probe_run *run;
+	ncclUniqueId id;
+	ncclResult_t r;
+	int rc;
+
+	cd_results_init(&scratch);
+	run = initiator ? cd_probe_new_run(a->ctx, a->d, -1, peer) : cd_results_add_probe(&scratch, a->d->name);
+	run->rank = a->ctx->rank;
+	env.deadline = cd_now_s() + (budget > 0 ? budget : 0);
+	w.n = local_gpus(&w, a->d, a->ctx);
+	rc = w.n ? world_open(&w, &env, a->ctx->nccl_lib) : cd_probe_fail(&env, "%s", w.why);
+	memset(&id, 0, sizeof(id));
+	if (rc == 0 && initiator && (r = w.nc->GetUniqueId(&id)) != ncclSuccess)
+		rc = nccl_fail(&w, &env, r, "ncclGetUniqueId");
+	mine->gpus = rc == 0 ? w.n : 0;
+	memcpy(mine->id, &id, sizeof(mine->id));
+	if (w.n)
+		snprintf(mine->why, sizeof(mine->why), "rank %d: %s", a->ctx->rank, env.why);
+	else
+		snprintf(mine->why, sizeof(mine->why), "%s", w.why); /* names its rank already */
+	if (cd_dist_pair_exchange(peer, w.tag, mine, theirs, sizeof(*mine), env.deadline) < 0) {
+		snprintf(w.why, sizeof(w.why), "rank %d did not answer before the deadline", peer);
+		pair_failed(run, CD_ST_TIMEOUT, "plan", w.why);
+		goto out;
+	}
+	theirs->why[sizeof(theirs->why) - 1] = '\0';
+	if (!mine->gpus || !theirs->gpus) {
+		pair_failed(run, CD_ST_ERROR, "init", mine->gpus ? theirs->why : mine->why);
+		goto out;
+	}
+	w.total = mine->gpus + theirs->gpus;
+	w.g0 = initiator ? 0 : theirs->gpus;
+	memcpy(&id, initiator ? mine->id : theirs->id, sizeof(id));
+	run->nranks = w.total;
+	ring_across_hosts(run);
+	rc = world_connect(&w, &env, &id);
+	/* one side's failed init leaves the other's communicators waiting: both stop */
+	if (world_agree(&w, rc == 0, env.deadline) != 1) {
+		if (rc == 0) {
+			world_abort(&w);
+			snprintf(env.why, sizeof(env.why), "rank %d's communicators failed: aborted", peer);
+		}
+		pair_failed(run, rc == CD_PROBE_TIMEOUT ? CD_ST_TIMEOUT : CD_ST_ERROR, "init", env.why);
+		goto out;
+	}
+	w.state = 1;
+	p.name = a->d->name;
+	p.busbw_factor = cd_busbw_all_reduce;
+	env.nranks = w.total;
+	env.priv = &cs;
+	cd_probe_run_on(a->ctx, a->d, &p, &env, run);
+	bw = cd_probe_bw(run);
+out:
+	world_free(&w);
+	cd_results_free(&scratch);
+	free(mine);
+	free(theirs);
+	return bw;
+}
+
+/* Every rank brings a GPU, or all skip at once (as the job's world does), then the hunt. */
+static void run_pairs(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
+{
+	struct world plan = { .peer = -1, .procs = ctx->nranks };
+	struct pair_arg a = { .d = d, .ctx = ctx };
+	double deadline = fmin(cd_now_s() + ctx->budget_s, ctx->end_s);
+
+	plan.n = local_gpus(&plan, d, ctx);
+	if (plan_world(&plan, d, ctx, deadline) == 0)
+		cd_dist_hunt(pair_run, &a, ctx->end_s, "probe nccl.pairs");
+	world_free(&plan);
+}
+
 static void finish(void)
 {
-	world_free();
+	world_free(&W);
 }
 
 #define NCCL_DEF(nm, what, set, run_fn) { \
@@ -654,3 +816,9 @@ const struct cd_probe_def cd_probe_nccl_alltoall = NCCL_DEF("nccl.alltoall",
 	"all-to-all as grouped send/recv over all local GPUs", CD_SET_FULL, run_coll);
 const struct cd_probe_def cd_probe_nccl_sendrecv = NCCL_DEF("nccl.sendrecv",
 	"send to the next GPU and receive from the previous one, in a ring", CD_SET_FULL, run_coll);
+/* its own world per pair, of one size: bandwidth-bound on a fabric, small enough for any GPU */
+const struct cd_probe_def cd_probe_nccl_pairs = {
+	.name = "nccl.pairs", .summary = "all_reduce between disjoint pairs of ranks or hosts: bad-node hunting",
+	.needs = NEED_GPU | NEED_NCCL | NEED_RANKS2, .sets = CD_SET_FULL | CD_SET_PAIRS, .min = "16M", .max = "16M",
+	.warmup = 5, .iters = 20, .run = run_pairs, .finish = finish, .all_ranks = 1,
+};

@@ -152,8 +152,11 @@ int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const
 
 /* ---- the probe table: what `commdiag probe NAME…` and `check` run ---- */
 
-/* Which runs include a probe: `check --quick`, `check`, `check --full` (and `probe` always). */
-enum { CD_SET_QUICK = 1u << 0, CD_SET_DEFAULT = 1u << 1, CD_SET_FULL = 1u << 2 };
+/*
+ * Which runs include a probe: `check --quick`, `check`, `check --full`, and `check --pairs`
+ * whatever its set (`probe` runs what it names).
+ */
+enum { CD_SET_QUICK = 1u << 0, CD_SET_DEFAULT = 1u << 1, CD_SET_FULL = 1u << 2, CD_SET_PAIRS = 1u << 3 };
 #define CD_SETS_ALL (CD_SET_QUICK | CD_SET_DEFAULT | CD_SET_FULL)
 
 /* What one run of the table may use; main fills it, the families read it. */

@@ -7,7 +7,7 @@ extern const struct cd_probe_def cd_probe_copy_h2d, cd_probe_copy_d2h, cd_probe_
 extern const struct cd_probe_def cd_probe_p2p_bw, cd_probe_p2p_latency;
 extern const struct cd_probe_def cd_probe_nccl_init, cd_probe_nccl_all_reduce, cd_probe_nccl_all_gather,
 	cd_probe_nccl_reduce_scatter, cd_probe_nccl_broadcast, cd_probe_nccl_reduce, cd_probe_nccl_alltoall,
-	cd_probe_nccl_sendrecv;
+	cd_probe_nccl_sendrecv, cd_probe_nccl_pairs;
 extern const struct cd_probe_def cd_probe_tcp_reach, cd_probe_tcp_bw;
 extern const struct cd_probe_def cd_probe_mpi_latency, cd_probe_mpi_bw, cd_probe_mpi_allreduce;
 
@@ -27,6 +27,7 @@ static const struct cd_probe_def *const table[] = {
 	&cd_probe_nccl_reduce,
 	&cd_probe_nccl_alltoall,
 	&cd_probe_nccl_sendrecv,
+	&cd_probe_nccl_pairs,
 	&cd_probe_tcp_reach,
 	&cd_probe_tcp_bw,
 	&cd_probe_mpi_latency,

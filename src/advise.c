@@ -696,7 +696,7 @@ static void l_noroute(struct cd_walk *w)
 
 static int q_timeout(struct cd_walk *w)
 {
-	int any = has(w, "MPI003") | has(w, "NCCL003") | has(w, "LOG001");
+	int any = has(w, "MPI003") | has(w, "NCCL004") | has(w, "NCCL003") | has(w, "LOG001");
 
 	for (size_t i = 0; i < w->r->n_probes; i++)
 		if (w->r->probes[i].status == CD_ST_TIMEOUT)
@@ -706,12 +706,15 @@ static int q_timeout(struct cd_walk *w)
 
 static void l_timeout(struct cd_walk *w)
 {
-	/* MPI003 (slow with every pair partner) or NCCL003 (the others wait for it) */
-	const struct cd_finding *slow = finding(w, "MPI003") ? finding(w, "MPI003") : finding(w, "NCCL003");
+	/* MPI003, NCCL004 (slow with every pair partner) or NCCL003 (the others wait for it) */
+	static const char *const straggler[] = { "MPI003", "NCCL004", "NCCL003" };
+	const struct cd_finding *slow = NULL;
 	const struct cd_finding *to = finding(w, "LOG001");
 	char who[256] = "", hb[32];
 	double timeout_s = to && isfinite(to->expected) ? to->expected / 1000.0 : NAN;
 
+	for (size_t i = 0; i < ARRAY_SIZE(straggler) && !slow; i++)
+		slow = finding(w, straggler[i]);
 	if (slow)
 		snprintf(who, sizeof(who), "%s on %s is the straggler", slow->subject ? slow->subject : "a rank",
 			 slow->host ? slow->host : "?");

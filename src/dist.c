@@ -385,6 +385,25 @@ int cd_dist_agree(int ok, double deadline)
 	return ok;
 }
 
+void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *what)
+{
+	(void)pair;
+	(void)arg;
+	(void)end_s;
+	(void)what;
+}
+
+int cd_dist_pair_exchange(int peer, int tag, const void *mine, void *theirs, size_t len, double deadline)
+{
+	(void)peer;
+	(void)tag;
+	(void)mine;
+	(void)theirs;
+	(void)len;
+	(void)deadline;
+	return -1;
+}
+
 #else /* CD_HAVE_MPI */
 
 static MPI_Comm world = MPI_COMM_NULL, node = MPI_COMM_NULL, leaders = MPI_COMM_NULL, gcomm = MPI_COMM_NULL;
@@ -597,6 +616,103 @@ int cd_dist_allgather_int(int mine, int *all, double deadline)
 	memcpy(all, tmp + 1, (size_t)dist.nranks * sizeof(*all));
 	free(tmp);
 	return 0;
+}
+
+int cd_dist_pair_exchange(int peer, int tag, const void *mine, void *theirs, size_t len, double deadline)
+{
+	MPI_Request req[2];
+	unsigned char *buf;
+
+	if (!dist.mpi || len > (size_t)INT32_MAX)
+		return -1;
+	buf = xmalloc(2 * len + 1);
+	memcpy(buf, mine, len);
+	if (MPI_Irecv(buf + len, (int)len, MPI_BYTE, peer, tag, world, &req[1]) != MPI_SUCCESS) {
+		free(buf);
+		return -1;
+	}
+	if (MPI_Isend(buf, (int)len, MPI_BYTE, peer, tag, world, &req[0]) != MPI_SUCCESS) {
+		cd_dist_cancel(&req[1], 1);
+		return -1; /* buf stays MPI's (the receive may still land) */
+	}
+	if (cd_dist_wait_op(req, 2, deadline) != 0)
+		return -1;
+	memcpy(theirs, buf + len, len);
+	free(buf);
+	return 0;
+}
+
+/* ---- bad-node hunting ---- */
+
+struct hunt {
+	int n;          /* units: one per host, or every rank when all share one host */
+	int me;         /* my unit, -1 when this rank is not one */
+	int *world;     /* unit -> world rank */
+};
+
+static void hunt_units(struct hunt *h)
+{
+	int by_host = dist.n_hosts >= 2;
+
+	h->n = by_host ? dist.n_hosts : dist.nranks;
+	h->me = by_host ? (dist.local_rank == 0 ? dist.host_index : -1) : dist.rank;
+	h->world = xcalloc((size_t)h->n, sizeof(*h->world));
+	for (int u = 0; u < h->n; u++)
+		h->world[u] = by_host ? cd_dist_leader_rank(u) : u;
+}
+
+void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *what)
+{
+	struct hunt h;
+	double mine = NAN, *val, best = 0;
+	int *suspect, *good, ns = 0, ng = 0;
+	MPI_Request req;
+
+	if (!dist.mpi)
+		return;
+	hunt_units(&h);
+	/* pass 1: (0,1), (2,3), … */
+	if (h.me >= 0 && (h.me ^ 1) < h.n)
+		mine = pair(arg, h.world[h.me ^ 1], !(h.me & 1), 0);
+	/* everyone learns every pair's result, so every rank plans pass 2 alike */
+	val = xcalloc((size_t)dist.nranks + 1, sizeof(*val));
+	val[dist.nranks] = mine;
+	if (dist.broken ||
+	    MPI_Iallgather(&val[dist.nranks], 1, MPI_DOUBLE, val, 1, MPI_DOUBLE, world, &req) != MPI_SUCCESS ||
+	    cd_dist_wait_op(&req, 1, end_s) < 0) {
+		cd_warn("%s: the first pass did not complete on every rank; no second pass", what);
+		val = NULL; /* MPI's now (dist.h) */
+		goto out;
+	}
+	for (int u = 0; u + 1 < h.n; u += 2)
+		if (val[h.world[u]] > best)
+			best = val[h.world[u]];
+	suspect = xcalloc((size_t)h.n, sizeof(*suspect));
+	good = xcalloc((size_t)h.n, sizeof(*good));
+	for (int u = 0; u < h.n; u++) {
+		int first = u & ~1;
+		double v = first + 1 < h.n ? val[h.world[first]] : NAN;
+
+		if (v >= CD_HUNT_FRAC * best && best > 0)
+			good[ng++] = u;
+		else
+			suspect[ns++] = u; /* a bad pair's two ends, or the odd one out, untested */
+	}
+	cd_debug(1, "%s: %d suspects, %d known good, best pair %.2f GB/s", what, ns, ng, best);
+	/* pass 2: each suspect against a known-good unit, |good| disjoint pairs per round */
+	for (int k = 0; ng && k < ns; k += ng) {
+		for (int i = k; i < ns && i < k + ng; i++) {
+			int s = suspect[i], g = good[i - k];
+
+			if (h.me == s || h.me == g)
+				pair(arg, h.world[h.me == s ? g : s], h.me == s, 1 + (k / ng) % (CD_HUNT_PHASES - 1));
+		}
+	}
+	free(suspect);
+	free(good);
+out:
+	free(val);
+	free(h.world);
 }
 
 static void fault_hang(void)

@@ -124,6 +124,31 @@ int cd_fault_rank(const char *knob);
 void cd_fault_delay(size_t bytes);
 void cd_fault_late(void);
 
+/*
+ * Bad-node hunting (check --pairs), the schedule that mpi.bw and nccl.pairs share. Units
+ * are hosts (each by its first rank), or every rank when all share one host. Pass 1
+ * pairs units (0,1), (2,3), …, and every rank learns every pair's value. Both units of a
+ * pair below CD_HUNT_FRAC of the best pair are suspects, as is an odd one out (untested).
+ * Pass 2 pairs each suspect with a known-good unit, as many disjoint pairs per round as
+ * there are good units: O(N) pairs, never all of them.
+ *
+ * pair(arg, peer, initiator, phase) runs on both ranks of a pair: peer is the partner's
+ * world rank; the initiator records the run and returns its value (NAN when it failed;
+ * the other side's return is ignored); phase (< CD_HUNT_PHASES) keeps the messages of
+ * different rounds apart. Every rank calls it; without MPI it does nothing.
+ */
+#define CD_HUNT_FRAC 0.5
+#define CD_HUNT_PHASES 9
+typedef double (*cd_hunt_pair_fn)(void *arg, int peer, int initiator, int phase);
+void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *what);
+
+/*
+ * Swap len bytes with one peer, point to point with tag, under deadline (and cd_stop):
+ * 0, or -1 (timeout, stop, MPI error, no MPI). An exchange given up on leaves its heap
+ * scratch to MPI, as dist's collectives do; mine and theirs are never MPI's.
+ */
+int cd_dist_pair_exchange(int peer, int tag, const void *mine, void *theirs, size_t len, double deadline);
+
 #ifdef CD_HAVE_MPI
 /* Communicators: every rank, the ranks of this host, the first rank of each host (MPI_COMM_NULL elsewhere). */
 MPI_Comm cd_dist_world(void);

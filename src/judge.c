@@ -60,6 +60,11 @@ int cd_probe_is(const struct cd_probe_run *p, const char *prefix)
 	return p->name && !strncmp(p->name, prefix, strlen(prefix));
 }
 
+int cd_probe_is_collective(const struct cd_probe_run *p)
+{
+	return cd_probe_is(p, "nccl.") && strcmp(p->name, "nccl.init") && strcmp(p->name, "nccl.pairs");
+}
+
 int cd_probe_is_bw(const struct cd_probe_run *p)
 {
 	return p->name && !strstr(p->name, "latency");

@@ -28,6 +28,11 @@ double cd_gpu_nvlink_gbyte_s(const struct cd_gpu *g);
 
 /* Probe families by name prefix: "copy.", "p2p.", "nccl.", "mpi.", "tcp.". */
 int cd_probe_is(const struct cd_probe_run *p, const char *prefix);
+/*
+ * A collective of the NCCL world: nccl.* but not nccl.init (a setup time, not a collective's
+ * latency) nor nccl.pairs (one pair of ranks each, judged by NCCL004).
+ */
+int cd_probe_is_collective(const struct cd_probe_run *p);
 /* A bandwidth probe (copies, p2p.bw, collectives, mpi.bw/allreduce, tcp.bw), not a latency one. */
 int cd_probe_is_bw(const struct cd_probe_run *p);
 /* Bandwidth of a finished probe: the largest size's algbw (copies, p2p, tcp) or busbw; NAN when none. */

@@ -218,7 +218,7 @@ static const struct opt {
 	{ { "shell", no_argument, NULL, OPT_SHELL }, 0, C_CHECK | C_ADVISE | C_EXPLAIN, NULL,
 	  "print only the advice as lines to paste or eval (export/unset; commands as comments)" },
 	{ { "pairs", no_argument, NULL, OPT_PAIRS }, 0, C_CHECK, NULL,
-	  "under mpirun: hunt a bad node with two passes of disjoint pairs (mpi.bw), not all pairs" },
+	  "under mpirun: hunt a bad node with two passes of disjoint pairs (mpi.bw, nccl.pairs), not all pairs" },
 	{ { "collective", required_argument, NULL, OPT_COLLECTIVE }, 0, C_IMPORT, "NAME",
 	  "the collective of a log that does not name it (all_reduce, all_gather, alltoall, …)" },
 	{ { "progress", no_argument, NULL, OPT_PROGRESS }, 0, C_CHECK | C_TOPO | C_PROBE, NULL,
@@ -579,6 +579,8 @@ static void run_probes(struct ctx *c, struct cd_results *r, struct cd_host *h, c
 				   .follower = d->local_rank != 0, .pairs = c->pairs };
 
 	pc.end_s = probes_end(c);
+	if (c->pairs)
+		pc.set |= CD_SET_PAIRS;
 	if (c->sweep[0] || c->sweep[1] || c->sweep[2] || c->sweep[3]) {
 		/* validated in main() already */
 		cd_sweep_init(&pc.sweep, c->sweep[0], c->sweep[1], c->sweep[2], c->sweep[3], NULL);
@@ -781,7 +783,7 @@ static void list_probes(void)
 	size_t n;
 	const struct cd_probe_def *const *t = cd_probe_table(&n);
 
-	printf("%-20s %-9s %-8s %s\n", "probe", "needs", "set", "what it measures");
+	printf("%-20s %-16s %-8s %s\n", "probe", "needs", "set", "what it measures");
 	for (size_t i = 0; i < n; i++) {
 		const struct cd_probe_def *d = t[i];
 		char needs[64] = "", sets[32] = "";
@@ -792,7 +794,7 @@ static void list_probes(void)
 			needs[strlen(needs) - 1] = '\0';
 		snprintf(sets, sizeof(sets), "%s", d->sets & CD_SET_QUICK ? "quick" :
 			 d->sets & CD_SET_DEFAULT ? "default" : "full");
-		printf("%-20s %-9s %-8s %s\n", d->name, needs, sets, d->summary);
+		printf("%-20s %-16s %-8s %s\n", d->name, needs, sets, d->summary);
 	}
 }
 

@@ -450,7 +450,7 @@ static double sample_fact(const struct cd_probe_sample *s, enum sample_fact f)
 /* Latency probes and the collectives, as the score card judges their smallest size. */
 static int is_latency_probe(const struct cd_probe_run *p)
 {
-	return !cd_probe_is_bw(p) || cd_probe_is(p, "nccl.");
+	return !cd_probe_is_bw(p) || cd_probe_is_collective(p);
 }
 
 static void probe_families(struct prom *pm, const struct cd_results *r)

@@ -805,7 +805,7 @@ static int rule_nccl_latency(struct cd_eval *e, const struct cd_host *unused)
 		struct cd_finding *f;
 		char subj[64];
 
-		if (!cd_probe_is(p, "nccl.") || e->judged[i] || isnan(us) || us <= warn)
+		if (!cd_probe_is_collective(p) || e->judged[i] || isnan(us) || us <= warn)
 			continue;
 		probe_subject(p, subj, sizeof(subj));
 		f = add(e, "NCCL002", CD_SEV_WARN, probe_host_name(e->r, p), subj,
@@ -881,14 +881,14 @@ static int rule_nccl_straggler(struct cd_eval *e, const struct cd_host *unused)
 	if (!(min_us > 0))
 		return 0;
 	for (size_t i = 0; i < e->r->n_probes; i++)
-		if (cd_probe_is(&e->r->probes[i], "nccl.") && e->r->probes[i].rank != CD_NULL_I64)
+		if (cd_probe_is_collective(&e->r->probes[i]) && e->r->probes[i].rank != CD_NULL_I64)
 			cap += e->r->probes[i].n_samples;
 	v = xcalloc(cap + 1, sizeof(*v));
 	t = xcalloc(cap + 1, sizeof(*t));
 	for (size_t i = 0; i < e->r->n_probes; i++) {
 		const struct cd_probe_run *p = &e->r->probes[i];
 
-		if (!cd_probe_is(p, "nccl.") || !strcmp(p->name, "nccl.init") || p->rank == CD_NULL_I64)
+		if (!cd_probe_is_collective(p) || p->rank == CD_NULL_I64)
 			continue;
 		for (size_t k = 0; k < p->n_samples; k++)
 			if (isfinite(p->samples[k].time_us) && p->samples[k].time_us >= 0)
@@ -941,7 +941,7 @@ static int rule_nccl_straggler(struct cd_eval *e, const struct cd_host *unused)
 				       "other ranks");
 		/* the others' long times are this wait: NCCL002 and BAL would only repeat it */
 		for (size_t k = 0; k < e->r->n_probes; k++)
-			if (cd_probe_is(&e->r->probes[k], "nccl.") && e->r->probes[k].rank != CD_NULL_I64 &&
+			if (cd_probe_is_collective(&e->r->probes[k]) && e->r->probes[k].rank != CD_NULL_I64 &&
 			    e->r->probes[k].rank != x->rank)
 				e->judged[k] = 1;
 		n++;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Cross-host rules: they read the whole job (hosts[], ranks[], reach[], the MPI pair
- * runs) rather than one host, so they have their own table. Each finding names the
- * hosts (and ranks) its evidence comes from. Ids: HOST###, MPI###, TCP###, NET001.
+ * Cross-host rules: they read the whole job (hosts[], ranks[], reach[], the pair runs
+ * of the hunt) rather than one host, so they have their own table. Each finding names the
+ * hosts (and ranks) its evidence comes from. Ids: HOST###, MPI###, TCP###, NET001, NCCL004.
  */
 #include "rules_hosts.h"
 
@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "dist.h"
-
-#define HUNT_FRAC 0.5 /* a pair below this fraction of the best pair is bad (probes/mpi.c) */
+#include "judge.h"
 
 static const char *hn(const struct cd_host *h)
 {
@@ -475,21 +474,18 @@ static int rule_missing(struct cd_results *r)
 	return n;
 }
 
-/* ---- MPI003: the rank (or host) that is slow with every partner ---- */
+/*
+ * ---- MPI003, NCCL004: the rank (or host) that is slow with every partner ----
+ * From the pair runs of the hunt (check --pairs): mpi.bw's algbw, nccl.pairs' busbw. A
+ * pair below CD_HUNT_FRAC of the best pair is bad; a rank is named when every one of its
+ * two or more pairs is bad and each partner did better than twice as well with another rank.
+ */
 
 struct pairv {
 	int64_t a, b;
-	double v;       /* GB/s at the size compared; NAN when the run failed */
+	double v;       /* GB/s at the largest size; NAN when the run failed */
 	int64_t bytes;
 };
-
-static int64_t bw_of(const struct cd_probe_run *p, double *v)
-{
-	const struct cd_probe_sample *s = p->n_samples ? &p->samples[p->n_samples - 1] : NULL;
-
-	*v = p->status == CD_ST_OK && s ? s->algbw_gbyte_s : NAN;
-	return s ? s->bytes : CD_NULL_I64;
-}
 
 static const char *rank_host(const struct cd_results *r, int64_t rank)
 {
@@ -499,7 +495,7 @@ static const char *rank_host(const struct cd_results *r, int64_t rank)
 	return NULL;
 }
 
-static int rule_straggler(struct cd_results *r)
+static int pair_straggler(struct cd_results *r, const char *probe, const char *id, const char *what)
 {
 	struct pairv *pv = xcalloc(r->n_probes + 1, sizeof(*pv));
 	size_t np = 0;
@@ -509,12 +505,13 @@ static int rule_straggler(struct cd_results *r)
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
 
-		if (strcmp(p->name, "mpi.bw") || p->rank == CD_NULL_I64 || p->peer == CD_NULL_I64 ||
+		if (!p->name || strcmp(p->name, probe) || p->rank == CD_NULL_I64 || p->peer == CD_NULL_I64 ||
 		    p->status == CD_ST_SKIPPED)
 			continue;
 		pv[np].a = p->rank;
 		pv[np].b = p->peer;
-		pv[np].bytes = bw_of(p, &pv[np].v);
+		pv[np].v = cd_probe_bw(p);
+		pv[np].bytes = cd_probe_max_bytes(p);
 		if (pv[np].v > best)
 			best = pv[np].v;
 		np++;
@@ -541,14 +538,14 @@ static int rule_straggler(struct cd_results *r)
 				/* the partner is fine with someone else: the pair was slow because of this rank */
 				for (size_t k = 0; k < np; k++)
 					if (k != j && (pv[k].a == other || pv[k].b == other) && pv[k].a != rank &&
-					    pv[k].b != rank && pv[k].v >= (isnan(pv[j].v) ? 0 : pv[j].v) / HUNT_FRAC)
+					    pv[k].b != rank && pv[k].v >= (isnan(pv[j].v) ? 0 : pv[j].v) / CD_HUNT_FRAC)
 						cleared = 1;
-				bad += !(pv[j].v >= HUNT_FRAC * best) && cleared;
+				bad += !(pv[j].v >= CD_HUNT_FRAC * best) && cleared;
 			}
 			if (partners < 2 || bad < partners)
 				continue;
 			snprintf(subject, sizeof(subject), "rank %" PRId64, rank);
-			f = cd_results_add_finding(r, "MPI003", CD_SEV_FAIL, rank_host(r, rank), subject,
+			f = cd_results_add_finding(r, id, CD_SEV_FAIL, rank_host(r, rank), subject,
 						   "rank is slow with every partner");
 			f->expected = best;
 			f->unit = xstrdup("gbyte_s");
@@ -557,10 +554,10 @@ static int rule_straggler(struct cd_results *r)
 					continue;
 				if (isnan(f->measured) || pv[j].v > f->measured)
 					f->measured = pv[j].v;
-				cd_finding_evidence(f, "rank %" PRId64 " (%s) with rank %" PRId64 " (%s): %.2f GB/s at %" PRId64
-						    " bytes", pv[j].a, rank_host(r, pv[j].a) ? rank_host(r, pv[j].a) : "?",
+				cd_finding_evidence(f, "%s: rank %" PRId64 " (%s) with rank %" PRId64 " (%s): %.2f GB/s %s at %" PRId64
+						    " bytes", probe, pv[j].a, rank_host(r, pv[j].a) ? rank_host(r, pv[j].a) : "?",
 						    pv[j].b, rank_host(r, pv[j].b) ? rank_host(r, pv[j].b) : "?",
-						    pv[j].v, pv[j].bytes);
+						    pv[j].v, what, pv[j].bytes);
 			}
 			cd_finding_evidence(f, "the best pair reached %.2f GB/s; each partner reached over twice as much "
 					       "with another rank: the slow end is rank %" PRId64, best, rank);
@@ -569,6 +566,16 @@ static int rule_straggler(struct cd_results *r)
 	}
 	free(pv);
 	return n;
+}
+
+static int rule_straggler(struct cd_results *r)
+{
+	return pair_straggler(r, "mpi.bw", "MPI003", "algbw");
+}
+
+static int rule_nccl_pair_straggler(struct cd_results *r)
+{
+	return pair_straggler(r, "nccl.pairs", "NCCL004", "busbw");
 }
 
 /* ---- NET001 and TCP001 from the reachability matrix ---- */
@@ -667,6 +674,7 @@ static const struct cd_xrule xrules[] = {
 	{ "MPI001", "mpi", "rank count differs from what the launcher said", rule_rank_count },
 	{ "MPI002", "mpi", "a rank did not answer before the deadline", rule_missing },
 	{ "MPI003", "mpi", "a rank is slow with every partner (mpi.bw pairs, check --pairs)", rule_straggler },
+	{ "NCCL004", "nccl", "a rank is slow with every partner (nccl.pairs, check --pairs)", rule_nccl_pair_straggler },
 	{ "NET001", "net", "interface does not reach other hosts (tcp.reach)", rule_unreachable_iface },
 	{ "TCP001", "net", "no TCP path from one host of the job to another (tcp.reach)", rule_no_path },
 };

@@ -155,7 +155,7 @@ static void latency(struct acc *a, const struct cd_results *r, const struct cd_c
 		double us = cd_probe_lat_us(p), target = NAN;
 		char label[96];
 
-		if (cd_probe_is(p, "nccl."))
+		if (cd_probe_is_collective(p))
 			target = cd_conf_get(c, CD_K_NCCL_LAT_TARGET);
 		else if (p->name && !strcmp(p->name, "p2p.latency"))
 			target = cd_conf_get(c, CD_K_P2P_LAT_TARGET);

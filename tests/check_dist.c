@@ -384,6 +384,56 @@ START_TEST(test_straggler)
 }
 END_TEST
 
+static void pair_run(struct cd_results *r, const char *probe, int rank, int peer, double busbw)
+{
+	struct cd_probe_run *p = cd_results_add_probe(r, probe);
+	struct cd_probe_sample *s = cd_probe_add_sample(p);
+
+	p->rank = rank;
+	p->peer = peer;
+	p->nranks = 16;
+	s->bytes = 16 << 20;
+	s->busbw_gbyte_s = busbw;
+	s->algbw_gbyte_s = busbw * 16 / 30; /* all_reduce over 16 GPUs: busbw = 2(n-1)/n algbw */
+}
+
+/*
+ * nccl.pairs (two hosts of 8 GPUs per pair): rank 2's GPU fabric is slow while MPI between
+ * the same pairs is not. NCCL004 names it from busbw; MPI003 and the NCCL world's rules do not.
+ */
+START_TEST(test_nccl_pair_straggler)
+{
+	struct cd_results r;
+	const struct cd_finding *f;
+
+	cd_results_init(&r);
+	pair_run(&r, "nccl.pairs", 0, 1, 180);
+	pair_run(&r, "nccl.pairs", 2, 3, 40);
+	pair_run(&r, "nccl.pairs", 2, 0, 41);
+	pair_run(&r, "nccl.pairs", 3, 1, 175);
+	bw_run(&r, 0, 1, 11.7);
+	bw_run(&r, 2, 3, 11.5);
+	bw_run(&r, 3, 1, 11.6);
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "MPI003"), 0);
+	ck_assert_int_eq(count(&r, "NCCL004"), 1);
+	f = find(&r, "NCCL004", 0);
+	ck_assert_str_eq(f->subject, "rank 2");
+	ck_assert(f->expected == 180 && f->measured == 41);
+	ck_assert(has_evidence(f, "nccl.pairs: rank 2 (?) with rank 3 (?): 40.00 GB/s busbw at 16777216 bytes"));
+	cd_results_free(&r);
+
+	/* healthy pairs within a factor of two of the best: nobody */
+	cd_results_init(&r);
+	pair_run(&r, "nccl.pairs", 0, 1, 180);
+	pair_run(&r, "nccl.pairs", 2, 3, 100);
+	pair_run(&r, "nccl.pairs", 4, 5, 170);
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "NCCL004"), 0);
+	cd_results_free(&r);
+}
+END_TEST
+
 /* The document of tests/netns/run.sh: docker0 (172.17.0.1 on both hosts) reaches nothing. */
 START_TEST(test_netns_fixture)
 {
@@ -436,6 +486,7 @@ Suite *dist_suite(void)
 	tcase_add_test(tc, test_versions_ifaces_env);
 	tcase_add_test(tc, test_hcas_gpus_ranks);
 	tcase_add_test(tc, test_straggler);
+	tcase_add_test(tc, test_nccl_pair_straggler);
 	tcase_add_test(tc, test_netns_fixture);
 	tcase_add_test(tc, test_table);
 	suite_add_tcase(s, tc);

@@ -906,6 +906,29 @@ START_TEST(test_nccl001_nccl002)
 }
 END_TEST
 
+/*
+ * NCCL002 is about a collective's small-message latency. nccl.init's one sample is the
+ * time to make the communicators (hundreds of ms on a real host), and nccl.pairs runs one
+ * large size between two ranks: neither is a latency, neither is judged by it.
+ */
+START_TEST(test_nccl002_not_init_or_pairs)
+{
+	struct cd_probe_run *p;
+
+	p = add_probe("nccl.init", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 0 }, (const double[]){ 1 });
+	p->samples[0].time_us = 350000;
+	p = add_probe("nccl.pairs", CD_NULL_I64, 1, 1, (const int64_t[]){ 16 << 20 }, (const double[]){ 20 });
+	p->rank = 0;
+	ck_assert_double_gt(p->samples[0].time_us, 500);
+	ck_assert_int_eq(judge(), 0);
+	/* the same time on a collective of the world is NCCL002's */
+	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 8 }, (const double[]){ 1 });
+	p->samples[0].time_us = 900;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("NCCL002")->evidence.v[0], "nccl.all_reduce: 900.0 us at 8 bytes");
+}
+END_TEST
+
 /* Under MPI: per rank, out_of_place all_reduce at two sizes, each rank's median times. */
 static void late_runs(int ranks, const double *us_small, const double *us_big)
 {
@@ -1164,6 +1187,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_p2p001_p2p002);
 	tcase_add_test(tc, test_p2p003_nccl_p2p_off);
 	tcase_add_test(tc, test_nccl001_nccl002);
+	tcase_add_test(tc, test_nccl002_not_init_or_pairs);
 	tcase_add_test(tc, test_nccl003_straggler);
 	tcase_add_test(tc, test_nccl003_not_named);
 	tcase_add_test(tc, test_nccl003_two_ranks_one_process);

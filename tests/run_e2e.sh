@@ -373,7 +373,7 @@ if command -v "$CC" >/dev/null; then
 		mkdir -p "$TMP/fake-cuda-only" && cp "$TMP/fake/libcuda.so.1" "$TMP/fake-cuda-only/"
 		FAKE_CUDA=one LD_LIBRARY_PATH="$TMP/fake-cuda-only:/usr/local/cuda/lib64" "$BIN" probe nccl --probe-timeout 5 --json >"$TMP/gpu.json" 2>/dev/null
 		json_true "real NCCL, fake driver: init fails with NCCL's reason; the collectives name it" "$TMP/gpu.json" \
-			'd["probes"][0]["name"] == "nccl.init" and d["probes"][0]["status"] == "error" and d["probes"][0]["phase"] == "init" and d["probes"][0]["reason"].startswith("ncclCommInitRankConfig: ") and all(p["status"] == "error" and p["reason"].startswith("no communicators: ncclCommInitRankConfig") for p in d["probes"][1:])'
+			'd["probes"][0]["name"] == "nccl.init" and d["probes"][0]["status"] == "error" and d["probes"][0]["phase"] == "init" and d["probes"][0]["reason"].startswith("ncclCommInitRankConfig: ") and all(p["status"] == "error" and p["reason"].startswith("no communicators: ncclCommInitRankConfig") for p in d["probes"][1:] if p["name"] != "nccl.pairs")'
 	else
 		skip "no libnccl.so.2: the real NCCL over the fake driver is not tried"
 	fi
@@ -385,7 +385,9 @@ if command -v "$CC" >/dev/null; then
 	FAKE_CUDA=two FAKE_NCCL_TIMEOUT_S=5 LD_LIBRARY_PATH="$TMP/fake-world" "$BIN" probe nccl -b 1K -e 64K -n 2 -w 1 --json \
 		>"$TMP/gpu.json" 2>/dev/null
 	json_true "fake NCCL, two local GPUs: every collective, data right, no rank field" "$TMP/gpu.json" \
-		'len(d["probes"]) == 13 and all(p["status"] == "ok" and p["nranks"] == 2 and p["rank"] is None and p["device"] is None for p in d["probes"]) and all(s["errors"] == 0 for p in d["probes"][1:] for s in p["results"])'
+		'len(d["probes"]) == 14 and all(p["status"] == "ok" and p["nranks"] == 2 and p["rank"] is None and p["device"] is None for p in d["probes"][:13]) and all(s["errors"] == 0 for p in d["probes"][1:13] for s in p["results"])'
+	json_true "fake NCCL, one process: nccl.pairs needs two ranks" "$TMP/gpu.json" \
+		'd["probes"][13]["name"] == "nccl.pairs" and d["probes"][13]["status"] == "skipped" and d["probes"][13]["reason"].startswith("needs two or more ranks")'
 	FAKE_CUDA=two FAKE_NCCL_CORRUPT=1 FAKE_NCCL_TIMEOUT_S=5 LD_LIBRARY_PATH="$TMP/fake-world" "$BIN" probe nccl.all_reduce -b 1K -e 4K \
 		-n 2 -w 1 --json >"$TMP/gpu.json" 2>/dev/null
 	json_true "fake NCCL: wrong data on GPU 1 is counted" "$TMP/gpu.json" \
@@ -680,7 +682,7 @@ out_has "probe list" "copy.h2d"
 run "probe copy --json" 0 "$BIN" probe copy --json -o "$TMP/probe.json"
 json_true "probe copy: only copy probes" "$TMP/probe.json" 'd["run"]["mode"] == "probe" and d["probes"] and all(p["name"].startswith("copy.") for p in d["probes"]) and len({p["name"] for p in d["probes"]}) == 4'
 run "probe all" 0 "$BIN" probe all --json -o "$TMP/all.json"
-json_true "probe all: the whole table, each once when skipped" "$TMP/all.json" 'len(d["probes"]) == 19 or d["hosts"][0]["status"]["gpu"] == "ok"'
+json_true "probe all: the whole table, each once when skipped" "$TMP/all.json" 'len(d["probes"]) == 20 or d["hosts"][0]["status"]["gpu"] == "ok"'
 # A sanitizer build must not follow __tls_get_addr (src/sanitizer_options.c): gcc 12's guess
 # at a dlopen'd library's TLS block killed the leak checker at exit of `check` in CI.
 if ldd "$BIN" 2>/dev/null | grep -q libasan; then

@@ -111,7 +111,9 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	rc=$?
 	if [ $rc = 0 ]; then ok; else bad "nccl across ranks: exit $rc: $(tail -c 300 "$TMP/err")"; fi
 	json_true "nccl across ranks: every collective on both ranks, data right" "$TMP/nw.json" \
-		'len([p for p in d["probes"] if p["name"].startswith("nccl.")]) == 26 and all(p["status"] == "ok" and p["nranks"] == 2 and p["device"] == p["rank"] and all(s["errors"] in (0, None) for s in p["results"]) for p in d["probes"] if p["name"].startswith("nccl.")) and sorted({p["rank"] for p in d["probes"] if p["name"] == "nccl.all_reduce"}) == [0, 1]'
+		'len([p for p in d["probes"] if p["name"].startswith("nccl.") and p["name"] != "nccl.pairs"]) == 26 and all(p["status"] == "ok" and p["nranks"] == 2 and p["device"] == p["rank"] and all(s["errors"] in (0, None) for s in p["results"]) for p in d["probes"] if p["name"].startswith("nccl.") and p["name"] != "nccl.pairs") and sorted({p["rank"] for p in d["probes"] if p["name"] == "nccl.all_reduce"}) == [0, 1]'
+	json_true "nccl across ranks: nccl.pairs, one pair of the two ranks" "$TMP/nw.json" \
+		'[(p["rank"], p["peer"], p["status"], p["nranks"], p["results"][-1]["errors"]) for p in d["probes"] if p["name"] == "nccl.pairs"] == [(0, 1, "ok", 2, 0)]'
 	json_true "nccl across ranks: busbw with the world's factor" "$TMP/nw.json" \
 		'all(abs(s["busbw_gbyte_s"] - s["algbw_gbyte_s"]) < 1e-9 for p in d["probes"] if p["name"] == "nccl.all_reduce" for s in p["results"])'
 	json_true "nccl across ranks: no rank is late, none named (NCCL003)" "$TMP/nw.json" \
@@ -130,6 +132,25 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	$NW4 -np 4 "$BIN" probe nccl.init nccl.all_reduce nccl.all_gather $SW --json >"$TMP/nolate.json" 2>"$TMP/err"
 	json_true "nccl, four ranks, none late: none named" "$TMP/nolate.json" \
 		'not [f for f in d["findings"] if f["id"] == "NCCL003"] and len([p for p in d["probes"] if p["name"] == "nccl.all_reduce" and p["status"] == "ok"]) == 8'
+	# bad-node hunting over NCCL (check --pairs): rank 2's GPUs are slow in every NCCL group
+	# (the fake's FAKE_NCCL_DELAY=*:10, set for that rank alone through its own app context;
+	# mpirun's -x reaches the first context only, so the fakes come from mpirun's environment)
+	# while MPI between the same ranks is fine: NCCL004 names rank 2, MPI003 no one
+	P="$BIN check --pairs -b 64K -e 64K --json"
+	LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 2 $P : \
+		-np 1 env FAKE_NCCL_DELAY='*:10' $P : -np 1 $P >"$TMP/npairs.json" 2>"$TMP/err"
+	rc=$?
+	if [ $rc = 1 ]; then ok; else bad "nccl pairs: exit $rc, expected 1: $(tail -c 400 "$TMP/err")"; fi
+	json_true "nccl pairs: NCCL004 names rank 2 only, MPI003 no one" "$TMP/npairs.json" \
+		'[f["subject"] for f in d["findings"] if f["id"] == "NCCL004"] == ["rank 2"] and not [f for f in d["findings"] if f["id"] == "MPI003"]'
+	json_true "nccl pairs: pass 1 (0,1), (2,3), then rank 2 and 3 each with a good partner, all ok" "$TMP/npairs.json" \
+		'sorted((p["rank"], p["peer"]) for p in d["probes"] if p["name"] == "nccl.pairs") == [(0, 1), (2, 0), (2, 3), (3, 1)] and all(p["status"] == "ok" and p["nranks"] == 2 and p["results"][0]["bytes"] == 65536 and p["results"][0]["errors"] == 0 for p in d["probes"] if p["name"] == "nccl.pairs")'
+	json_true "nccl pairs: the advice names the host" "$TMP/npairs.json" \
+		'any("rank 2 on" in a["why"] and "NCCL004" in a["findings"] for a in d["advice"])'
+	# the same job, no slow rank: every pair good, no second pass, nobody named
+	LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 4 $P >"$TMP/npairs0.json" 2>"$TMP/err"
+	json_true "nccl pairs, none slow: one pass, none named" "$TMP/npairs0.json" \
+		'sorted((p["rank"], p["peer"]) for p in d["probes"] if p["name"] == "nccl.pairs" and p["status"] == "ok") == [(0, 1), (2, 3)] and not [f for f in d["findings"] if f["id"] in ("NCCL004", "MPI003")]'
 	# one rank's data is wrong: its own all_reduce records say so, the other rank's do not
 	$NW -x FAKE_NCCL_CORRUPT=1 -np 2 "$BIN" probe nccl.init nccl.all_reduce $SW --json >"$TMP/nwc.json" 2>"$TMP/err"
 	json_true "nccl across ranks: the rank with wrong data is named by its records" "$TMP/nwc.json" \
@@ -139,7 +160,7 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	$NW -np 4 "$BIN" probe nccl $SW --json >"$TMP/nw4.json" 2>"$TMP/err"
 	[ $(($(date +%s) - t0)) -lt 30 ] && ok || bad "nccl, a rank without a GPU: the others waited"
 	json_true "nccl, a rank without a GPU: one skip per probe, by rank 2, with why" "$TMP/nw4.json" \
-		'[(p["rank"], p["status"]) for p in d["probes"] if p["name"].startswith("nccl.")] == [(2, "skipped")] * 8 and all(p["reason"] == "rank 2: no GPU left for local rank 2: the host has 2" for p in d["probes"] if p["name"].startswith("nccl."))'
+		'[(p["rank"], p["status"]) for p in d["probes"] if p["name"].startswith("nccl.")] == [(2, "skipped")] * 9 and all(p["reason"] == "rank 2: no GPU left for local rank 2: the host has 2" for p in d["probes"] if p["name"].startswith("nccl."))'
 	# a rank whose driver fails (another host's broken driver): the same, in that rank's words
 	printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export FAKE_CUDA=count\nexec "$@"\n' >"$TMP/rank1.sh"
 	chmod +x "$TMP/rank1.sh"

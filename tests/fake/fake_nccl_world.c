@@ -13,7 +13,8 @@
  * FAKE_NCCL_TIMEOUT_S=S (default 20): a rank waits at most S seconds for the others, at
  *          init and in each group, then fails with ncclSystemError; ncclGetLastError says
  *          which wait and how many ranks had arrived, ncclCommGetAsyncError keeps it
- * FAKE_NCCL_DELAY=RANK:MS: rank RANK sleeps MS ms in each group of operations (a slow rank)
+ * FAKE_NCCL_DELAY=RANK:MS: rank RANK sleeps MS ms in each group of operations (a slow rank);
+ *          RANK * is every rank of this process (set for one MPI rank: a slow GPU or NIC there)
  * FAKE_NCCL_CORRUPT=RANK: rank RANK's all_reduce output is 1.0 too high in its first element
  * Faked: ncclFloat sums only, through AllReduce, AllGather, ReduceScatter, Broadcast, Reduce
  * and Send/Recv, in place or not, done before the call (or ncclGroupEnd) returns; streams
@@ -188,7 +189,9 @@ static double timeout_s(void)
 	return t > 0 ? t : 20;
 }
 
-/* "RANK" or "RANK:N": the rank, and N in *arg; -1 when unset. */
+#define ANY_RANK MAX_RANKS /* "*": every rank of this process */
+
+/* "RANK" or "RANK:N": the rank (ANY_RANK for "*"), and N in *arg; -1 when unset. */
 static int knob(const char *env, long *arg)
 {
 	const char *v = getenv(env);
@@ -197,9 +200,14 @@ static int knob(const char *env, long *arg)
 
 	if (!v || !*v)
 		return -1;
-	r = strtol(v, &end, 10);
-	if (end == v || r < 0 || r >= MAX_RANKS)
-		return -1;
+	if (*v == '*') {
+		r = ANY_RANK;
+		end = (char *)v + 1;
+	} else {
+		r = strtol(v, &end, 10);
+		if (end == v || r < 0 || r >= MAX_RANKS)
+			return -1;
+	}
 	if (arg)
 		*arg = *end == ':' ? strtol(end + 1, NULL, 10) : 0;
 	return (int)r;
@@ -864,7 +872,7 @@ static ncclResult_t ops_run(const struct op *ops, int nops)
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		if (cs[i]->rank == slow && delay_ms > 0)
+		if ((cs[i]->rank == slow || slow == ANY_RANK) && delay_ms > 0)
 			nap_ns(delay_ms * 1000000L);
 		if ((r = publish(cs[i], ops, nops))) {
 			cs[i]->err = r;
