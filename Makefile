@@ -90,6 +90,11 @@ check: commdiag tests/check_commdiag
 check-netns: commdiag
 	./tests/netns/run.sh ./commdiag
 
+# commdiag under srun on a one-node Slurm cluster of this machine (private munged, slurmctld
+# and slurmd; root; skips with a reason when Slurm or its PMIx plugin is missing).
+check-slurm: commdiag
+	./tests/slurm/run.sh ./commdiag
+
 # Under memcheck, zero errors and zero definite leaks: the unit suites in one process, then
 # every error path of the bad-input catalogue. Not the children of fork (--topology files
 # are tried in a child first: see topo.c), nor hwloc's x86 backend, which valgrind breaks.
@@ -168,5 +173,5 @@ clean:
 	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d probes/*.o probes/*.d tests/*.o tests/*.d
 	rm -rf $(FUZZ_DIR) $(FUZZ_BIN)
 
-.PHONY: all check check-netns check-valgrind fuzz fuzz-run install uninstall clean
+.PHONY: all check check-netns check-slurm check-valgrind fuzz fuzz-run install uninstall clean
 -include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

@@ -23,6 +23,9 @@ if command -v apt-get >/dev/null 2>&1; then
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
 	      shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core ucx-utils"
+	# tests/slurm/run.sh (srun on a one-node cluster of this machine); it skips without them,
+	# so a failure to install them (a daemon's postinst in a container) is reported, not fatal
+	OPT_PKGS="slurmctld slurmd slurm-client munge"
 	missing=""
 	for p in $PKGS; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -73,6 +76,26 @@ else
 		dnf install -y -q $missing
 	fi
 	echo "bootstrap: installed:$missing"
+fi
+
+if [ "$PM" = apt ]; then
+	opt_missing=""
+	for p in $OPT_PKGS; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+			opt_missing="$opt_missing $p"
+		fi
+	done
+	if [ -n "$opt_missing" ] && [ "$(id -u)" = 0 ]; then
+		[ -n "$missing" ] || apt-get update -qq || true
+		# shellcheck disable=SC2086
+		if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $opt_missing >/dev/null; then
+			echo "bootstrap: installed:$opt_missing"
+		else
+			echo "bootstrap: could not install$opt_missing: tests/slurm/run.sh will skip" >&2
+		fi
+	elif [ -n "$opt_missing" ]; then
+		echo "bootstrap: optional, for tests/slurm/run.sh: sudo apt-get install -y$opt_missing" >&2
+	fi
 fi
 
 # The CUDA Toolkit is not in the distribution's main archive: only its headers are

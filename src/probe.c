@@ -374,7 +374,9 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 		if (r == OP_STOPPED)
 			msg = xasprintf("operation of %zu bytes aborted: stopped by %s", bytes, cd_stop_cause());
 		else
-			msg = xasprintf("operation of %zu bytes did not complete within %.1f s", bytes, st->budget_s);
+			/* the budget is the run's, all sizes: not this operation's alone */
+			msg = xasprintf("operation of %zu bytes did not complete within the run's %.1f s budget", bytes,
+					st->budget_s);
 		run_set(st->out, CD_ST_TIMEOUT, st->phase, msg);
 	} else {
 		msg = st->env->why[0] ? xstrdup(st->env->why)

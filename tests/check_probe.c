@@ -400,7 +400,7 @@ START_TEST(test_run_deadline)
 	ck_assert(dt < 1.5);
 	ck_assert_int_eq(run->status, CD_ST_TIMEOUT);
 	ck_assert_str_eq(run->phase, "collective");
-	ck_assert_str_eq(run->reason, "operation of 4096 bytes did not complete within 0.5 s");
+	ck_assert_str_eq(run->reason, "operation of 4096 bytes did not complete within the run's 0.5 s budget");
 	ck_assert_int_eq(F.aborts, 1);
 	ck_assert_int_eq(F.teardowns, 1);
 	ck_assert_int_eq(F.starts, 7); /* nothing after the hung operation */
@@ -480,7 +480,7 @@ START_TEST(test_run_fault_probe_hang)
 	ck_assert(dt < 1.3); /* deadline + 1 s */
 	ck_assert_int_eq(run.status, CD_ST_TIMEOUT);
 	ck_assert_str_eq(run.phase, "collective");
-	ck_assert_str_eq(run.reason, "operation of 1024 bytes did not complete within 0.3 s");
+	ck_assert_str_eq(run.reason, "operation of 1024 bytes did not complete within the run's 0.3 s budget");
 	ck_assert_int_eq(F.starts, 1);
 	ck_assert_int_eq(F.aborts, 1);
 	ck_assert_int_eq(F.teardowns, 1);

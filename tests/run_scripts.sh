@@ -360,7 +360,7 @@ if [ -z "$left" ]; then ok; else bad "make uninstall left commdiag's directories
 
 # ---------------------------------------------------------------- shellcheck
 if command -v shellcheck >/dev/null 2>&1; then
-	for f in scripts/*.sh scripts/commdiag.bash-completion tests/run_scripts.sh; do
+	for f in scripts/*.sh scripts/commdiag.bash-completion tests/run_scripts.sh tests/slurm/run.sh; do
 		if out=$(shellcheck -x "$f" 2>&1); then ok; else bad "shellcheck $f: $out"; fi
 	done
 else
