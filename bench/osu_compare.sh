@@ -11,8 +11,8 @@
 # Knobs: RUNS (5), ITERS (1000), WARMUP (100), NP_FLAGS (extra mpirun flags).
 # Prints ratios of the median run and of the best run of each (see table() for why).
 # Differences that remain by design: OSU times a loop of blocking MPI_Send/MPI_Recv and
-# reports the mean; commdiag times each ping-pong (MPI_Isend/Irecv + MPI_Test) and
-# reports the median. Both start at 0 bytes.
+# reports the mean; commdiag times batches of 10 ping-pongs up to 8 KiB and each one
+# above (MPI_Isend/Irecv + MPI_Test) and reports the median. Both start at 0 bytes.
 set -eu
 BIN=$(realpath "${1:-./commdiag}")
 OSU_DIR=${OSU_DIR:?set OSU_DIR to the directory holding osu_latency (and osu_bw)}
