@@ -81,12 +81,16 @@ static int comms_poll(struct world *w, struct cd_probe_env *env)
 	for (int i = 0; i < w->n; i++) {
 		ncclResult_t st = ncclSuccess, r = w->nc->CommGetAsyncError(w->comm[i], &st);
 
-		if (r != ncclSuccess)
-			return nccl_fail(w, env, r, "ncclCommGetAsyncError");
-		if (st == ncclInProgress)
+		if (r == ncclSuccess && st == ncclInProgress)
 			running = 1;
-		else if (st != ncclSuccess)
-			return nccl_fail(w, env, st, "communicator error");
+		else if (r != ncclSuccess || st != ncclSuccess) {
+			nccl_fail(w, env, r != ncclSuccess ? r : st,
+				  r != ncclSuccess ? "ncclCommGetAsyncError" : "communicator error");
+			/* NCCL's rule after an asynchronous error, and the only way to free a kernel
+			   still waiting on a peer: destroying instead could block */
+			world_abort(w);
+			return -1;
+		}
 	}
 	return !running;
 }
@@ -155,12 +159,17 @@ static int world_connect(struct world *w, struct cd_probe_env *env, const ncclUn
 		r = w->nc->CommInitRankConfig(&w->comm[i], w->total, *id, w->g0 + i, &cfg);
 		if (r != ncclSuccess && r != ncclInProgress) {
 			w->nc->GroupEnd();
-			return nccl_fail(w, env, r, "ncclCommInitRankConfig");
+			nccl_fail(w, env, r, "ncclCommInitRankConfig");
+			world_abort(w); /* the others may still be initialising: an abort stops them */
+			return -1;
 		}
 	}
 	r = w->nc->GroupEnd();
-	if (r != ncclSuccess && r != ncclInProgress)
-		return nccl_fail(w, env, r, "ncclGroupEnd (init)");
+	if (r != ncclSuccess && r != ncclInProgress) {
+		nccl_fail(w, env, r, "ncclGroupEnd (init)");
+		world_abort(w);
+		return -1;
+	}
 	rc = wait_comms(w, env);
 	if (rc == CD_PROBE_TIMEOUT) {
 		world_abort(w);
@@ -672,11 +681,14 @@ static void run_coll(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 				cd_probe_skip(cd_probe_new_run(ctx, d, -1, -1), W.why);
 			continue;
 		}
+		int was = W.state;
+
 		run = cd_probe_new_run(ctx, d, dev, -1);
 		run->variant = xstrdup(cs.in_place ? "in_place" : "out_of_place");
 		cd_probe_run_on(ctx, d, &p, &env, run);
-		if (W.state == -2)
-			snprintf(W.why, sizeof(W.why), "aborted after a timeout in %s", d->name);
+		if (was == 1 && W.state == -2)
+			snprintf(W.why, sizeof(W.why), "aborted after a %s in %s %s",
+				 run->status == CD_ST_TIMEOUT ? "timeout" : "communicator error", d->name, run->variant);
 	}
 }
 
@@ -708,7 +720,7 @@ static void pair_failed(struct cd_probe_run *run, enum cd_status st, const char 
 	run->reason = xstrdup(why);
 }
 
-static double pair_run(void *arg, int peer, int initiator, int phase)
+static double pair_run(void *arg, int peer, int initiator, int phase, int met)
 {
 	const struct pair_arg *a = arg;
 	struct world w = { .peer = peer, .tag = PAIR_TAG + phase, .procs = 2 };
@@ -721,11 +733,16 @@ static double pair_run(void *arg, int peer, int initiator, int phase)
 	struct cd_probe_run *run;
 	ncclUniqueId id;
 	ncclResult_t r;
-	int rc;
+	int rc, agreed;
 
 	cd_results_init(&scratch);
 	run = initiator ? cd_probe_new_run(a->ctx, a->d, -1, peer) : cd_results_add_probe(&scratch, a->d->name);
 	run->rank = a->ctx->rank;
+	if (!met) {
+		snprintf(w.why, sizeof(w.why), "rank %d did not come to this pair of the hunt before the deadline", peer);
+		pair_failed(run, CD_ST_TIMEOUT, "start", w.why);
+		goto out;
+	}
 	env.deadline = cd_now_s() + (budget > 0 ? budget : 0);
 	w.n = local_gpus(&w, a->d, a->ctx);
 	rc = w.n ? world_open(&w, &env, a->ctx->nccl_lib) : cd_probe_fail(&env, "%s", w.why);
@@ -755,12 +772,15 @@ static double pair_run(void *arg, int peer, int initiator, int phase)
 	ring_across_hosts(run);
 	rc = world_connect(&w, &env, &id);
 	/* one side's failed init leaves the other's communicators waiting: both stop */
-	if (world_agree(&w, rc == 0, env.deadline) != 1) {
+	agreed = world_agree(&w, rc == 0, env.deadline);
+	if (agreed != 1) {
 		if (rc == 0) {
 			world_abort(&w);
-			snprintf(env.why, sizeof(env.why), "rank %d's communicators failed: aborted", peer);
+			snprintf(env.why, sizeof(env.why), agreed < 0 ? "rank %d did not say before the deadline whether "
+					  "its communicators were ready: aborted" : "rank %d's communicators failed: aborted",
+				 peer);
 		}
-		pair_failed(run, rc == CD_PROBE_TIMEOUT ? CD_ST_TIMEOUT : CD_ST_ERROR, "init", env.why);
+		pair_failed(run, rc == CD_PROBE_TIMEOUT || agreed < 0 ? CD_ST_TIMEOUT : CD_ST_ERROR, "init", env.why);
 		goto out;
 	}
 	w.state = 1;
@@ -770,6 +790,9 @@ static double pair_run(void *arg, int peer, int initiator, int phase)
 	env.priv = &cs;
 	cd_probe_run_on(a->ctx, a->d, &p, &env, run);
 	bw = cd_probe_bw(run);
+	/* a pair that failed may have a kernel still waiting on the other side: only an abort frees it */
+	if (run->status != CD_ST_OK && w.state == 1)
+		world_abort(&w);
 out:
 	world_free(&w);
 	cd_results_free(&scratch);
@@ -787,7 +810,8 @@ static void run_pairs(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 
 	plan.n = local_gpus(&plan, d, ctx);
 	if (plan_world(&plan, d, ctx, deadline) == 0)
-		cd_dist_hunt(pair_run, &a, ctx->end_s, "probe nccl.pairs");
+		/* one pair: its communicators, then its all_reduce, each within a budget */
+		cd_dist_hunt(pair_run, &a, 2 * ctx->budget_s + 1.0, ctx->end_s, "probe nccl.pairs");
 	world_free(&plan);
 }
 

@@ -385,10 +385,11 @@ int cd_dist_agree(int ok, double deadline)
 	return ok;
 }
 
-void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *what)
+void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, const char *what)
 {
 	(void)pair;
 	(void)arg;
+	(void)pair_s;
 	(void)end_s;
 	(void)what;
 }
@@ -661,7 +662,21 @@ static void hunt_units(struct hunt *h)
 		h->world[u] = by_host ? cd_dist_leader_rank(u) : u;
 }
 
-void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *what)
+/*
+ * The two ranks of a pair meet before it, so both start it together: a partner that is
+ * still busy with `before` earlier pairs is waited for, not given up on while the other
+ * side already measures alone. 1 when it came.
+ */
+#define HUNT_TAG 80 /* + phase; the probes' own tags start at 100 */
+static int hunt_meet(int peer, int phase, int before, double pair_s, double end_s)
+{
+	int32_t mine = 1, theirs = 0;
+	double deadline = fmin(end_s, cd_now_s() + pair_s * (1 + before));
+
+	return cd_dist_pair_exchange(peer, HUNT_TAG + phase, &mine, &theirs, sizeof(mine), deadline) == 0 && theirs;
+}
+
+void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, const char *what)
 {
 	struct hunt h;
 	double mine = NAN, *val, best = 0;
@@ -673,7 +688,7 @@ void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *wha
 	hunt_units(&h);
 	/* pass 1: (0,1), (2,3), … */
 	if (h.me >= 0 && (h.me ^ 1) < h.n)
-		mine = pair(arg, h.world[h.me ^ 1], !(h.me & 1), 0);
+		mine = pair(arg, h.world[h.me ^ 1], !(h.me & 1), 0, hunt_meet(h.world[h.me ^ 1], 0, 0, pair_s, end_s));
 	/* everyone learns every pair's result, so every rank plans pass 2 alike */
 	val = xcalloc((size_t)dist.nranks + 1, sizeof(*val));
 	val[dist.nranks] = mine;
@@ -681,6 +696,7 @@ void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *wha
 	    MPI_Iallgather(&val[dist.nranks], 1, MPI_DOUBLE, val, 1, MPI_DOUBLE, world, &req) != MPI_SUCCESS ||
 	    cd_dist_wait_op(&req, 1, end_s) < 0) {
 		cd_warn("%s: the first pass did not complete on every rank; no second pass", what);
+		dist.broken = 1; /* a collective given up on: the world's next ones would be out of step */
 		val = NULL; /* MPI's now (dist.h) */
 		goto out;
 	}
@@ -704,8 +720,10 @@ void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *wha
 		for (int i = k; i < ns && i < k + ng; i++) {
 			int s = suspect[i], g = good[i - k];
 
+			int peer = h.world[h.me == s ? g : s], phase = 1 + (k / ng) % (CD_HUNT_PHASES - 1);
+
 			if (h.me == s || h.me == g)
-				pair(arg, h.world[h.me == s ? g : s], h.me == s, 1 + (k / ng) % (CD_HUNT_PHASES - 1));
+				pair(arg, peer, h.me == s, phase, hunt_meet(peer, phase, k / ng, pair_s, end_s));
 		}
 	}
 	free(suspect);

@@ -132,15 +132,18 @@ void cd_fault_late(void);
  * Pass 2 pairs each suspect with a known-good unit, as many disjoint pairs per round as
  * there are good units: O(N) pairs, never all of them.
  *
- * pair(arg, peer, initiator, phase) runs on both ranks of a pair: peer is the partner's
- * world rank; the initiator records the run and returns its value (NAN when it failed;
+ * Before each pair its two ranks meet (one exchange): in pass 2 a known-good partner may
+ * still be busy with the pairs of earlier rounds, each at most pair_s seconds, so the
+ * meeting waits that long for each, within end_s. Then pair(arg, peer, initiator, phase,
+ * met) runs on both ranks: peer is the partner's world rank; met is 0 when the partner
+ * did not come; the initiator records the run and returns its value (NAN when it failed;
  * the other side's return is ignored); phase (< CD_HUNT_PHASES) keeps the messages of
- * different rounds apart. Every rank calls it; without MPI it does nothing.
+ * different rounds apart. Every rank calls cd_dist_hunt; without MPI it does nothing.
  */
 #define CD_HUNT_FRAC 0.5
 #define CD_HUNT_PHASES 9
-typedef double (*cd_hunt_pair_fn)(void *arg, int peer, int initiator, int phase);
-void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double end_s, const char *what);
+typedef double (*cd_hunt_pair_fn)(void *arg, int peer, int initiator, int phase, int met);
+void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, const char *what);
 
 /*
  * Swap len bytes with one peer, point to point with tag, under deadline (and cd_stop):

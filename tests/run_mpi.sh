@@ -147,6 +147,15 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 		'sorted((p["rank"], p["peer"]) for p in d["probes"] if p["name"] == "nccl.pairs") == [(0, 1), (2, 0), (2, 3), (3, 1)] and all(p["status"] == "ok" and p["nranks"] == 2 and p["results"][0]["bytes"] == 65536 and p["results"][0]["errors"] == 0 for p in d["probes"] if p["name"] == "nccl.pairs")'
 	json_true "nccl pairs: the advice names the host" "$TMP/npairs.json" \
 		'any("rank 2 on" in a["why"] and "NCCL004" in a["findings"] for a in d["advice"])'
+	# rank 2's NCCL is stuck (3 s per group against a 2 s budget): its pairs time out, are
+	# aborted, and the hunt goes on without waiting for them; it is still the one named
+	t0=$(date +%s)
+	P2="$BIN probe nccl.pairs -b 64K -e 64K --probe-timeout 2 --json"
+	LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 2 $P2 : \
+		-np 1 env FAKE_NCCL_DELAY='*:3000' $P2 : -np 1 $P2 >"$TMP/npairsh.json" 2>"$TMP/err"
+	[ $(($(date +%s) - t0)) -lt 30 ] && ok || bad "nccl pairs, a stuck rank: took $(($(date +%s) - t0)) s"
+	json_true "nccl pairs, a stuck rank: its pairs time out, it is named" "$TMP/npairsh.json" \
+		'sorted((p["rank"], p["peer"], p["status"]) for p in d["probes"] if p["name"] == "nccl.pairs") == [(0, 1, "ok"), (2, 0, "timeout"), (2, 3, "timeout"), (3, 1, "ok")] and [f["subject"] for f in d["findings"] if f["id"] == "NCCL004"] == ["rank 2"]'
 	# the same job, no slow rank: every pair good, no second pass, nobody named
 	LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 4 $P >"$TMP/npairs0.json" 2>"$TMP/err"
 	json_true "nccl pairs, none slow: one pass, none named" "$TMP/npairs0.json" \
