@@ -3,7 +3,20 @@
 # Install what commdiag needs to build and test, on Debian/Ubuntu (apt) or
 # RHEL-like systems (dnf). Idempotent: installs only what is missing and says what.
 # Not root: prints the command to run with sudo and exits 1 if anything is missing.
+# --slurm-test: also Slurm's daemons and srun for tests/slurm/run.sh (CI does this; on a
+# node that runs its own Slurm, Debian's packages and their services would be in the way).
 set -eu
+
+SLURM_TEST=0
+for arg in "$@"; do
+	case $arg in
+	--slurm-test) SLURM_TEST=1 ;;
+	*)
+		echo "bootstrap: unknown argument '$arg': expected --slurm-test or nothing" >&2
+		exit 2
+		;;
+	esac
+done
 
 if [ -r /etc/os-release ]; then
 	# shellcheck source=/dev/null
@@ -23,8 +36,9 @@ if command -v apt-get >/dev/null 2>&1; then
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
 	      shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core ucx-utils"
-	# tests/slurm/run.sh (srun on a one-node cluster of this machine); it skips without them,
-	# so a failure to install them (a daemon's postinst in a container) is reported, not fatal
+	# --slurm-test: tests/slurm/run.sh (srun on a one-node cluster of this machine); it skips
+	# without them, so a failure to install them (a daemon's postinst in a container) is
+	# reported, not fatal
 	OPT_PKGS="slurmctld slurmd slurm-client munge"
 	missing=""
 	for p in $PKGS; do
@@ -78,7 +92,7 @@ else
 	echo "bootstrap: installed:$missing"
 fi
 
-if [ "$PM" = apt ]; then
+if [ "$PM" = apt ] && [ "$SLURM_TEST" = 1 ]; then
 	opt_missing=""
 	for p in $OPT_PKGS; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

@@ -358,6 +358,11 @@ if [ -z "$left" ]; then ok; else bad "make uninstall left: $left"; fi
 left=$(cd "$DEST" && find . -mindepth 1 -type d -empty -path '*commdiag*')
 if [ -z "$left" ]; then ok; else bad "make uninstall left commdiag's directories: $left"; fi
 
+# ---------------------------------------------------------------- bootstrap
+# a bad argument is refused before anything is looked at or installed
+run "bootstrap: an unknown argument" 2 sh scripts/bootstrap.sh --slurm
+err_has "bootstrap: an unknown argument" "unknown argument '--slurm': expected --slurm-test or nothing"
+
 # ---------------------------------------------------------------- shellcheck
 if command -v shellcheck >/dev/null 2>&1; then
 	for f in scripts/*.sh scripts/commdiag.bash-completion tests/run_scripts.sh tests/slurm/run.sh; do
