@@ -719,7 +719,6 @@ void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, 
 	for (int k = 0; ng && k < ns; k += ng) {
 		for (int i = k; i < ns && i < k + ng; i++) {
 			int s = suspect[i], g = good[i - k];
-
 			int peer = h.world[h.me == s ? g : s], phase = 1 + (k / ng) % (CD_HUNT_PHASES - 1);
 
 			if (h.me == s || h.me == g)
