@@ -351,21 +351,11 @@ struct hunt_arg {
 	int warmup, iters;
 };
 
-static double hunt_pair(void *arg, int peer, int initiator, int phase, int met)
+static double hunt_pair(void *arg, int peer, int initiator, int phase)
 {
 	struct hunt_arg *a = arg;
-	struct cd_probe_run *run;
 
-	if (met)
-		return pair(a->d, a->ctx, K_BW, peer, initiator, HUNT_PHASE + phase, &a->sw, a->warmup, a->iters);
-	if (initiator) {
-		run = cd_probe_new_run(a->ctx, a->d, -1, peer);
-		run->rank = a->ctx->rank;
-		run->status = CD_ST_TIMEOUT;
-		run->phase = xstrdup("start");
-		run->reason = xasprintf("rank %d did not come to this pair of the hunt before the deadline", peer);
-	}
-	return NAN;
+	return pair(a->d, a->ctx, K_BW, peer, initiator, HUNT_PHASE + phase, &a->sw, a->warmup, a->iters);
 }
 
 static void run_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
@@ -377,7 +367,7 @@ static void run_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	if (ctx->user_sweep)
 		a.sw = ctx->sweep;
 	/* one pair lasts at most the answering side's budget + 1 s (pair()) */
-	cd_dist_hunt(hunt_pair, &a, ctx->budget_s + 1.0, ctx->end_s, "probe mpi.bw --pairs");
+	cd_dist_hunt(d, ctx, hunt_pair, &a, ctx->budget_s + 1.0);
 }
 
 static void run_latency(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)

@@ -214,6 +214,16 @@ static int world_agree(struct world *w, int ok, double deadline)
 	return mine && theirs;
 }
 
+/* GPU i's send and receive buffers, in its context (current). */
+static void buffers_free(struct world *w, int i)
+{
+	if (w->send[i])
+		w->cu->MemFree(w->send[i]);
+	if (w->recv[i])
+		w->cu->MemFree(w->recv[i]);
+	w->send[i] = w->recv[i] = 0;
+}
+
 static void world_free(struct world *w)
 {
 	int peer = w->peer;
@@ -223,10 +233,7 @@ static void world_free(struct world *w)
 			w->cu->CtxSetCurrent(w->ctx[i]);
 			if (w->comm[i])
 				w->nc->CommDestroy(w->comm[i]);
-			if (w->send[i])
-				w->cu->MemFree(w->send[i]);
-			if (w->recv[i])
-				w->cu->MemFree(w->recv[i]);
+			buffers_free(w, i);
 			if (w->s[i])
 				w->cu->StreamDestroy(w->s[i]);
 			w->cu->DevicePrimaryCtxRelease(w->dev[i]);
@@ -255,11 +262,7 @@ static int world_buffers(struct world *w, struct cd_probe_env *env, size_t bytes
 		return 0;
 	for (int i = 0; i < w->n; i++) {
 		w->cu->CtxSetCurrent(w->ctx[i]);
-		if (w->send[i])
-			w->cu->MemFree(w->send[i]);
-		if (w->recv[i])
-			w->cu->MemFree(w->recv[i]);
-		w->send[i] = w->recv[i] = 0;
+		buffers_free(w, i);
 		if ((r = w->cu->MemAlloc(&w->send[i], bytes)) != CUDA_SUCCESS ||
 		    (r = w->cu->MemAlloc(&w->recv[i], bytes)) != CUDA_SUCCESS)
 			return cd_gpu_fail(env, w->cu, r, "cuMemAlloc");
@@ -559,9 +562,7 @@ static int plan_world(struct world *w, const struct cd_probe_def *d, struct cd_p
 		free(counts);
 		snprintf(w->why, sizeof(w->why), "the ranks did not all reach %s before the deadline", d->name);
 		run = cd_probe_new_run(ctx, d, -1, -1);
-		run->status = CD_ST_TIMEOUT;
-		run->phase = xstrdup("plan");
-		run->reason = xstrdup(w->why);
+		cd_probe_set_status(run, CD_ST_TIMEOUT, "plan", w->why);
 		return -1;
 	}
 	for (int k = 0; k < w->procs; k++) {
@@ -713,14 +714,7 @@ struct pair_arg {
 	struct cd_probe_ctx *ctx;
 };
 
-static void pair_failed(struct cd_probe_run *run, enum cd_status st, const char *phase, const char *why)
-{
-	run->status = st;
-	run->phase = xstrdup(phase);
-	run->reason = xstrdup(why);
-}
-
-static double pair_run(void *arg, int peer, int initiator, int phase, int met)
+static double pair_run(void *arg, int peer, int initiator, int phase)
 {
 	const struct pair_arg *a = arg;
 	struct world w = { .peer = peer, .tag = PAIR_TAG + phase, .procs = 2 };
@@ -738,11 +732,6 @@ static double pair_run(void *arg, int peer, int initiator, int phase, int met)
 	cd_results_init(&scratch);
 	run = initiator ? cd_probe_new_run(a->ctx, a->d, -1, peer) : cd_results_add_probe(&scratch, a->d->name);
 	run->rank = a->ctx->rank;
-	if (!met) {
-		snprintf(w.why, sizeof(w.why), "rank %d did not come to this pair of the hunt before the deadline", peer);
-		pair_failed(run, CD_ST_TIMEOUT, "start", w.why);
-		goto out;
-	}
 	env.deadline = cd_now_s() + (budget > 0 ? budget : 0);
 	w.n = local_gpus(&w, a->d, a->ctx);
 	rc = w.n ? world_open(&w, &env, a->ctx->nccl_lib) : cd_probe_fail(&env, "%s", w.why);
@@ -757,12 +746,12 @@ static double pair_run(void *arg, int peer, int initiator, int phase, int met)
 		snprintf(mine->why, sizeof(mine->why), "%s", w.why); /* names its rank already */
 	if (cd_dist_pair_exchange(peer, w.tag, mine, theirs, sizeof(*mine), env.deadline) < 0) {
 		snprintf(w.why, sizeof(w.why), "rank %d did not answer before the deadline", peer);
-		pair_failed(run, CD_ST_TIMEOUT, "plan", w.why);
+		cd_probe_set_status(run, CD_ST_TIMEOUT, "plan", w.why);
 		goto out;
 	}
 	theirs->why[sizeof(theirs->why) - 1] = '\0';
 	if (!mine->gpus || !theirs->gpus) {
-		pair_failed(run, CD_ST_ERROR, "init", mine->gpus ? theirs->why : mine->why);
+		cd_probe_set_status(run, CD_ST_ERROR, "init", mine->gpus ? theirs->why : mine->why);
 		goto out;
 	}
 	w.total = mine->gpus + theirs->gpus;
@@ -780,7 +769,8 @@ static double pair_run(void *arg, int peer, int initiator, int phase, int met)
 					  "its communicators were ready: aborted" : "rank %d's communicators failed: aborted",
 				 peer);
 		}
-		pair_failed(run, rc == CD_PROBE_TIMEOUT || agreed < 0 ? CD_ST_TIMEOUT : CD_ST_ERROR, "init", env.why);
+		cd_probe_set_status(run, rc == CD_PROBE_TIMEOUT || agreed < 0 ? CD_ST_TIMEOUT : CD_ST_ERROR, "init",
+				    env.why);
 		goto out;
 	}
 	w.state = 1;
@@ -811,7 +801,7 @@ static void run_pairs(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	plan.n = local_gpus(&plan, d, ctx);
 	if (plan_world(&plan, d, ctx, deadline) == 0)
 		/* one pair: its communicators, then its all_reduce, each within a budget */
-		cd_dist_hunt(pair_run, &a, 2 * ctx->budget_s + 1.0, ctx->end_s, "probe nccl.pairs");
+		cd_dist_hunt(d, ctx, pair_run, &a, 2 * ctx->budget_s + 1.0);
 	world_free(&plan);
 }
 

@@ -120,6 +120,8 @@ int cd_probe_fail(struct cd_probe_env *env, const char *fmt, ...) __attribute__(
 const char *cd_probe_unmet(unsigned needs, unsigned have);
 /* Record the probe as skipped with reason (copied). */
 void cd_probe_skip(struct cd_probe_run *out, const char *reason);
+/* Record how a run ended: its status, the phase it was in and why (both copied; NULL for none). */
+void cd_probe_set_status(struct cd_probe_run *out, enum cd_status st, const char *phase, const char *reason);
 
 /*
  * Run p over every size of sw: setup(max = sw->last), then per size `warmup` untimed

@@ -385,13 +385,14 @@ int cd_dist_agree(int ok, double deadline)
 	return ok;
 }
 
-void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, const char *what)
+void cd_dist_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, cd_hunt_pair_fn pair, void *arg,
+		  double pair_s)
 {
+	(void)d;
+	(void)ctx;
 	(void)pair;
 	(void)arg;
 	(void)pair_s;
-	(void)end_s;
-	(void)what;
 }
 
 int cd_dist_pair_exchange(int peer, int tag, const void *mine, void *theirs, size_t len, double deadline)
@@ -649,6 +650,11 @@ struct hunt {
 	int n;          /* units: one per host, or every rank when all share one host */
 	int me;         /* my unit, -1 when this rank is not one */
 	int *world;     /* unit -> world rank */
+	const struct cd_probe_def *d;
+	struct cd_probe_ctx *ctx;
+	cd_hunt_pair_fn pair;
+	void *arg;
+	double pair_s;  /* the longest one pair may take */
 };
 
 static void hunt_units(struct hunt *h)
@@ -663,22 +669,33 @@ static void hunt_units(struct hunt *h)
 }
 
 /*
- * The two ranks of a pair meet before it, so both start it together: a partner that is
- * still busy with `before` earlier pairs is waited for, not given up on while the other
- * side already measures alone. 1 when it came.
+ * One pair. Its two ranks meet first, so both start it together: a partner that is still
+ * busy with `before` earlier pairs is waited for, not given up on while the other side
+ * already measures alone. A partner that never comes is the initiator's record.
  */
 #define HUNT_TAG 80 /* + phase; the probes' own tags start at 100 */
-static int hunt_meet(int peer, int phase, int before, double pair_s, double end_s)
+static double hunt_pair(const struct hunt *h, int peer, int initiator, int phase, int before)
 {
+	double deadline = fmin(h->ctx->end_s, cd_now_s() + h->pair_s * (1 + before));
 	int32_t mine = 1, theirs = 0;
-	double deadline = fmin(end_s, cd_now_s() + pair_s * (1 + before));
+	struct cd_probe_run *run;
+	char why[96];
 
-	return cd_dist_pair_exchange(peer, HUNT_TAG + phase, &mine, &theirs, sizeof(mine), deadline) == 0 && theirs;
+	if (cd_dist_pair_exchange(peer, HUNT_TAG + phase, &mine, &theirs, sizeof(mine), deadline) == 0 && theirs)
+		return h->pair(h->arg, peer, initiator, phase);
+	if (initiator) {
+		run = cd_probe_new_run(h->ctx, h->d, -1, peer);
+		run->rank = h->ctx->rank;
+		snprintf(why, sizeof(why), "rank %d did not come to this pair of the hunt before the deadline", peer);
+		cd_probe_set_status(run, CD_ST_TIMEOUT, "start", why);
+	}
+	return NAN;
 }
 
-void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, const char *what)
+void cd_dist_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, cd_hunt_pair_fn pair, void *arg,
+		  double pair_s)
 {
-	struct hunt h;
+	struct hunt h = { .d = d, .ctx = ctx, .pair = pair, .arg = arg, .pair_s = pair_s };
 	double mine = NAN, *val, best = 0;
 	int *suspect, *good, ns = 0, ng = 0;
 	MPI_Request req;
@@ -688,14 +705,14 @@ void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, 
 	hunt_units(&h);
 	/* pass 1: (0,1), (2,3), … */
 	if (h.me >= 0 && (h.me ^ 1) < h.n)
-		mine = pair(arg, h.world[h.me ^ 1], !(h.me & 1), 0, hunt_meet(h.world[h.me ^ 1], 0, 0, pair_s, end_s));
+		mine = hunt_pair(&h, h.world[h.me ^ 1], !(h.me & 1), 0, 0);
 	/* everyone learns every pair's result, so every rank plans pass 2 alike */
 	val = xcalloc((size_t)dist.nranks + 1, sizeof(*val));
 	val[dist.nranks] = mine;
 	if (dist.broken ||
 	    MPI_Iallgather(&val[dist.nranks], 1, MPI_DOUBLE, val, 1, MPI_DOUBLE, world, &req) != MPI_SUCCESS ||
-	    cd_dist_wait_op(&req, 1, end_s) < 0) {
-		cd_warn("%s: the first pass did not complete on every rank; no second pass", what);
+	    cd_dist_wait_op(&req, 1, ctx->end_s) < 0) {
+		cd_warn("probe %s --pairs: the first pass did not complete on every rank; no second pass", d->name);
 		dist.broken = 1; /* a collective given up on: the world's next ones would be out of step */
 		val = NULL; /* MPI's now (dist.h) */
 		goto out;
@@ -714,7 +731,7 @@ void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, 
 		else
 			suspect[ns++] = u; /* a bad pair's two ends, or the odd one out, untested */
 	}
-	cd_debug(1, "%s: %d suspects, %d known good, best pair %.2f GB/s", what, ns, ng, best);
+	cd_debug(1, "probe %s --pairs: %d suspects, %d known good, best pair %.2f GB/s", d->name, ns, ng, best);
 	/* pass 2: each suspect against a known-good unit, |good| disjoint pairs per round */
 	for (int k = 0; ng && k < ns; k += ng) {
 		for (int i = k; i < ns && i < k + ng; i++) {
@@ -722,7 +739,7 @@ void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, 
 			int peer = h.world[h.me == s ? g : s], phase = 1 + (k / ng) % (CD_HUNT_PHASES - 1);
 
 			if (h.me == s || h.me == g)
-				pair(arg, peer, h.me == s, phase, hunt_meet(peer, phase, k / ng, pair_s, end_s));
+				hunt_pair(&h, peer, h.me == s, phase, k / ng);
 		}
 	}
 	free(suspect);

@@ -134,16 +134,20 @@ void cd_fault_late(void);
  *
  * Before each pair its two ranks meet (one exchange): in pass 2 a known-good partner may
  * still be busy with the pairs of earlier rounds, each at most pair_s seconds, so the
- * meeting waits that long for each, within end_s. Then pair(arg, peer, initiator, phase,
- * met) runs on both ranks: peer is the partner's world rank; met is 0 when the partner
- * did not come; the initiator records the run and returns its value (NAN when it failed;
- * the other side's return is ignored); phase (< CD_HUNT_PHASES) keeps the messages of
- * different rounds apart. Every rank calls cd_dist_hunt; without MPI it does nothing.
+ * meeting waits that long for each, within ctx->end_s; a partner that does not come is
+ * recorded as probe d's timeout by the initiator. Then pair(arg, peer, initiator, phase)
+ * runs on both ranks: peer is the partner's world rank; the initiator records the run and
+ * returns its value (NAN when it failed; the other side's return is ignored); phase
+ * (< CD_HUNT_PHASES) keeps the messages of different rounds apart. Every rank calls
+ * cd_dist_hunt; without MPI it does nothing.
  */
 #define CD_HUNT_FRAC 0.5
 #define CD_HUNT_PHASES 9
-typedef double (*cd_hunt_pair_fn)(void *arg, int peer, int initiator, int phase, int met);
-void cd_dist_hunt(cd_hunt_pair_fn pair, void *arg, double pair_s, double end_s, const char *what);
+struct cd_probe_def;
+struct cd_probe_ctx;
+typedef double (*cd_hunt_pair_fn)(void *arg, int peer, int initiator, int phase);
+void cd_dist_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, cd_hunt_pair_fn pair, void *arg,
+		  double pair_s);
 
 /*
  * Swap len bytes with one peer, point to point with tag, under deadline (and cd_stop):

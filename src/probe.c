@@ -232,7 +232,7 @@ const char *cd_probe_unmet(unsigned needs, unsigned have)
 	return NULL;
 }
 
-static void run_set(struct cd_probe_run *out, enum cd_status st, const char *phase, const char *reason)
+void cd_probe_set_status(struct cd_probe_run *out, enum cd_status st, const char *phase, const char *reason)
 {
 	out->status = st;
 	free(out->phase);
@@ -243,7 +243,7 @@ static void run_set(struct cd_probe_run *out, enum cd_status st, const char *pha
 
 void cd_probe_skip(struct cd_probe_run *out, const char *reason)
 {
-	run_set(out, CD_ST_SKIPPED, NULL, reason ? reason : "skipped");
+	cd_probe_set_status(out, CD_ST_SKIPPED, NULL, reason ? reason : "skipped");
 }
 
 /* ---- timing ---- */
@@ -343,14 +343,14 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 
 	if (cd_stop) {
 		msg = xasprintf("stopped by %s before the operation of %zu bytes", cd_stop_cause(), bytes);
-		run_set(st->out, CD_ST_TIMEOUT, st->phase, msg);
+		cd_probe_set_status(st->out, CD_ST_TIMEOUT, st->phase, msg);
 		free(msg);
 		return -1;
 	}
 	if (now_ns() >= st->deadline) {
 		msg = xasprintf("the %.1f s budget was spent before the operation of %zu bytes",
 				st->budget_s, bytes);
-		run_set(st->out, CD_ST_TIMEOUT, st->phase, msg);
+		cd_probe_set_status(st->out, CD_ST_TIMEOUT, st->phase, msg);
 		free(msg);
 		return -1;
 	}
@@ -377,11 +377,11 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 			/* the budget is the run's, all sizes: not this operation's alone */
 			msg = xasprintf("operation of %zu bytes did not complete within the run's %.1f s budget", bytes,
 					st->budget_s);
-		run_set(st->out, CD_ST_TIMEOUT, st->phase, msg);
+		cd_probe_set_status(st->out, CD_ST_TIMEOUT, st->phase, msg);
 	} else {
 		msg = st->env->why[0] ? xstrdup(st->env->why)
 				      : xasprintf("operation of %zu bytes failed", bytes);
-		run_set(st->out, CD_ST_ERROR, st->phase, msg);
+		cd_probe_set_status(st->out, CD_ST_ERROR, st->phase, msg);
 	}
 	free(msg);
 	return -1;
@@ -423,7 +423,7 @@ static int one_size(struct sweep_state *st, size_t bytes, int warmup, int iters,
 			char *msg = st->env->why[0] ? xstrdup(st->env->why)
 						    : xasprintf("data check of %zu bytes failed", bytes);
 
-			run_set(st->out, CD_ST_ERROR, "check", msg);
+			cd_probe_set_status(st->out, CD_ST_ERROR, "check", msg);
 			free(msg);
 			return -1;
 		}
@@ -431,7 +431,7 @@ static int one_size(struct sweep_state *st, size_t bytes, int warmup, int iters,
 		if (wrong > 0 && st->out->status == CD_ST_OK) {
 			char *msg = xasprintf("%lld wrong elements at %zu bytes", (long long)wrong, bytes);
 
-			run_set(st->out, CD_ST_ERROR, "check", msg);
+			cd_probe_set_status(st->out, CD_ST_ERROR, "check", msg);
 			free(msg);
 		}
 	}
@@ -468,9 +468,9 @@ int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const
 	out->nranks = env->nranks >= 1 ? env->nranks : CD_NULL_I64;
 	out->device = env->device >= 0 ? env->device : CD_NULL_I64;
 	out->peer = env->peer >= 0 ? env->peer : CD_NULL_I64;
-	run_set(out, CD_ST_OK, NULL, NULL);
+	cd_probe_set_status(out, CD_ST_OK, NULL, NULL);
 	if (!p->start || iters < 1 || !sw->n) {
-		run_set(out, CD_ST_ERROR, NULL, !p->start ? "probe has no operation" :
+		cd_probe_set_status(out, CD_ST_ERROR, NULL, !p->start ? "probe has no operation" :
 			iters < 1 ? "iterations must be at least 1" : "empty size sweep");
 		return -1;
 	}
@@ -502,7 +502,7 @@ int cd_probe_run_sweep(const struct cd_probe *p, struct cd_probe_env *env, const
 						  : xasprintf("setup did not complete within %.1f s", deadline_s);
 			else
 				msg = env->why[0] ? xstrdup(env->why) : xstrdup("setup failed");
-			run_set(out, r == CD_PROBE_TIMEOUT ? CD_ST_TIMEOUT : CD_ST_ERROR,
+			cd_probe_set_status(out, r == CD_PROBE_TIMEOUT ? CD_ST_TIMEOUT : CD_ST_ERROR,
 				p->setup_phase ? p->setup_phase : "setup", msg);
 			free(msg);
 			goto out;
