@@ -23,6 +23,15 @@ if [ -r /etc/os-release ]; then
 	. /etc/os-release
 fi
 
+# The Debian packages of those named that are not installed, each after a space.
+apt_missing() {
+	for p in "$@"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+			printf ' %s' "$p"
+		fi
+	done
+}
+
 if command -v apt-get >/dev/null 2>&1; then
 	PM=apt
 	# build: compiler, pkg-config, the libraries; tests: check, python3 (JSON assertions),
@@ -40,12 +49,8 @@ if command -v apt-get >/dev/null 2>&1; then
 	# without them, so a failure to install them (a daemon's postinst in a container) is
 	# reported, not fatal
 	OPT_PKGS="slurmctld slurmd slurm-client munge"
-	missing=""
-	for p in $PKGS; do
-		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
-			missing="$missing $p"
-		fi
-	done
+	# shellcheck disable=SC2086 # a list of names
+	missing=$(apt_missing $PKGS)
 elif command -v dnf >/dev/null 2>&1; then
 	PM=dnf
 	# libcjson-devel, check-devel and ShellCheck live in EPEL on RHEL/Rocky/Alma
@@ -93,12 +98,8 @@ else
 fi
 
 if [ "$PM" = apt ] && [ "$SLURM_TEST" = 1 ]; then
-	opt_missing=""
-	for p in $OPT_PKGS; do
-		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
-			opt_missing="$opt_missing $p"
-		fi
-	done
+	# shellcheck disable=SC2086 # a list of names
+	opt_missing=$(apt_missing $OPT_PKGS)
 	if [ -n "$opt_missing" ] && [ "$(id -u)" = 0 ]; then
 		[ -n "$missing" ] || apt-get update -qq || true
 		# shellcheck disable=SC2086
