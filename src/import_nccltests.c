@@ -180,6 +180,9 @@ static void add_gpu(struct state *st, const char *hostname, int64_t device, cons
 
 /* ---- numbers ---- */
 
+/* Every imported integer goes into the JSON document, which holds them exactly up to 2^53. */
+#define JSON_EXACT (1LL << 53)
+
 static int int_token(const char *t, int64_t *v)
 {
 	char *end;
@@ -189,8 +192,7 @@ static int int_token(const char *t, int64_t *v)
 		return -1;
 	errno = 0;
 	x = strtoll(t, &end, 10);
-	/* every imported integer goes into the JSON document, which holds them exactly up to 2^53 */
-	if (errno || *end || x > (1LL << 53) || x < -(1LL << 53))
+	if (errno || *end || x > JSON_EXACT || x < -JSON_EXACT)
 		return -1;
 	*v = x;
 	return 0;
@@ -830,7 +832,7 @@ static int parse_json(struct state *st, const char *text, size_t len)
 			    *rt = cJSON_GetObjectItemCaseSensitive(e, "root");
 		struct row w = { 0 };
 
-		if (!cJSON_IsNumber(size) || size->valuedouble < 0 || size->valuedouble > 9e18 ||
+		if (!cJSON_IsNumber(size) || size->valuedouble < 0 || size->valuedouble > (double)JSON_EXACT ||
 		    size->valuedouble != floor(size->valuedouble)) {
 			fail(st, "results[%zu].size: expected a whole number of bytes", i);
 			goto out;

@@ -250,6 +250,9 @@ START_TEST(test_json)
 	cd_results_init(&res);
 	ck_assert_int_eq(imp("{\"results\":[{\"size\":\"big\"}]}", NULL), -1);
 	ck_assert_str_eq(err, "t.log: results[0].size: expected a whole number of bytes");
+	/* above 2^53 the document could not hold it exactly, nor load it back (found by fuzz_import) */
+	ck_assert_int_eq(imp("{\"results\":[{\"size\":21073741868435456}]}", NULL), -1);
+	ck_assert_str_eq(err, "t.log: results[0].size: expected a whole number of bytes");
 	ck_assert_int_eq(imp("{\"results\":[{\"size\":8,\"out_of_place\":{\"time\":true}}]}", NULL), -1);
 	ck_assert_str_eq(err, "t.log: results[0].out_of_place.time: expected a number");
 	ck_assert_int_eq(imp("{\"results\": [", NULL), -1);
