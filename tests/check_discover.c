@@ -114,7 +114,7 @@ static void nvlinks(struct cd_gpu *g, int n, const char *remote, const char *kin
 /* A host whose PCI tree and NVLink distances come from the POWER8 4×P100 export. */
 static struct cd_host *power8_host(struct cd_results *r)
 {
-	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/power8gpudistances.xml" };
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/hwloc/xml/power8gpudistances.xml" };
 	struct cd_host *h;
 
 	cd_results_init(r);
@@ -213,7 +213,7 @@ END_TEST
 
 START_TEST(test_topology_replay_skips_live_sections)
 {
-	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
 	struct cd_results r;
 	struct cd_host *h;
 
@@ -234,7 +234,7 @@ END_TEST
 /* A run told to stop before discovery: every section is marked, nothing runs. */
 START_TEST(test_stopped_before_discovery)
 {
-	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
 	struct cd_results r;
 	struct cd_host *h;
 
@@ -264,7 +264,7 @@ static void on_alarm(int sig)
  */
 START_TEST(test_stall_until_deadline)
 {
-	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/topology/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
+	struct cd_discover_opts o = { .topology_xml = CD_FIXTURES "/hwloc/xml/32em64t-2n8c2t-pci-normalio.xml" };
 	struct sigaction sa = { 0 }, old;
 	struct itimerval it = { .it_value = { 0, 200000 } }, off = { 0 };
 	struct cd_results r;

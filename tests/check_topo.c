@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * topo.c against real hwloc exports (../shared/fixtures/topology/hwloc/xml), the
+ * topo.c against real hwloc exports (tests/data/topo/hwloc/xml), the
  * live machine, and a fake sysfs tree (tests/data/topo/sysfs). Every expected
  * value below was read from the XML files and checked with
  * `lstopo-no-graphics -v --input FILE.xml`.
@@ -17,7 +17,7 @@
 #include "suites.h"
 #include "topo.h"
 
-#define XML(name) CD_FIXTURES "/topology/hwloc/xml/" name
+#define XML(name) CD_FIXTURES "/hwloc/xml/" name
 #define FAKE_SYSFS "tests/data/topo/sysfs"
 
 static struct cd_results res;
@@ -652,7 +652,7 @@ END_TEST
 START_TEST(test_nccl_topo_file)
 {
 	int rc;
-	char *msg = capture_stderr_of(CD_FIXTURES "/topology/nccl-topo/azhpc-images-ndv2-topo.xml", &rc);
+	char *msg = capture_stderr_of(CD_FIXTURES "/nccl-topo/azhpc-images-ndv2-topo.xml", &rc);
 
 	ck_assert_int_eq(rc, -1);
 	ck_assert_ptr_nonnull(strstr(msg, "an NCCL topology file (NCCL_TOPO_FILE)"));

@@ -5,7 +5,7 @@
 set -u
 BIN=$(realpath "${1:-./commdiag}")
 cd "$(dirname "$0")/.." || exit 2
-FIX=${CD_FIXTURES:-../shared/fixtures}/topology/hwloc/xml
+FIX=${CD_FIXTURES:-tests/data/topo}/hwloc/xml
 DATA=tests/data
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -216,7 +216,7 @@ if [ -d "$FIX" ]; then
 	run "replay text" 0 "$BIN" topo --topology "$FIX/24em64t-2n6c2t-pci.xml"
 	out_has "mirage: mlx4_0 listed" "mlx4_0"
 else
-	skip "shared fixtures not found at $FIX"
+	bad "the topology fixtures are missing from $FIX (they are part of the repository)"
 fi
 
 # --- the run deadline and signals (man commdiag, SIGNALS AND TIMEOUTS) ---

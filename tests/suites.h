@@ -13,8 +13,9 @@
 CD_SUITES
 #undef SUITE
 
-/* Directory of the shared fixtures (../shared/fixtures relative to the repository). */
+/* Directory of the real-machine topology fixtures, relative to the repository root (where
+ * make check runs the suites); tests/data/topo/README says where each file comes from. */
 #ifndef CD_FIXTURES
-#define CD_FIXTURES "../shared/fixtures"
+#define CD_FIXTURES "tests/data/topo"
 #endif
 #endif
