@@ -33,14 +33,16 @@ ifeq ($(SANITIZE),1)
   CD_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 
-CD_CPPFLAGS := -D_GNU_SOURCE -DCD_VERSION=\"$(VERSION)\" -Isrc -Iprobes \
+# A folder per stage (docs/ARCHITECTURE.md); headers are named by module, found on these paths.
+STAGES := core discover probe judge advise report dist
+CD_CPPFLAGS := -D_GNU_SOURCE -DCD_VERSION=\"$(VERSION)\" -Isrc $(addprefix -Isrc/,$(STAGES)) -Iprobes \
 	-DCD_LIBIBVERBS_VERSION=\"$(shell $(PKG_CONFIG) --modversion libibverbs 2>/dev/null)\" \
 	$(CD_MPI_CPPFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -isystem $(CUDA_HOME)/include
 CD_CFLAGS := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-format-nonliteral -MMD -MP $(CD_SAN)
 CD_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lm
 
-SRC := $(sort $(wildcard src/*.c probes/*.c))
+SRC := $(sort $(wildcard src/*.c $(addsuffix /*.c,$(addprefix src/,$(STAGES))) probes/*.c))
 # every data file of rules/ is compiled in (gen/embedded.c), so the binary needs nothing installed
 RULES_DATA := $(sort $(filter-out rules/README%,$(wildcard rules/*)))
 OBJ := $(SRC:.c=.o) gen/embedded.o
@@ -170,7 +172,7 @@ uninstall:
 
 clean:
 	rm -rf gen
-	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d probes/*.o probes/*.d tests/*.o tests/*.d
+	rm -f .build-flags commdiag tests/check_commdiag src/*.o src/*.d src/*/*.o src/*/*.d probes/*.o probes/*.d tests/*.o tests/*.d
 	rm -rf $(FUZZ_DIR) $(FUZZ_BIN)
 
 .PHONY: all check check-netns check-slurm check-valgrind fuzz fuzz-run install uninstall clean

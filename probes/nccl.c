@@ -20,7 +20,7 @@
 
 #include "dist.h"
 #include "gpu_common.h"
-#include "judge.h"
+#include "measure.h"
 #include "util.h"
 
 enum coll { C_ALL_REDUCE, C_ALL_GATHER, C_REDUCE_SCATTER, C_BROADCAST, C_REDUCE, C_ALLTOALL, C_SENDRECV };

@@ -99,7 +99,7 @@ END_TEST
 
 START_TEST(test_fault_knob)
 {
-	/* the knobs live in src/fault.c, on only through cd_fault_init's COMMDIAG_TESTING gate */
+	/* the knobs live in src/core/fault.c, on only through cd_fault_init's COMMDIAG_TESTING gate */
 	ck_assert_int_eq(cd_fault_set(""), 0);
 	ck_assert_int_eq(cd_fault_rank("slow_rank"), -1);
 	ck_assert_int_eq(cd_fault_set("slow_rank=2"), 0);

@@ -78,7 +78,7 @@ run "check re-scores, ignoring saved findings" 0 "$BIN" check --from "$DATA/docs
 
 # --- rules, profiles and the score card ---
 run "rules" 0 "$BIN" rules
-for id in $(sed -n 's/^[[:space:]]*{ "\([A-Z][A-Z0-9]*[0-9][0-9][0-9]\)", ".*/\1/p' src/rules.c); do
+for id in $(sed -n 's/^[[:space:]]*{ "\([A-Z][A-Z0-9]*[0-9][0-9][0-9]\)", ".*/\1/p' src/judge/rules*.c); do
 	out_has "rules lists $id" "  $id "
 	if grep -q "^\.B $id\b\|^\.TP.*$id\|$id " man/commdiag.1; then ok; else bad "man page lacks rule $id"; fi
 done

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge.h"
+#include "measure.h"
 #include "out.h"
 #include "report.h"
 

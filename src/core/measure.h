@@ -3,8 +3,8 @@
  * What the hardware should deliver, and what a probe measured: the helpers the
  * rules and the score card share, so both judge the same numbers.
  */
-#ifndef CD_JUDGE_H
-#define CD_JUDGE_H
+#ifndef CD_MEASURE_H
+#define CD_MEASURE_H
 
 #include <stddef.h>
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge.h"
+#include "measure.h"
 #include "rules.h"
 #include "rules_hosts.h"
 

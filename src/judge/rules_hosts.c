@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dist.h"
-#include "judge.h"
+#include "measure.h"
 
 static const char *hn(const struct cd_host *h)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "judge.h"
+#include "measure.h"
 
 #include <math.h>
 #include <stdlib.h>

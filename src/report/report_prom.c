@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "judge.h"
+#include "measure.h"
 #include "report.h"
 #include "util.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge.h"
+#include "measure.h"
 
 const double cd_score_weights[CD_DIM_COUNT] = { 0.30, 0.25, 0.25, 0.20 };
 
