@@ -48,6 +48,8 @@ RULES_DATA := $(sort $(filter-out rules/README%,$(wildcard rules/*)))
 OBJ := $(SRC:.c=.o) gen/embedded.o
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 TEST_OBJ := $(TEST_SRC:.c=.o)
+# the command line (main, the commands, the -o sink): the tests and fuzz targets link the rest
+MAIN_SRC := src/main.c src/sink.c $(wildcard src/cmd_*.c)
 
 # Objects depend on the flags they were built with: switching SANITIZE=1/0 or MPI rebuilds them.
 FLAGS_LINE := $(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) $(CD_SAN) $(LDFLAGS) $(RULES_DATA)
@@ -72,7 +74,7 @@ gen/embedded.c: scripts/embed.sh $(RULES_DATA) .build-flags
 tests/%.o: tests/%.c .build-flags
 	$(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags check) -c -o $@ $<
 
-tests/check_commdiag: $(TEST_OBJ) $(filter-out src/main.o,$(OBJ))
+tests/check_commdiag: $(TEST_OBJ) $(filter-out $(MAIN_SRC:.c=.o),$(OBJ))
 	@$(PKG_CONFIG) --exists check || { echo "pkg-config cannot find 'check': install the Debian package check (or run scripts/bootstrap.sh)" >&2; exit 1; }
 	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs check) $(CD_LIBS)
 
@@ -116,7 +118,7 @@ check-valgrind: commdiag tests/check_commdiag
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:.c=)
 FUZZ_DIR := tests/fuzz/build
-FUZZ_OBJ := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(filter-out src/main.c,$(SRC)) gen/embedded.c)
+FUZZ_OBJ := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(filter-out $(MAIN_SRC),$(SRC)) gen/embedded.c)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CPPFLAGS := $(filter-out -DCD_HAVE_MPI=1,$(CD_CPPFLAGS)) -Itests/fuzz
 FUZZ_CFLAGS := $(filter-out $(CD_SAN),$(CD_CFLAGS)) -g -O1 $(FUZZ_SAN)

@@ -367,7 +367,7 @@ static void run_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	if (ctx->user_sweep)
 		a.sw = ctx->sweep;
 	/* one pair lasts at most the answering side's budget + 1 s (pair()) */
-	cd_dist_hunt(d, ctx, hunt_pair, &a, ctx->budget_s + 1.0);
+	cd_probe_hunt(d, ctx, hunt_pair, &a, ctx->budget_s + 1.0);
 }
 
 static void run_latency(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)

@@ -801,7 +801,7 @@ static void run_pairs(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	plan.n = local_gpus(&plan, d, ctx);
 	if (plan_world(&plan, d, ctx, deadline) == 0)
 		/* one pair: its communicators, then its all_reduce, each within a budget */
-		cd_dist_hunt(d, ctx, pair_run, &a, 2 * ctx->budget_s + 1.0);
+		cd_probe_hunt(d, ctx, pair_run, &a, 2 * ctx->budget_s + 1.0);
 	world_free(&plan);
 }
 

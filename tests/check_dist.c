@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dist.h"
+#include "report.h"
 #include "fault.h"
 #include "results.h"
 #include "rules.h"
@@ -146,6 +147,7 @@ START_TEST(test_merge)
 	char *text;
 
 	cd_results_init(&dst);
+	cd_dist_set_render(cd_report); /* main's choice: the report's JSON */
 	/* rank 2 leads host 1 and arrives first; rank 3 is on host 1 and unsets NCCL_DEBUG */
 	part_of(&p, 2, 1, 1, "nodeB");
 	text = cd_dist_render(&p, &len);

@@ -349,6 +349,23 @@ START_TEST(test_duplicates)
 END_TEST
 
 /* An empty document still has the run's families and nothing else half-made. */
+/* The GPU's UUID beside its index, named as dcgm-exporter names it, on GPU facts and probes. */
+START_TEST(test_gpu_uuid)
+{
+	char *s;
+
+	host->gpus[0].uuid = xstrdup("GPU-7a3c0000-1d2e-4f5a-8b9c-0d1e2f3a4b5c");
+	add_probe("copy.d2h", 7, CD_NULL_I64, 10.0, 1.0); /* a device the host does not list */
+	s = render();
+	check_structure(s);
+	HAS(s, "\ncommdiag_gpu_pcie_link_gen{host=\"node17\",gpu=\"0\",UUID=\"GPU-7a3c0000-1d2e-4f5a-8b9c-0d1e2f3a4b5c\"} 5\n");
+	HAS(s, "\ncommdiag_probe_bandwidth_bytes_per_second{host=\"node17\",probe=\"copy.h2d\",gpu=\"0\","
+	       "UUID=\"GPU-7a3c0000-1d2e-4f5a-8b9c-0d1e2f3a4b5c\"} 55100000000\n");
+	HAS(s, "\ncommdiag_probe_bandwidth_bytes_per_second{host=\"node17\",probe=\"copy.d2h\",gpu=\"7\"} 1000000000\n");
+	free(s);
+}
+END_TEST
+
 START_TEST(test_empty)
 {
 	struct cd_results empty;
@@ -385,6 +402,7 @@ Suite *prom_suite(void)
 	tcase_add_test(tc, test_nulls);
 	tcase_add_test(tc, test_probe_status);
 	tcase_add_test(tc, test_duplicates);
+	tcase_add_test(tc, test_gpu_uuid);
 	tcase_add_test(tc, test_empty);
 	suite_add_tcase(s, tc);
 	return s;

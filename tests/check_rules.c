@@ -8,6 +8,7 @@
 
 #include "results.h"
 #include "conf.h"
+#include "measure.h"
 #include "rules.h"
 #include "suites.h"
 

@@ -37,4 +37,8 @@ const struct cd_advise_node *cd_advise_tree(size_t *n);
  */
 int cd_advise(struct cd_results *r);
 
+struct cd_catalog;
+/* The tree's nodes, in walking order, for `advise --explain`. */
+void cd_advise_catalog(struct cd_catalog *cat);
+
 #endif

@@ -13,7 +13,6 @@
 
 #include "embed.h"
 #include "envlint.h"
-#include "rules.h"
 
 #define LINE_MAX_BYTES 4096
 

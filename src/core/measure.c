@@ -194,3 +194,9 @@ double cd_mad(double *v, size_t n, double med)
 		v[i] = fabs(v[i] - med);
 	return cd_median(v, n);
 }
+
+int cd_nic_is_up(const struct cd_nic *n)
+{
+	/* virtual devices without carrier logic report "unknown" while working */
+	return n->admin_up == CD_TRI_TRUE && n->state && (!strcmp(n->state, "up") || !strcmp(n->state, "unknown"));
+}

@@ -59,6 +59,16 @@ const struct cd_gpu *cd_host_gpu(const struct cd_host *h, int64_t index);
  */
 double cd_probe_link_gbyte_s(const struct cd_results *r, const struct cd_probe_run *p);
 
+/* Administratively up and operationally up (or "unknown", as virtual devices report). */
+int cd_nic_is_up(const struct cd_nic *n);
+
+/*
+ * A pair of the bad-node hunt (check --pairs) below this fraction of the best pair is
+ * bad: the hunt's schedule (dist.c) picks its suspects by it, and the straggler rules
+ * (MPI003, NCCL004) name a rank by it, so both must read the same number.
+ */
+#define CD_HUNT_FRAC 0.5
+
 /* Median of n values (v is reordered); NAN for n == 0. */
 double cd_median(double *v, size_t n);
 /* Median absolute deviation around med (v is overwritten). */

@@ -49,6 +49,7 @@ void cd_progress_start_with(enum cd_progress_mode mode, double t0, double (*now)
 	P.last_fill = t0;
 	P.last_line = -1e300;
 	shown = 0;
+	cd_set_before_message(cd_progress_clear);
 }
 
 void cd_progress_start(enum cd_progress_mode mode, double t0)

@@ -621,3 +621,15 @@ void cd_results_free(struct cd_results *r)
 	free(r->advice);
 	memset(r, 0, sizeof(*r));
 }
+
+int cd_env_from_launcher(const char *name)
+{
+	static const char *const prefixes[] = { "OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix",
+						"OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
+						"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_rmaps_base_oversubscribe" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}

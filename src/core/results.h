@@ -438,6 +438,11 @@ struct cd_reach *cd_results_add_reach(struct cd_results *r);
 struct cd_rank *cd_results_add_rank(struct cd_results *r, int64_t rank);
 void cd_rank_set_env(struct cd_rank *k, const char *key, const char *value); /* value may be NULL */
 /*
+ * Variables the launcher sets itself, different on every rank or host by design
+ * (OMPI_MCA_orte_*, OMPI_MCA_ess*, …): never compared between ranks.
+ */
+int cd_env_from_launcher(const char *name);
+/*
  * Size the path matrices for the labels already in p->gpus and p->nets: classes
  * NULL, tri-states null (cuda_p2p stays NULL). Frees earlier matrices.
  */

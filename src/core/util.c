@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "progress.h"
 
 int cd_verbosity;
 volatile sig_atomic_t cd_stop;
@@ -36,9 +35,17 @@ const char *cd_stop_cause(void)
 	return cd_stop == SIGALRM ? "the --timeout deadline" : cd_stop_name();
 }
 
+static void (*before_message)(void);
+
+void cd_set_before_message(void (*fn)(void))
+{
+	before_message = fn;
+}
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-	cd_progress_clear(); /* a message never lands at the end of the progress line */
+	if (before_message)
+		before_message(); /* the progress line erases itself: a message never lands at its end */
 	fputs("commdiag: ", stderr);
 	if (prefix)
 		fputs(prefix, stderr);

@@ -13,6 +13,11 @@
 /* "commdiag: <msg>\n" on stderr; returns -1 so callers can `return cd_error(...)`. */
 int cd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * fn runs before every message above: the progress line (progress.c) erases itself there.
+ * A hook rather than a call, because progress.c uses this module.
+ */
+void cd_set_before_message(void (*fn)(void));
 /* Printed only at -v (level 1) or -vv (level 2). */
 void cd_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int cd_verbosity; /* -v counts up, -q counts down; set once by main */

@@ -12,7 +12,7 @@
 #include <cuda.h>
 #include <nccl.h>
 
-#include "discover.h"
+#include "discover_opts.h"
 #include "dl.h"
 #include "gpu.h"
 

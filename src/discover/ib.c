@@ -24,7 +24,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "discover.h"
+#include "discover_opts.h"
 
 #ifndef CD_LIBIBVERBS_VERSION
 #define CD_LIBIBVERBS_VERSION ""

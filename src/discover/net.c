@@ -23,7 +23,7 @@
 #include <netlink/route/route.h>
 #include <netlink/version.h>
 
-#include "discover.h"
+#include "discover_opts.h"
 
 #ifndef ARPHRD_INFINIBAND
 #define ARPHRD_INFINIBAND 32

@@ -11,7 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "discover.h"
+#include "discover_opts.h"
 #include "system.h"
 
 extern char **environ;

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discover.h"
+#include "discover_opts.h"
 #include "topo.h"
 
 /* PCI base classes (class_id >> 8) and full class codes (base << 8 | subclass) */

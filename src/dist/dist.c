@@ -16,9 +16,7 @@
 #include <unistd.h>
 
 #include "out.h"
-#include "probe.h"
-#include "report.h"
-#include "system.h"
+#include "measure.h"
 #include "util.h"
 
 extern char **environ;
@@ -204,17 +202,24 @@ int cd_ring_partner(int n, int round, int self, int *initiator)
 
 /* ---- the document in transit ---- */
 
+static cd_dist_render_fn render;
+
+void cd_dist_set_render(cd_dist_render_fn fn)
+{
+	render = fn;
+}
+
 char *cd_dist_render(const struct cd_results *r, size_t *len)
 {
 	char *buf = NULL;
 	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
+	FILE *f;
 	struct cd_out *o;
 
-	if (!f)
+	if (!render || !(f = open_memstream(&buf, &n)))
 		return NULL;
 	o = out_new(OUT_FMT_JSON, f, 0);
-	cd_report(o, r);
+	render(o, r);
 	out_end(o);
 	fclose(f);
 	*len = n;
@@ -246,18 +251,6 @@ void cd_dist_merge(struct cd_results *dst, struct cd_results *part, int64_t *hos
 	MOVE_ARRAY(dst, part, reach, n_reach, cap_reach);
 }
 
-int cd_dist_launcher_var(const char *name)
-{
-	static const char *const prefixes[] = { "OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix",
-						"OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
-						"OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_rmaps_base_oversubscribe" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
-}
-
 static const char *kv_get(const struct cd_kv *kv, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
@@ -277,13 +270,13 @@ static void reduce_env(struct cd_rank *k, const struct cd_host *h)
 	for (size_t i = 0; i < n; i++) {
 		const char *hv = kv_get(h->env, h->n_env, all[i].key);
 
-		if (cd_dist_launcher_var(all[i].key))
+		if (cd_env_from_launcher(all[i].key))
 			continue;
 		if (!hv || !all[i].value || strcmp(hv, all[i].value))
 			cd_rank_set_env(k, all[i].key, all[i].value);
 	}
 	for (size_t i = 0; i < h->n_env; i++)
-		if (!cd_dist_launcher_var(h->env[i].key) && !kv_get(all, n, h->env[i].key))
+		if (!cd_env_from_launcher(h->env[i].key) && !kv_get(all, n, h->env[i].key))
 			cd_rank_set_env(k, h->env[i].key, NULL);
 	for (size_t i = 0; i < n; i++) {
 		free(all[i].key);
@@ -305,7 +298,7 @@ void cd_dist_finish_ranks(struct cd_results *dst, const int64_t *host_map, size_
 }
 
 /* This rank's entry: where it runs and its whole communication env (reduced by rank 0). */
-static void add_self(struct cd_results *r, const struct cd_host *h)
+void cd_dist_add_self(struct cd_results *r, const struct cd_host *h)
 {
 	struct cd_rank *k = cd_results_add_rank(r, dist.rank);
 
@@ -317,28 +310,12 @@ static void add_self(struct cd_results *r, const struct cd_host *h)
 		cd_rank_set_env(k, h->env[i].key, h->env[i].value);
 }
 
-struct cd_host *cd_dist_discover(struct cd_results *r, struct cd_host *scratch, const struct cd_discover_opts *o)
+void cd_dist_stamp_run(struct cd_results *r)
 {
-	struct cd_host *h;
-
 	r->run.ranks = dist.nranks;
 	free(r->run.launcher);
 	r->run.launcher = dist.launcher ? xstrdup(dist.launcher) : NULL;
 	r->run.launcher_ranks = dist.launcher_ranks;
-	if (dist.local_rank == 0) {
-		h = cd_results_add_host(r);
-		if (cd_discover_host(h, o) < 0)
-			return NULL;
-	} else {
-		/* the other ranks of a host: who they are and their env, for probes and ranks[] */
-		h = scratch;
-		cd_system_discover(h, o);
-	}
-	free(h->versions.commdiag);
-	h->versions.commdiag = xstrdup(CD_VERSION);
-	if (dist.mpi)
-		add_self(r, h);
-	return h;
 }
 
 #ifndef CD_HAVE_MPI
@@ -385,14 +362,9 @@ int cd_dist_agree(int ok, double deadline)
 	return ok;
 }
 
-void cd_dist_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, cd_hunt_pair_fn pair, void *arg,
-		  double pair_s)
+void cd_dist_hunt(const struct cd_hunt_plan *plan)
 {
-	(void)d;
-	(void)ctx;
-	(void)pair;
-	(void)arg;
-	(void)pair_s;
+	(void)plan;
 }
 
 int cd_dist_pair_exchange(int peer, int tag, const void *mine, void *theirs, size_t len, double deadline)
@@ -650,11 +622,7 @@ struct hunt {
 	int n;          /* units: one per host, or every rank when all share one host */
 	int me;         /* my unit, -1 when this rank is not one */
 	int *world;     /* unit -> world rank */
-	const struct cd_probe_def *d;
-	struct cd_probe_ctx *ctx;
-	cd_hunt_pair_fn pair;
-	void *arg;
-	double pair_s;  /* the longest one pair may take */
+	const struct cd_hunt_plan *p;
 };
 
 static void hunt_units(struct hunt *h)
@@ -676,26 +644,22 @@ static void hunt_units(struct hunt *h)
 #define HUNT_TAG 80 /* + phase; the probes' own tags start at 100 */
 static double hunt_pair(const struct hunt *h, int peer, int initiator, int phase, int before)
 {
-	double deadline = fmin(h->ctx->end_s, cd_now_s() + h->pair_s * (1 + before));
+	double deadline = fmin(h->p->end_s, cd_now_s() + h->p->pair_s * (1 + before));
 	int32_t mine = 1, theirs = 0;
-	struct cd_probe_run *run;
 	char why[96];
 
 	if (cd_dist_pair_exchange(peer, HUNT_TAG + phase, &mine, &theirs, sizeof(mine), deadline) == 0 && theirs)
-		return h->pair(h->arg, peer, initiator, phase);
+		return h->p->pair(h->p->pair_arg, peer, initiator, phase);
 	if (initiator) {
-		run = cd_probe_new_run(h->ctx, h->d, -1, peer);
-		run->rank = h->ctx->rank;
 		snprintf(why, sizeof(why), "rank %d did not come to this pair of the hunt before the deadline", peer);
-		cd_probe_set_status(run, CD_ST_TIMEOUT, "start", why);
+		h->p->absent(h->p->absent_arg, peer, why);
 	}
 	return NAN;
 }
 
-void cd_dist_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, cd_hunt_pair_fn pair, void *arg,
-		  double pair_s)
+void cd_dist_hunt(const struct cd_hunt_plan *plan)
 {
-	struct hunt h = { .d = d, .ctx = ctx, .pair = pair, .arg = arg, .pair_s = pair_s };
+	struct hunt h = { .p = plan };
 	double mine = NAN, *val, best = 0;
 	int *suspect, *good, ns = 0, ng = 0;
 	MPI_Request req;
@@ -711,8 +675,8 @@ void cd_dist_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, cd_hun
 	val[dist.nranks] = mine;
 	if (dist.broken ||
 	    MPI_Iallgather(&val[dist.nranks], 1, MPI_DOUBLE, val, 1, MPI_DOUBLE, world, &req) != MPI_SUCCESS ||
-	    cd_dist_wait_op(&req, 1, ctx->end_s) < 0) {
-		cd_warn("probe %s --pairs: the first pass did not complete on every rank; no second pass", d->name);
+	    cd_dist_wait_op(&req, 1, plan->end_s) < 0) {
+		cd_warn("probe %s --pairs: the first pass did not complete on every rank; no second pass", plan->name);
 		dist.broken = 1; /* a collective given up on: the world's next ones would be out of step */
 		val = NULL; /* MPI's now (dist.h) */
 		goto out;
@@ -731,7 +695,7 @@ void cd_dist_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, cd_hun
 		else
 			suspect[ns++] = u; /* a bad pair's two ends, or the odd one out, untested */
 	}
-	cd_debug(1, "probe %s --pairs: %d suspects, %d known good, best pair %.2f GB/s", d->name, ns, ng, best);
+	cd_debug(1, "probe %s --pairs: %d suspects, %d known good, best pair %.2f GB/s", plan->name, ns, ng, best);
 	/* pass 2: each suspect against a known-good unit, |good| disjoint pairs per round */
 	for (int k = 0; ng && k < ns; k += ng) {
 		for (int i = k; i < ns && i < k + ng; i++) {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "discover.h"
+#include "out.h"
 #include "results.h"
 
 #ifdef CD_HAVE_MPI
@@ -51,13 +51,10 @@ const char *cd_dist_detect(char *const *envp, int64_t *nranks);
  */
 int cd_dist_init(int *argc, char ***argv);
 
-/*
- * Discover this rank's part of r: the first rank of a host discovers the host (appended to
- * r->hosts), every rank adds its ranks[] entry. Returns the host probes should name: r's
- * host, or *scratch (identity and env only) on the other ranks of a host. NULL when
- * discovery rejected the user's input (message printed).
- */
-struct cd_host *cd_dist_discover(struct cd_results *r, struct cd_host *scratch, const struct cd_discover_opts *o);
+/* The run's ranks and launcher, as this process sees them, into r->run. */
+void cd_dist_stamp_run(struct cd_results *r);
+/* Under MPI: this rank's ranks[] entry in r, from its host h (identity, env). */
+void cd_dist_add_self(struct cd_results *r, const struct cd_host *h);
 
 /*
  * Every rank sends its part to rank 0 as JSON (rendered by report.c, loaded by the --from
@@ -105,11 +102,12 @@ void cd_dist_merge(struct cd_results *dst, struct cd_results *part, int64_t *hos
 /* After merging: host indices through host_map; each rank's env reduced to its differences from its host's. */
 void cd_dist_finish_ranks(struct cd_results *dst, const int64_t *host_map, size_t n_map);
 /*
- * Variables the launcher sets itself, different on every rank or host by design
- * (OMPI_MCA_orte_*, OMPI_MCA_ess*, …): never compared between ranks.
+ * Parts travel as the JSON document. Its writer is the report's: main hands it over here
+ * (dist, beneath the stages, calls none of them).
  */
-int cd_dist_launcher_var(const char *name);
-/* JSON text of r through the report renderer (heap; *len without the NUL). */
+typedef void (*cd_dist_render_fn)(struct cd_out *o, const struct cd_results *r);
+void cd_dist_set_render(cd_dist_render_fn fn);
+/* JSON text of r through that renderer (heap; *len without the NUL); NULL without one. */
 char *cd_dist_render(const struct cd_results *r, size_t *len);
 
 /*
@@ -128,26 +126,33 @@ void cd_fault_late(void);
  * Bad-node hunting (check --pairs), the schedule that mpi.bw and nccl.pairs share. Units
  * are hosts (each by its first rank), or every rank when all share one host. Pass 1
  * pairs units (0,1), (2,3), …, and every rank learns every pair's value. Both units of a
- * pair below CD_HUNT_FRAC of the best pair are suspects, as is an odd one out (untested).
+ * pair below CD_HUNT_FRAC (measure.h) of the best pair are suspects, as is an odd one out (untested).
  * Pass 2 pairs each suspect with a known-good unit, as many disjoint pairs per round as
  * there are good units: O(N) pairs, never all of them.
  *
  * Before each pair its two ranks meet (one exchange): in pass 2 a known-good partner may
  * still be busy with the pairs of earlier rounds, each at most pair_s seconds, so the
- * meeting waits that long for each, within ctx->end_s; a partner that does not come is
- * recorded as probe d's timeout by the initiator. Then pair(arg, peer, initiator, phase)
+ * meeting waits that long for each, within end_s; a partner that does not come is
+ * reported to absent() by the initiator. Then pair(arg, peer, initiator, phase)
  * runs on both ranks: peer is the partner's world rank; the initiator records the run and
  * returns its value (NAN when it failed; the other side's return is ignored); phase
  * (< CD_HUNT_PHASES) keeps the messages of different rounds apart. Every rank calls
  * cd_dist_hunt; without MPI it does nothing.
  */
-#define CD_HUNT_FRAC 0.5
 #define CD_HUNT_PHASES 9
-struct cd_probe_def;
-struct cd_probe_ctx;
 typedef double (*cd_hunt_pair_fn)(void *arg, int peer, int initiator, int phase);
-void cd_dist_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx, cd_hunt_pair_fn pair, void *arg,
-		  double pair_s);
+/* The initiator's partner did not come to the pair before the deadline (why says so). */
+typedef void (*cd_hunt_absent_fn)(void *arg, int peer, const char *why);
+struct cd_hunt_plan {
+	const char *name;         /* the probe's, for messages */
+	double end_s;             /* the run's end (cd_now_s clock) */
+	double pair_s;            /* the longest one pair may take */
+	cd_hunt_pair_fn pair;
+	void *pair_arg;
+	cd_hunt_absent_fn absent; /* the probe harness records these as the probe's timeouts */
+	void *absent_arg;
+};
+void cd_dist_hunt(const struct cd_hunt_plan *plan);
 
 /*
  * Swap len bytes with one peer, point to point with tag, under deadline (and cd_stop):

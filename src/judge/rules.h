@@ -33,7 +33,9 @@ const struct cd_rule_group *cd_rules_groups(size_t *n);
 int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c);
 /* The same with the embedded defaults and the profile chosen from r's GPUs. */
 int cd_rules_evaluate(struct cd_results *r);
-/* Administratively up and operationally up (or "unknown", as virtual devices report). */
-int cd_nic_is_up(const struct cd_nic *n);
+
+struct cd_catalog;
+/* The rules, every threshold in force in c with its origin, and the profiles, for `commdiag rules`. */
+void cd_rules_catalog(struct cd_catalog *cat, const struct cd_conf *c);
 
 #endif

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist.h"
 #include "measure.h"
 
 static const char *hn(const struct cd_host *h)
@@ -328,7 +327,7 @@ static const char *env_val(const struct cd_kv *kv, size_t n, const char *key, in
 static int env_compared(const char *key)
 {
 	return (!strncmp(key, "NCCL_", 5) || !strncmp(key, "OMPI_MCA_", 9) || !strncmp(key, "UCX_", 4) ||
-		!strncmp(key, "TORCH_NCCL_", 11)) && !cd_dist_launcher_var(key);
+		!strncmp(key, "TORCH_NCCL_", 11)) && !cd_env_from_launcher(key);
 }
 
 /* One key: what every host says, and ranks that differ from their host. */

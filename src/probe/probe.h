@@ -228,6 +228,13 @@ void cd_probe_run_table(struct cd_probe_ctx *ctx, const int *selected);
 
 /* For families: a new run in ctx->r named d->name on this host, device/peer as given (-1 = none). */
 struct cd_probe_run *cd_probe_new_run(struct cd_probe_ctx *ctx, const struct cd_probe_def *d, int device, int peer);
+/*
+ * Bad-node hunting (check --pairs) for d: dist.c's schedule of pairs, pair(arg, peer,
+ * initiator, phase) on each (dist.h says what it returns), at most pair_s seconds each
+ * within ctx->end_s. A partner that never came is d's timeout, recorded by the initiator.
+ */
+void cd_probe_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx,
+		   double (*pair)(void *arg, int peer, int initiator, int phase), void *arg, double pair_s);
 /* The sweep to use for d: the user's, or d's default. */
 void cd_probe_sweep_for(const struct cd_probe_ctx *ctx, const struct cd_probe_def *d, struct cd_sweep *sw);
 /* The harness on one target with ctx's iterations and budget (capped at ctx->end_s). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dl.h"
+#include "dist.h"
 #include "probe.h"
 #include "progress.h"
 #include "util.h"
@@ -124,6 +125,30 @@ struct cd_probe_run *cd_probe_new_run(struct cd_probe_ctx *ctx, const struct cd_
 	if (ctx->nranks > 1)
 		run->rank = ctx->rank;
 	return run;
+}
+
+struct hunt_absent {
+	const struct cd_probe_def *d;
+	struct cd_probe_ctx *ctx;
+};
+
+static void hunt_absent(void *arg, int peer, const char *why)
+{
+	struct hunt_absent *h = arg;
+	struct cd_probe_run *run = cd_probe_new_run(h->ctx, h->d, -1, peer);
+
+	run->rank = h->ctx->rank;
+	cd_probe_set_status(run, CD_ST_TIMEOUT, "start", why);
+}
+
+void cd_probe_hunt(const struct cd_probe_def *d, struct cd_probe_ctx *ctx,
+		   double (*pair)(void *arg, int peer, int initiator, int phase), void *arg, double pair_s)
+{
+	struct hunt_absent h = { .d = d, .ctx = ctx };
+	struct cd_hunt_plan plan = { .name = d->name, .end_s = ctx->end_s, .pair_s = pair_s, .pair = pair,
+				     .pair_arg = arg, .absent = hunt_absent, .absent_arg = &h };
+
+	cd_dist_hunt(&plan);
 }
 
 void cd_probe_sweep_for(const struct cd_probe_ctx *ctx, const struct cd_probe_def *d, struct cd_sweep *sw)

@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advise.h"
 #include "out.h"
 #include "report.h"
-#include "rules.h"
 
 static void str_list(struct cd_out *o, const char *key, const struct cd_strv *sv)
 {
@@ -992,93 +990,6 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 	render_shell_block(o, r);
 }
 
-/* ---- `commdiag rules` ---- */
-
-static void render_threshold(struct cd_out *o, const struct cd_conf *c, enum cd_key k, const char *text_fmt)
-{
-	const struct cd_conf_key *ck = cd_conf_key(k);
-	char v[96];
-
-	out_obj_open(o, NULL);
-	out_str(o, OUT_JSON, "key", NULL, ck->name);
-	if (ck->unit == CD_U_TEXT)
-		out_str(o, OUT_JSON, "value", NULL, c->text[k]);
-	else
-		out_dbl(o, OUT_JSON, "value", NULL, cd_conf_get(c, k));
-	out_str(o, OUT_JSON, "unit", NULL, cd_unit_str(ck->unit));
-	out_str(o, OUT_JSON, "origin", NULL, c->origin[k]);
-	out_text(o, text_fmt, ck->name, cd_conf_fmt(c, k, v, sizeof(v)), c->origin[k] ? c->origin[k] : "unset");
-	out_obj_close(o);
-}
-
-static void render_rule_list(struct cd_out *o, const struct cd_conf *c)
-{
-	size_t n;
-	const struct cd_rule *t = cd_rules_table(&n);
-
-	out_text(o, "\n# rules (%zu)\n  %-8s %-9s %-9s %s\n", n, "id", "group", "severity", "checks");
-	out_arr_open(o, "rules");
-	for (size_t i = 0; i < n; i++) {
-		out_obj_open(o, NULL);
-		out_str(o, OUT_ANY, "id", "  %-8s", t[i].id);
-		out_str(o, OUT_ANY, "group", " %-9s", t[i].group);
-		out_str(o, OUT_ANY, "severity", " %-9s", t[i].severity);
-		out_str(o, OUT_ANY, "summary", " %s\n", t[i].summary);
-		out_arr_open(o, "thresholds");
-		for (size_t k = 0; k < ARRAY_SIZE(t[i].keys) && t[i].keys[k] != CD_K_NONE; k++)
-			render_threshold(o, c, t[i].keys[k], "                             %s = %s (%s)\n");
-		out_arr_close(o);
-		out_obj_close(o);
-	}
-	out_arr_close(o);
-}
-
-static void render_profiles(struct cd_out *o)
-{
-	const char *const *names = cd_conf_profiles();
-	size_t n = 0;
-
-	while (names[n])
-		n++;
-	out_text(o, "\n# profiles (%zu)\n  %-13s %-12s %-36s %s\n", n, "name", "interconnect", "gpu names", "description");
-	out_arr_open(o, "profiles");
-	for (size_t i = 0; names[i]; i++) {
-		struct cd_conf p;
-		char *file = xasprintf("%s.conf", names[i]);
-
-		cd_conf_init(&p);
-		cd_conf_load_embedded(&p, file);
-		out_obj_open(o, NULL);
-		out_str(o, OUT_ANY, "name", "  %-13s", names[i]);
-		out_str(o, OUT_ANY, "interconnect", " %-12s", p.text[CD_K_PROFILE_IC]);
-		out_str(o, OUT_ANY, "gpu_names", " %-36s", p.text[CD_K_PROFILE_GPUS] ? p.text[CD_K_PROFILE_GPUS] : "-");
-		out_str(o, OUT_ANY, "description", " %s\n", p.text[CD_K_PROFILE_DESC]);
-		out_obj_close(o);
-		cd_conf_free(&p);
-		free(file);
-	}
-	out_arr_close(o);
-}
-
-void cd_report_rules(struct cd_out *o, const struct cd_conf *c)
-{
-	out_str(o, OUT_JSON, "profile", NULL, c->profile);
-	out_text(o, "profile %s", c->profile ? c->profile : "none");
-	out_str(o, OUT_ANY, "profile_reason", " (%s)\n", c->profile_reason);
-	str_list(o, "sources", &c->sources);
-	out_text(o, "thresholds from");
-	for (size_t i = 0; i < c->sources.n; i++)
-		out_text(o, "%s%s", i ? " \u00b7 " : " ", c->sources.v[i]);
-	out_nl(o);
-	render_rule_list(o, c);
-	out_text(o, "\n# thresholds (%d)\n", CD_K_COUNT - 1);
-	out_arr_open(o, "thresholds");
-	for (int k = CD_K_NONE + 1; k < CD_K_COUNT; k++)
-		render_threshold(o, c, k, "  %-34s %-14s %s\n");
-	out_arr_close(o);
-	render_profiles(o);
-}
-
 /* `advise`: the findings that led somewhere, the advice and the block. */
 void cd_report_advice(struct cd_out *o, const struct cd_results *r)
 {
@@ -1167,35 +1078,4 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 			    "what LOG000 lists above; the advice below only says what to collect next.\n");
 	render_advice(o, r);
 	render_shell_block(o, r);
-}
-
-/* `advise --explain`: the tree itself, one node a line, in walking order. */
-void cd_report_tree(struct cd_out *o)
-{
-	size_t n;
-	const struct cd_advise_node *t = cd_advise_tree(&n);
-
-	out_text(o, "# decision tree (%zu nodes; job questions once, host questions for every host)\n", n);
-	out_arr_open(o, "tree");
-	for (size_t i = 0; i < n; i++) {
-		const struct cd_advise_node *x = &t[i];
-
-		if (x->topic)
-			out_text(o, "\n## %s (%s)\n", x->topic, x->scope == CD_SCOPE_JOB ? "job" : "each host");
-		out_obj_open(o, NULL);
-		out_str(o, OUT_ANY, "name", "  %-22s", x->name);
-		out_str(o, OUT_JSON, "scope", NULL, x->scope == CD_SCOPE_JOB ? "job" : "host");
-		out_str(o, OUT_JSON, "topic", NULL, x->topic);
-		out_str(o, OUT_JSON, "kind", NULL, x->act ? "leaf" : "question");
-		out_str(o, OUT_ANY, "text", x->act ? " => %s" : " %s", x->text);
-		if (x->act) {
-			out_str(o, OUT_ANY, "next", "  then %s", x->next >= 0 ? t[x->next].name : "end");
-		} else {
-			out_str(o, OUT_ANY, "yes", "  yes: %s", x->yes >= 0 ? t[x->yes].name : "end");
-			out_str(o, OUT_ANY, "no", "  no: %s", x->no >= 0 ? t[x->no].name : "end");
-		}
-		out_nl(o);
-		out_obj_close(o);
-	}
-	out_arr_close(o);
 }

@@ -2,7 +2,7 @@
 #ifndef CD_REPORT_H
 #define CD_REPORT_H
 
-#include "conf.h"
+#include "catalog.h"
 #include "out.h"
 #include "results.h"
 
@@ -19,7 +19,7 @@ void cd_report_advice(struct cd_out *o, const struct cd_results *r);
 void cd_report_env(struct cd_out *o, const struct cd_results *r);
 void cd_report_explain(struct cd_out *o, const struct cd_results *r);
 /* `advise --explain`: the decision tree. */
-void cd_report_tree(struct cd_out *o);
+void cd_report_tree(struct cd_out *o, const struct cd_catalog *c);
 
 /*
  * `--format html`: the document as one self-contained page (report_html.c), written
@@ -47,6 +47,6 @@ size_t cd_html_gpu_matrix(const struct cd_results *r, const struct cd_host *h, c
 size_t cd_html_host_matrix(const struct cd_results *r, const char *probe, const struct cd_probe_run **cells);
 
 /* `commdiag rules`: every rule, every threshold in force and its origin, the profiles. */
-void cd_report_rules(struct cd_out *o, const struct cd_conf *c);
+void cd_report_rules(struct cd_out *o, const struct cd_catalog *c);
 
 #endif

@@ -235,6 +235,8 @@ static void gpu_labels(struct prom *pm, const struct cd_host *h, const struct cd
 {
 	lbl_str(pm, "host", h->hostname);
 	lbl_i64(pm, "gpu", g->index);
+	/* dcgm-exporter's label for the same GPU: its series join ours on it */
+	lbl_str(pm, "UUID", g->uuid);
 }
 
 enum gpu_fact { G_GEN, G_WIDTH, G_MAX_GEN, G_MAX_WIDTH, G_LINK, G_NVL_UP, G_NVL };
@@ -387,9 +389,13 @@ static const char *probe_host(const struct cd_results *r, const struct cd_probe_
 
 static void probe_labels(struct prom *pm, const struct cd_results *r, const struct cd_probe_run *p)
 {
+	/* device is the host's GPU index, as the score card reads it (cd_probe_link_gbyte_s) */
+	const struct cd_gpu *g = cd_host_gpu(cd_probe_host(r, p), p->device);
+
 	lbl_str(pm, "host", probe_host(r, p));
 	lbl_str(pm, "probe", p->name);
 	lbl_i64(pm, "gpu", p->device);
+	lbl_str(pm, "UUID", g ? g->uuid : NULL); /* as dcgm-exporter names the GPU */
 	lbl_i64(pm, "peer", p->peer);
 	lbl_str(pm, "variant", p->variant);
 	lbl_i64(pm, "rank", p->rank);

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Rules over what the probes measured: copies, collectives, balance between GPUs and hosts,
+ * run-to-run stability. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rules.h"
+#include "rules_eval.h"
+
+/* ---- copy ---- */
+
+static int is_h2d_d2h(const struct cd_probe_run *p)
+{
+	return p->name && (!strcmp(p->name, "copy.h2d") || !strcmp(p->name, "copy.d2h"));
+}
+
+static const char *copy_title(const struct cd_probe_run *p, int floor_rule)
+{
+	if (!strcmp(p->name, "copy.h2d"))
+		return floor_rule ? "host-to-device copy bandwidth is below the profile's floor"
+				  : "host-to-device copy bandwidth is low for the GPU's PCIe link";
+	return floor_rule ? "device-to-host copy bandwidth is below the profile's floor"
+			  : "device-to-host copy bandwidth is low for the GPU's PCIe link";
+}
+
+int rule_copy_frac(struct cd_eval *e, const struct cd_host *unused)
+{
+	int n = 0;
+
+	(void)unused;
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		const struct cd_gpu *g;
+		double bw, link;
+		enum cd_key k;
+		struct cd_finding *f;
+		char subj[64];
+
+		if (!is_h2d_d2h(p) || isnan(bw = cd_probe_bw(p)))
+			continue;
+		g = cd_host_gpu(cd_probe_host(e->r, p), p->device);
+		link = g ? cd_gpu_pcie_max_gbyte_s(g) : NAN;
+		if (!(link > 0) || bw >= link * pct(e, CD_K_COPY_WARN_PCT))
+			continue;
+		k = bw < link * pct(e, CD_K_COPY_FAIL_PCT) ? CD_K_COPY_FAIL_PCT : CD_K_COPY_WARN_PCT;
+		probe_subject(p, subj, sizeof(subj));
+		f = add(e, "COPY001", k == CD_K_COPY_FAIL_PCT ? CD_SEV_FAIL : CD_SEV_WARN, probe_host_name(e->r, p), subj,
+			copy_title(p, 0), bw, link * pct(e, k), "gbyte_s", k);
+		cd_finding_evidence(f, "%s %s: %.1f GB/s, %.0f %% of the %.2f GB/s per-direction PCIe link", p->name, subj,
+				    bw, 100.0 * bw / link, link);
+		if (g->pcie_gen != CD_NULL_I64 && g->pcie_max_gen != CD_NULL_I64)
+			cd_finding_evidence(f, "link Gen%" PRId64 " x%" PRId64 " (max Gen%" PRId64 " x%" PRId64 ")",
+					    g->pcie_gen, g->pcie_width, g->pcie_max_gen, g->pcie_max_width);
+		e->judged[i] = 1;
+		n++;
+	}
+	return n;
+}
+
+int rule_copy_floor(struct cd_eval *e, const struct cd_host *unused)
+{
+	int n = 0;
+
+	(void)unused;
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		enum cd_key k;
+		double bw, floor_;
+		struct cd_finding *f;
+		char subj[64];
+
+		if (!is_h2d_d2h(p) || e->judged[i] || isnan(bw = cd_probe_bw(p)))
+			continue;
+		k = !strcmp(p->name, "copy.h2d") ? CD_K_COPY_H2D_MIN : CD_K_COPY_D2H_MIN;
+		floor_ = key(e, k);
+		if (!(floor_ > 0) || bw >= floor_)
+			continue;
+		probe_subject(p, subj, sizeof(subj));
+		f = add(e, "COPY002", CD_SEV_FAIL, probe_host_name(e->r, p), subj, copy_title(p, 1), bw, floor_, "gbyte_s",
+			k);
+		cd_finding_evidence(f, "%s %s: %.1f GB/s, floor %.1f GB/s", p->name, subj, bw, floor_);
+		e->judged[i] = 1;
+		n++;
+	}
+	return n;
+}
+
+/* ---- nccl ---- */
+
+int rule_nccl_floor(struct cd_eval *e, const struct cd_host *unused)
+{
+	double floor_ = key(e, CD_K_NCCL_AR_MIN), min_bytes = key(e, CD_K_NCCL_FLOOR_BYTES);
+	int n = 0;
+
+	(void)unused;
+	for (size_t i = 0; i < e->r->n_probes && floor_ > 0; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		double bw = cd_probe_bw(p);
+		struct cd_finding *f;
+		char subj[64], size[32];
+
+		if (!p->name || strcmp(p->name, "nccl.all_reduce") || e->judged[i] || isnan(bw) || bw >= floor_ ||
+		    (double)cd_probe_max_bytes(p) < min_bytes)
+			continue;
+		probe_subject(p, subj, sizeof(subj));
+		f = add(e, "NCCL001", CD_SEV_FAIL, probe_host_name(e->r, p), subj,
+			"all_reduce bus bandwidth is below the profile's floor", bw, floor_, "gbyte_s", CD_K_NCCL_AR_MIN);
+		cd_finding_evidence(f, "nccl.all_reduce busbw %.1f GB/s at %s, floor %.1f GB/s", bw,
+				    cd_fmt_bytes(size, sizeof(size), cd_probe_max_bytes(p)), floor_);
+		n++;
+	}
+	return n;
+}
+
+int rule_nccl_latency(struct cd_eval *e, const struct cd_host *unused)
+{
+	double warn = key(e, CD_K_NCCL_LAT_WARN);
+	int n = 0;
+
+	(void)unused;
+	for (size_t i = 0; i < e->r->n_probes && warn > 0; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		double us = cd_probe_lat_us(p);
+		struct cd_finding *f;
+		char subj[64];
+
+		if (!cd_probe_is_collective(p) || e->judged[i] || isnan(us) || us <= warn)
+			continue;
+		probe_subject(p, subj, sizeof(subj));
+		f = add(e, "NCCL002", CD_SEV_WARN, probe_host_name(e->r, p), subj,
+			"collective latency at the smallest size is high", us, warn, "us", CD_K_NCCL_LAT_WARN);
+		cd_finding_evidence(f, "%s: %.1f us at %" PRId64 " bytes", p->name, us, cd_probe_smallest(p)->bytes);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * NCCL003. Under MPI every rank times its own collectives, from its own start to its own
+ * completion. A rank that reaches each collective late makes the others wait inside
+ * theirs, so its times are the shortest and every other rank's are longer by its delay;
+ * a slow link or GPU instead slows all ranks alike (check --pairs and BAL find those).
+ * One comparison per collective, variant and size that two or more ranks timed; a rank
+ * is named when it alone finished first, by the threshold, in over half of them.
+ */
+struct late_cmp {
+	const struct cd_probe_run *p;
+	int64_t bytes;
+	double us;
+};
+
+static int late_cmp_order(const void *a, const void *b)
+{
+	const struct late_cmp *x = a, *y = b;
+	int c = strcmp(x->p->name, y->p->name);
+
+	if (!c)
+		c = strcmp(x->p->variant ? x->p->variant : "", y->p->variant ? y->p->variant : "");
+	if (!c)
+		c = (x->bytes > y->bytes) - (x->bytes < y->bytes);
+	if (!c)
+		c = (x->us > y->us) - (x->us < y->us);
+	return c;
+}
+
+static int same_op(const struct late_cmp *x, const struct late_cmp *y)
+{
+	return !strcmp(x->p->name, y->p->name) && x->bytes == y->bytes &&
+	       !strcmp(x->p->variant ? x->p->variant : "", y->p->variant ? y->p->variant : "");
+}
+
+struct late_tally {
+	int64_t rank;
+	size_t first;                   /* comparisons it finished first in, by the threshold */
+	double *share, *wait;           /* of each */
+	const struct late_cmp *worst[2]; /* its largest wait: it, and the next fastest rank */
+};
+
+static struct late_tally *tally_of(struct late_tally **t, size_t *n, int64_t rank, size_t cap)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*t)[i].rank == rank)
+			return &(*t)[i];
+	(*t)[*n].rank = rank;
+	(*t)[*n].share = xcalloc(cap, sizeof(double));
+	(*t)[*n].wait = xcalloc(cap, sizeof(double));
+	return &(*t)[(*n)++];
+}
+
+int rule_nccl_straggler(struct cd_eval *e, const struct cd_host *unused)
+{
+	double min_us = key(e, CD_K_NCCL_LATE_MIN_US), warn = pct(e, CD_K_NCCL_LATE_WARN_PCT),
+	       fail = pct(e, CD_K_NCCL_LATE_FAIL_PCT);
+	struct late_cmp *v;
+	struct late_tally *t;
+	size_t nv = 0, nt = 0, ncmp = 0, cap = 0;
+	int n = 0;
+
+	(void)unused;
+	if (!(min_us > 0))
+		return 0;
+	for (size_t i = 0; i < e->r->n_probes; i++)
+		if (cd_probe_is_collective(&e->r->probes[i]) && e->r->probes[i].rank != CD_NULL_I64)
+			cap += e->r->probes[i].n_samples;
+	v = xcalloc(cap + 1, sizeof(*v));
+	t = xcalloc(cap + 1, sizeof(*t));
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+
+		if (!cd_probe_is_collective(p) || p->rank == CD_NULL_I64)
+			continue;
+		for (size_t k = 0; k < p->n_samples; k++)
+			if (isfinite(p->samples[k].time_us) && p->samples[k].time_us >= 0)
+				v[nv++] = (struct late_cmp){ p, p->samples[k].bytes, p->samples[k].time_us };
+	}
+	qsort(v, nv, sizeof(*v), late_cmp_order);
+	for (size_t a = 0, b; a < nv; a = b) {
+		double wait;
+
+		for (b = a + 1; b < nv && same_op(&v[a], &v[b]); b++)
+			;
+		if (b - a < 2)
+			continue; /* one rank timed it: nothing to compare with */
+		ncmp++;
+		wait = v[a + 1].us - v[a].us;
+		if (v[a].p->rank != v[a + 1].p->rank && wait >= min_us && wait >= warn * v[a + 1].us) {
+			struct late_tally *x = tally_of(&t, &nt, v[a].p->rank, cap);
+
+			x->share[x->first] = wait / v[a + 1].us;
+			x->wait[x->first++] = wait;
+			if (!x->worst[0] || wait > x->worst[1]->us - x->worst[0]->us)
+				x->worst[0] = &v[a], x->worst[1] = &v[a + 1];
+		}
+	}
+	for (size_t i = 0; i < nt; i++) {
+		struct late_tally *x = &t[i];
+		const struct late_cmp *lo = x->worst[0], *hi = x->worst[1];
+		char subj[32], size[32];
+		struct cd_finding *f;
+		double share, wait;
+		size_t first = x->first;
+
+		if (2 * first <= ncmp)
+			continue;
+		share = cd_median(x->share, first);
+		wait = cd_median(x->wait, first);
+		snprintf(subj, sizeof(subj), "rank %" PRId64, x->rank);
+		f = add(e, "NCCL003", share >= fail ? CD_SEV_FAIL : CD_SEV_WARN, probe_host_name(e->r, lo->p), subj,
+			"the other ranks wait for this rank in every collective", wait, min_us, "us",
+			CD_K_NCCL_LATE_MIN_US);
+		cd_finding_evidence(f, "rank %" PRId64 " finished first in %zu of %zu comparisons (the same collective, "
+				    "variant and size on every rank): the others were still waiting for it, a median "
+				    "%.0f us (%.0f %% of their time) per operation", x->rank, first, ncmp, wait,
+				    100.0 * share);
+		cd_finding_evidence(f, "largest wait: %s %s at %s: rank %" PRId64 " took %.1f us, the next fastest rank "
+				    "(%" PRId64 ") %.1f us", lo->p->name, lo->p->variant ? lo->p->variant : "",
+				    cd_fmt_bytes(size, sizeof(size), lo->bytes), x->rank, lo->us, hi->p->rank, hi->us);
+		cd_finding_evidence(f, "a rank that reaches each collective late (a busy CPU, another process on its GPU, "
+				       "a slow data loader in training) is what NCCL and PyTorch timeouts report on the "
+				       "other ranks");
+		/* the others' long times are this wait: NCCL002 and BAL would only repeat it */
+		for (size_t k = 0; k < e->r->n_probes; k++)
+			if (cd_probe_is_collective(&e->r->probes[k]) && e->r->probes[k].rank != CD_NULL_I64 &&
+			    e->r->probes[k].rank != x->rank)
+				e->judged[k] = 1;
+		n++;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		free(t[i].share);
+		free(t[i].wait);
+	}
+	free(t);
+	free(v);
+	return n;
+}
+
+/* ---- balance: robust outliers (median/MAD) among GPUs of a host and among hosts ---- */
+
+struct member {
+	double v;
+	size_t probe;            /* index of a probe with this value */
+	const char *host;
+};
+
+/* Is x a low outlier among vals? Fills the median. */
+static int low_outlier(const struct cd_eval *e, const double *vals, size_t n, double x, double *median)
+{
+	double *tmp = xcalloc(n + 1, sizeof(*tmp)), med, mad;
+	int out;
+
+	memcpy(tmp, vals, n * sizeof(*tmp));
+	med = cd_median(tmp, n);
+	mad = cd_mad(tmp, n, med);
+	free(tmp);
+	*median = med;
+	if (!(med > 0) || (med - x) / med < pct(e, CD_K_BAL_MIN_DEV))
+		return 0;
+	/* 1.4826 MAD estimates the standard deviation of normal data (Iglewicz & Hoaglin) */
+	out = mad == 0 || (med - x) / (1.4826 * mad) > key(e, CD_K_BAL_MAD_K);
+	return out;
+}
+
+int rule_gpu_outlier(struct cd_eval *e, const struct cd_host *h)
+{
+	size_t np = e->r->n_probes, n_found = 0;
+	double *vals = xcalloc(np + 1, sizeof(*vals));
+	size_t *idx = xcalloc(np + 1, sizeof(*idx));
+
+	/* one comparison per probe name: the host's devices of that probe */
+	for (size_t i = 0; i < np; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		size_t n = 0;
+
+		if (p->device == CD_NULL_I64 || !cd_probe_is_bw(p) || cd_probe_host(e->r, p) != h)
+			continue;
+		for (size_t j = 0; j < i; j++) /* first of its name only */
+			if (e->r->probes[j].name && !strcmp(e->r->probes[j].name, p->name) &&
+			    e->r->probes[j].device != CD_NULL_I64 && cd_probe_host(e->r, &e->r->probes[j]) == h)
+				goto next;
+		for (size_t j = i; j < np; j++) {
+			const struct cd_probe_run *q = &e->r->probes[j];
+
+			if (q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 &&
+			    cd_probe_host(e->r, q) == h && !isnan(cd_probe_bw(q))) {
+				vals[n] = cd_probe_bw(q);
+				idx[n++] = j;
+			}
+		}
+		if ((double)n < key(e, CD_K_BAL_MIN_PEERS))
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			const struct cd_probe_run *q = &e->r->probes[idx[k]];
+			struct cd_finding *f;
+			double med;
+			char subj[64];
+
+			if (e->judged[idx[k]] || !low_outlier(e, vals, n, vals[k], &med))
+				continue;
+			probe_subject(q, subj, sizeof(subj));
+			f = add(e, "BAL001", CD_SEV_WARN, h->hostname, subj, "GPU is slower than its peers", vals[k], med,
+				"gbyte_s", CD_K_BAL_MAD_K);
+			cd_finding_evidence(f, "%s %s: %.1f GB/s, %.0f %% below the median %.1f GB/s of %zu", q->name, subj,
+					    vals[k], 100.0 * (med - vals[k]) / med, med, n);
+			n_found++;
+		}
+next:;
+	}
+	free(vals);
+	free(idx);
+	return (int)n_found;
+}
+
+int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
+{
+	size_t nh = e->r->n_hosts, np = e->r->n_probes;
+	double *hv = xcalloc(nh + 1, sizeof(*hv)), *tmp = xcalloc(np + 1, sizeof(*tmp));
+	const struct cd_host **hosts = xcalloc(nh + 1, sizeof(*hosts));
+	int found = 0;
+
+	(void)unused;
+	for (size_t i = 0; i < np && nh >= 2; i++) {
+		const char *name = e->r->probes[i].name;
+		size_t n = 0;
+
+		if (!name || !cd_probe_is_bw(&e->r->probes[i]))
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (e->r->probes[j].name && !strcmp(e->r->probes[j].name, name))
+				goto next;
+		/* each host's value: the median of its runs of this probe */
+		for (size_t h = 0; h < nh; h++) {
+			size_t m = 0;
+
+			for (size_t j = i; j < np; j++) {
+				const struct cd_probe_run *q = &e->r->probes[j];
+
+				if (q->name && !strcmp(q->name, name) && cd_probe_host(e->r, q) == &e->r->hosts[h] &&
+				    !isnan(cd_probe_bw(q)))
+					tmp[m++] = cd_probe_bw(q);
+			}
+			if (m) {
+				hv[n] = cd_median(tmp, m);
+				hosts[n++] = &e->r->hosts[h];
+			}
+		}
+		if ((double)n < key(e, CD_K_BAL_MIN_PEERS))
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			struct cd_finding *f;
+			double med;
+
+			if (!low_outlier(e, hv, n, hv[k], &med))
+				continue;
+			f = add(e, "BAL002", CD_SEV_WARN, hosts[k]->hostname, hosts[k]->hostname,
+				"host is slower than the other hosts", hv[k], med, "gbyte_s", CD_K_BAL_MAD_K);
+			cd_finding_evidence(f, "%s: median %.1f GB/s on %s, %.0f %% below the median %.1f GB/s of %zu hosts",
+					    name, hv[k], hosts[k]->hostname, 100.0 * (med - hv[k]) / med, med, n);
+			found++;
+		}
+next:;
+	}
+	free(hv);
+	free(tmp);
+	free(hosts);
+	return found;
+}
+
+/* ---- stability ---- */
+
+static int probe_status(struct cd_eval *e, enum cd_status st)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		struct cd_finding *f;
+		char subj[96], where[64];
+
+		if (p->status != st)
+			continue;
+		probe_subject(p, where, sizeof(where));
+		snprintf(subj, sizeof(subj), "%s %s", p->name, where);
+		if (p->status == CD_ST_TIMEOUT)
+			f = add(e, "STAB001", CD_SEV_FAIL, probe_host_name(e->r, p), subj, "probe timed out", NAN, NAN, NULL,
+				CD_K_NONE);
+		else
+			f = add(e, "STAB002", CD_SEV_FAIL, probe_host_name(e->r, p), subj, "probe failed", NAN, NAN, NULL,
+				CD_K_NONE);
+		cd_finding_evidence(f, "%s %s%s%s%s%s", p->name, cd_status_str(p->status), p->phase ? " in " : "",
+				    p->phase ? p->phase : "", p->reason ? ": " : "", p->reason ? p->reason : "");
+		n++;
+	}
+	return n;
+}
+
+int rule_timeout(struct cd_eval *e, const struct cd_host *unused)
+{
+	(void)unused;
+	return probe_status(e, CD_ST_TIMEOUT);
+}
+
+int rule_probe_error(struct cd_eval *e, const struct cd_host *unused)
+{
+	(void)unused;
+	return probe_status(e, CD_ST_ERROR);
+}
+
+int rule_data_errors(struct cd_eval *e, const struct cd_host *unused)
+{
+	int n = 0;
+
+	(void)unused;
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		int64_t wrong = cd_probe_errors(p);
+		struct cd_finding *f;
+		char subj[96], where[64];
+
+		if (!wrong)
+			continue;
+		probe_subject(p, where, sizeof(where));
+		snprintf(subj, sizeof(subj), "%s %s", p->name, where);
+		f = add(e, "STAB003", CD_SEV_FAIL, probe_host_name(e->r, p), subj, "probe delivered wrong data",
+			(double)wrong, 0, "elements", CD_K_NONE);
+		for (size_t k = 0; k < p->n_samples; k++)
+			if (p->samples[k].errors != CD_NULL_I64 && p->samples[k].errors > 0)
+				cd_finding_evidence(f, "%" PRId64 " wrong elements at %" PRId64 " bytes", p->samples[k].errors,
+						    p->samples[k].bytes);
+		n++;
+	}
+	return n;
+}
+
+int rule_spread(struct cd_eval *e, const struct cd_host *unused)
+{
+	double warn = pct(e, CD_K_STAB_SPREAD_WARN);
+	int n = 0;
+
+	(void)unused;
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		double s = cd_probe_spread(p);
+		const struct cd_probe_sample *big;
+		struct cd_finding *f;
+		char subj[96], where[64];
+
+		if (isnan(s) || s <= warn)
+			continue;
+		big = cd_probe_largest(p);
+		probe_subject(p, where, sizeof(where));
+		snprintf(subj, sizeof(subj), "%s %s", p->name, where);
+		f = add(e, "STAB004", CD_SEV_WARN, probe_host_name(e->r, p), subj, "run-to-run spread is high",
+			100.0 * s, 100.0 * warn, "pct", CD_K_STAB_SPREAD_WARN);
+		cd_finding_evidence(f, "%s at %" PRId64 " bytes: iterations took %.1f to %.1f us around a median of %.1f us",
+				    p->name, big->bytes, big->min_time_us, big->max_time_us, big->time_us);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Order matters: COPY and P2P mark what they judged before BAL looks for outliers, and
+ * NCCL003 marks the runs that waited for a straggler before NCCL002 and BAL see them.
+ */
