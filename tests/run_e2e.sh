@@ -75,6 +75,12 @@ run "fail-on warn over a warn" 1 "$BIN" report --from "$DATA/docs/only-warn.json
 run "fail-on fail over a warn" 0 "$BIN" report --from "$DATA/docs/only-warn.json" --fail-on fail
 run "fail-on info over a warn" 1 "$BIN" report --from "$DATA/docs/only-warn.json" --fail-on info
 run "check re-scores, ignoring saved findings" 0 "$BIN" check --from "$DATA/docs/only-warn.json" --fail-on info
+# -v lists each port's GID table: the index was once printed through "%15s" (a pointer read
+# from an integer: "(null)" and garbage, or a segfault)
+run "check -v lists GIDs" 1 "$BIN" check -v --from "$DATA/docs/h100-faulty.json"
+out_has "check -v: gid lines" "                  gid   0 fe80:"
+if grep -q "(null)" "$TMP/out"; then bad "check -v prints (null)"; else ok; fi
+run "check -v over the advice seed" "0 1" "$BIN" check -v --from tests/fuzz/corpus/results_json/probes-advice.json
 
 # --- rules, profiles and the score card ---
 run "rules" 0 "$BIN" rules

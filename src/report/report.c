@@ -381,7 +381,7 @@ static void render_port(struct cd_out *o, const struct cd_hca *c, const struct c
 		out_str(o, OUT_JSON, "netdev", NULL, g->netdev);
 		out_bool(o, OUT_JSON, "ipv4", NULL, g->ipv4);
 		if (cd_verbosity >= 1) {
-			out_i64(o, OUT_TEXT, NULL, "  %15s gid %3" PRId64, g->index);
+			out_i64(o, OUT_TEXT, NULL, "                  gid %3" PRId64, g->index);
 			out_str(o, OUT_TEXT, NULL, " %-40s", g->gid);
 			out_str(o, OUT_TEXT, NULL, " %-10s", g->type);
 			out_str(o, OUT_TEXT, NULL, " %s\n", g->netdev);
