@@ -78,10 +78,13 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out $(MAIN_SRC:.c=.o),$(OBJ))
 	@$(PKG_CONFIG) --exists check || { echo "pkg-config cannot find 'check': install the Debian package check (or run scripts/bootstrap.sh)" >&2; exit 1; }
 	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs check) $(CD_LIBS)
 
-# Unit suites (CK_RUN_SUITE=name runs one), end-to-end tests of the binary and of its Prometheus
-# metrics, alerting rules and systemd units, the bad-input catalogue, the scripts (Slurm, CI,
-# bash completion, install/uninstall), the HTML report in headless Chromium (skipped without it).
+# The layout rules (docs/ARCHITECTURE.md), the unit suites (CK_RUN_SUITE=name runs one),
+# end-to-end tests of the binary and of its Prometheus metrics, alerting rules and systemd
+# units, the bad-input catalogue, the scripts (Slurm, CI, bash completion, install/uninstall),
+# the HTML report in headless Chromium (skipped without it), the man page against the binary.
+# Every JSON document the shell suites see commdiag write is validated against docs/schema.
 check: commdiag tests/check_commdiag
+	python3 tests/layout_check.py
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
 	./tests/run_prom.sh ./commdiag
@@ -89,6 +92,7 @@ check: commdiag tests/check_commdiag
 	./tests/run_mpi.sh ./commdiag
 	./tests/run_scripts.sh ./commdiag
 	./tests/run_html.sh ./commdiag
+	./tests/run_man.sh ./commdiag
 
 # Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
 check-netns: commdiag

@@ -35,7 +35,8 @@ apt_missing() {
 if command -v apt-get >/dev/null 2>&1; then
 	PM=apt
 	# build: compiler, pkg-config, the libraries; tests: check, python3 (JSON assertions),
-	# groff (man page), valgrind (check-valgrind), script from bsdutils (colour on a tty),
+	# python3-jsonschema (the suites' documents against docs/schema), groff (man page),
+	# valgrind (check-valgrind), script from bsdutils (colour on a tty),
 	# passwd (useradd: CI's unprivileged run), shellcheck (tests/run_scripts.sh); fuzzing:
 	# clang and its compiler-rt, which holds libFuzzer (-fsanitize=fuzzer; only recommended
 	# by clang, so named here); tests/run_prom.sh: promtool (prometheus) and systemd-analyze
@@ -43,8 +44,8 @@ if command -v apt-get >/dev/null 2>&1; then
 	# was taken with (fonts-dejavu-core; chromium only recommends fonts); ucx_info (ucx-utils):
 	# the env linter's test feeds it every UCX parameter UCX itself lists
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
-	      check openmpi-bin libopenmpi-dev python3 iproute2 man-db groff-base valgrind bsdutils passwd
-	      shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core ucx-utils"
+	      check openmpi-bin libopenmpi-dev python3 python3-jsonschema iproute2 man-db groff-base valgrind
+	      bsdutils passwd shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core ucx-utils"
 	# --slurm-test: tests/slurm/run.sh (srun on a one-node cluster of this machine); it skips
 	# without them, so a failure to install them (a daemon's postinst in a container) is
 	# reported, not fatal
@@ -55,8 +56,8 @@ elif command -v dnf >/dev/null 2>&1; then
 	PM=dnf
 	# libcjson-devel, check-devel and ShellCheck live in EPEL on RHEL/Rocky/Alma
 	PKGS="gcc make pkgconf-pkg-config hwloc-devel libnl3-devel rdma-core-devel cjson-devel check-devel
-	      openmpi openmpi-devel python3 iproute man-db valgrind util-linux shadow-utils ShellCheck clang compiler-rt
-	      chromium dejavu-sans-fonts dejavu-sans-mono-fonts"
+	      openmpi openmpi-devel python3 python3-jsonschema iproute man-db valgrind util-linux shadow-utils ShellCheck
+	      clang compiler-rt chromium dejavu-sans-fonts dejavu-sans-mono-fonts"
 	missing=""
 	for p in $PKGS; do
 		if ! rpm -q "$p" >/dev/null 2>&1; then

@@ -84,7 +84,7 @@ run "check -v over the advice seed" "0 1" "$BIN" check -v --from tests/fuzz/corp
 
 # --- rules, profiles and the score card ---
 run "rules" 0 "$BIN" rules
-for id in $(sed -n 's/^[[:space:]]*{ "\([A-Z][A-Z0-9]*[0-9][0-9][0-9]\)", ".*/\1/p' src/judge/rules*.c); do
+for id in $(sed -n 's/^[[:space:]]*{ "\([A-Z][A-Z0-9]*[0-9][0-9][0-9]\)", ".*/\1/p' src/judge/rules.c); do
 	out_has "rules lists $id" "  $id "
 	if grep -q "^\.B $id\b\|^\.TP.*$id\|$id " man/commdiag.1; then ok; else bad "man page lacks rule $id"; fi
 done
@@ -774,6 +774,8 @@ done
 for c in $("$BIN" help | awk '/^commands:/{f=1;next} /^$/{f=0} f{print $1}'); do
 	if grep -q "^\.BR\? $c\b\|^\.TP.*$c\|^\.SS.*$c\|commdiag $c" man/commdiag.1; then ok; else bad "man page lacks command '$c'"; fi
 done
+# every document above, and the committed ones, against docs/schema (draft 2020-12)
+schema_check "$DATA/docs"
 
 echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -124,6 +124,7 @@ fi
 # the golden PNG is the picture a reviewer looks at when the page changes.
 if diff -u "$GOLD/html-h100-p2p.txt" "$TMP/p2p.txt" >"$TMP/txt.diff"; then ok; else bad "DOM text differs from $GOLD/html-h100-p2p.txt (CD_UPDATE_GOLDEN=1 to accept): $(head -c 1500 "$TMP/txt.diff")"; fi
 expect "screenshot close to $GOLD/html-h100-p2p.png" hc png "$TMP/p2p.png" "$GOLD/html-h100-p2p.png"
+schema_check
 
 echo "html: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -188,6 +188,7 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 else
 	echo "SKIP: mpi: nccl across ranks: no C compiler to build the fake libraries" >&2
 fi
+schema_check
 
 echo "mpi: $pass passed, $fail failed"
 [ $fail = 0 ]

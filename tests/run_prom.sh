@@ -169,6 +169,7 @@ if command -v systemd-analyze >/dev/null; then
 else
 	skip "systemd-analyze not installed: the systemd units are not verified"
 fi
+schema_check
 
 echo "prometheus: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

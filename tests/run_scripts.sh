@@ -371,6 +371,7 @@ if command -v shellcheck >/dev/null 2>&1; then
 else
 	skip "shellcheck not installed (scripts/bootstrap.sh installs it)"
 fi
+schema_check
 
 echo "scripts: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The bad-input catalogue (README "Bad input"): every kind of bad input, each with its
+# The bad-input catalogue (docs/FUZZING.md, "Bad input"): every kind of bad input, each with its
 # exact exit status (2), its exact message on stderr, nothing on stdout, and no -o
 # file (nor its temporary file) left behind. Usage: tests/bad_inputs/run.sh ./commdiag
 # Inputs are the files beside this script, plus a few made at run time (a huge file,

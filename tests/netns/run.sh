@@ -170,6 +170,7 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 else
 	echo "SKIP: netns: nccl across hosts: no C compiler to build the fake libraries" >&2
 fi
+schema_check
 
 echo "netns: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -114,6 +114,7 @@ if [ $rc = 3 ]; then ok; else bad "hung task: exit $rc, expected 3: $(tail -c 40
 if [ $(($(date +%s) - t0)) -lt 30 ]; then ok; else bad "hung task: the job took $(($(date +%s) - t0)) s"; fi
 json_true "hung task: the partial document names rank 1" "$TMP/hang.json" \
 	'[k for k in d["ranks"] if k["rank"] == 1 and k["answered"] is False] and [f for f in d["findings"] if f["id"] == "MPI002" and f["subject"] == "rank 1"]'
+schema_check
 
 echo "slurm: $pass passed, $fail failed"
 [ "$fail" = 0 ]
