@@ -81,7 +81,8 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out $(MAIN_SRC:.c=.o),$(OBJ))
 # The layout rules (docs/ARCHITECTURE.md), the unit suites (CK_RUN_SUITE=name runs one),
 # end-to-end tests of the binary and of its Prometheus metrics, alerting rules and systemd
 # units, the bad-input catalogue, the scripts (Slurm, CI, bash completion, install/uninstall),
-# the HTML report in headless Chromium (skipped without it), the man page against the binary.
+# the HTML report in headless Chromium (skipped without it), the man page against the binary,
+# the attacks of tests/security (what needs root is skipped with a reason without it).
 # Every JSON document the shell suites see commdiag write is validated against docs/schema.
 check: commdiag tests/check_commdiag
 	python3 tests/layout_check.py
@@ -93,6 +94,7 @@ check: commdiag tests/check_commdiag
 	./tests/run_scripts.sh ./commdiag
 	./tests/run_html.sh ./commdiag
 	./tests/run_man.sh ./commdiag
+	./tests/security/run.sh ./commdiag
 
 # Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
 check-netns: commdiag

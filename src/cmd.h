@@ -75,6 +75,8 @@ extern char *volatile pending_tmp;
 void say(const char *s);
 void phase(int p);
 void stamp_stop(struct cd_results *r);
+/* -o FILE can be written at all (its name, its kind); -1 after the message (exit 2). */
+int cd_sink_check(const char *path);
 int emit_report(struct ctx *c, void (*render)(struct cd_out *o, const void *arg), const void *arg);
 void render_results(struct cd_out *o, const void *r);
 void render_shell(struct cd_out *o, const void *r);

@@ -551,6 +551,9 @@ int main(int argc, char **argv)
 	}
 	if (c.shell && c.format == OUT_FMT_JSON)
 		return cd_error("option '--shell' writes shell lines: it cannot be combined with '--json'"), EXIT_USAGE;
+	/* before the run, not after it: a name that can never be written is a usage error now */
+	if (cd_sink_check(c.output) < 0)
+		return EXIT_USAGE;
 	{
 		const char *nc = getenv("NO_COLOR");
 

@@ -124,9 +124,9 @@ START_TEST(test_text)
 	HAS(s, "\n  NCCL_SOCKET_IFNAME=eth0\n");
 	HAS(s, "\n# findings (1)\n  FAIL  SYS001  node17 /dev/shm: too small\n        - ev one\n");
 	HAS(s, "\nsummary: 1 fail, 0 warn, 0 info\n");
-	HAS(s, "\n# advice (1)\n  export NCCL_SOCKET_IFNAME=eth0  [SYS001]\n      why: because\n");
+	HAS(s, "\n# advice (1)\n  export NCCL_SOCKET_IFNAME='eth0'  [SYS001]\n      why: because\n");
 	/* the report ends with the block to paste or eval */
-	HAS(s, "\nexport NCCL_SOCKET_IFNAME=eth0               # SYS001: because\n");
+	HAS(s, "\nexport NCCL_SOCKET_IFNAME='eth0'             # SYS001: because\n");
 	/* text shows the devices communication cares about; -v shows all */
 	HAS(s, "\n  0000:3b:00.0  nic      n/a     63.00 Gen5 x16  eth0 ");
 	HASNT(s, "0000:01:00.0");

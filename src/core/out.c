@@ -175,12 +175,33 @@ static void print_na(struct cd_out *o, const char *fmt)
 	}
 }
 
+/* Strings come from documents anyone may write: JSON gets valid UTF-8, text no control character. */
 void out_str(struct cd_out *o, enum out_kind k, const char *key, const char *fmt, const char *v)
 {
-	if (json(o, k))
-		attach(o, key, v ? cJSON_CreateString(v) : cJSON_CreateNull());
-	else if (text(o, k) && fmt)
-		fprintf(o->f, fmt, v ? v : "n/a");
+	char *c;
+
+	if (json(o, k)) {
+		c = v ? cd_clean_text(v, CD_CLEAN_UTF8) : NULL;
+		attach(o, key, v ? cJSON_CreateString(c ? c : v) : cJSON_CreateNull());
+		free(c);
+	} else if (text(o, k) && fmt) {
+		c = v ? cd_clean_text(v, CD_CLEAN_CONTROLS) : NULL;
+		fprintf(o->f, fmt, c ? c : v ? v : "n/a");
+		free(c);
+	}
+}
+
+/* fmt and its arguments printed, then cleaned as `how` says */
+static void vprint_clean(struct cd_out *o, enum cd_clean how, const char *fmt, va_list ap)
+{
+	char *buf = NULL, *c;
+
+	if (vasprintf(&buf, fmt, ap) < 0)
+		return;
+	c = cd_clean_text(buf, how);
+	fputs(c ? c : buf, o->f);
+	free(c);
+	free(buf);
 }
 
 void out_i64(struct cd_out *o, enum out_kind k, const char *key, const char *fmt, int64_t v)
@@ -228,8 +249,9 @@ void out_text(struct cd_out *o, const char *fmt, ...)
 
 	if (o->fmt != OUT_FMT_TEXT || !o->f)
 		return;
+	/* the format's own lines stay; an ESC or a carriage return from an argument does not */
 	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
+	vprint_clean(o, CD_CLEAN_KEEP_LINES, fmt, ap);
 	va_end(ap);
 }
 
@@ -239,8 +261,9 @@ void out_raw(struct cd_out *o, const char *fmt, ...)
 
 	if ((o->fmt != OUT_FMT_PROM && o->fmt != OUT_FMT_HTML) || !o->f)
 		return;
+	/* one invalid byte in a label makes promtool and node_exporter drop the whole file */
 	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
+	vprint_clean(o, CD_CLEAN_UTF8, fmt, ap);
 	va_end(ap);
 }
 

@@ -380,3 +380,77 @@ char *cd_readlink_base(const char *path)
 	base = base ? base + 1 : buf;
 	return *base ? xstrdup(base) : NULL;
 }
+
+/* the length of the valid UTF-8 sequence at p (RFC 3629: no overlong form, no surrogate,
+ * nothing above U+10FFFF), or 0; *cp gets its code point */
+static size_t utf8_seq(const unsigned char *p, uint32_t *cp)
+{
+	size_t n;
+	uint32_t c;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+static int clean_control(uint32_t c, enum cd_clean how)
+{
+	if (how == CD_CLEAN_UTF8)
+		return 0;
+	if (how == CD_CLEAN_KEEP_LINES && (c == '\n' || c == '\t'))
+		return 0;
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f);
+}
+
+char *cd_clean_text(const char *s, enum cd_clean how)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out, *w;
+	uint32_t c;
+	size_t n;
+
+	for (; *p; p += n) {
+		n = utf8_seq(p, &c);
+		if (!n || clean_control(c, how))
+			break;
+	}
+	if (!*p)
+		return NULL;
+	/* at worst every byte becomes the three of U+FFFD */
+	w = out = xmalloc(3 * strlen(s) + 1);
+	memcpy(w, s, (size_t)(p - (const unsigned char *)s));
+	w += p - (const unsigned char *)s;
+	for (; *p; p += n) {
+		n = utf8_seq(p, &c);
+		if (!n) {
+			memcpy(w, "\xef\xbf\xbd", 3);
+			w += 3;
+			n = 1;
+		} else if (clean_control(c, how)) {
+			*w++ = ' ';
+		} else {
+			memcpy(w, p, n);
+			w += n;
+		}
+	}
+	*w = '\0';
+	return out;
+}

@@ -18,6 +18,16 @@ void cd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * A hook rather than a call, because progress.c uses this module.
  */
 void cd_set_before_message(void (*fn)(void));
+
+/*
+ * What output may carry from a document anyone could have written. Every byte of an
+ * invalid UTF-8 sequence becomes U+FFFD (JSON, Prometheus and HTML must be valid UTF-8);
+ * with CD_CLEAN_CONTROLS each control character (C0, DEL, C1: an ESC would drive the
+ * terminal, a newline would start a line of its own) becomes a space, with
+ * CD_CLEAN_KEEP_LINES all but newline and tab. NULL when s is clean as it is, else a heap copy.
+ */
+enum cd_clean { CD_CLEAN_UTF8, CD_CLEAN_CONTROLS, CD_CLEAN_KEEP_LINES };
+char *cd_clean_text(const char *s, enum cd_clean how);
 /* Printed only at -v (level 1) or -vv (level 2). */
 void cd_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int cd_verbosity; /* -v counts up, -q counts down; set once by main */

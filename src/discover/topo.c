@@ -662,6 +662,15 @@ int cd_topo_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	}
 	/* PCI devices, bridges and OS devices (eth0, mlx5_0, nvml0) are dropped by default */
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	/*
+	 * Components that reach what any local user controls: gl connects to X displays :0-:9
+	 * (127.0.0.1:6000+, /tmp/.X11-unix), where a listener that never answers stalled
+	 * discovery until the deadline and a prolog drained the node; opencl loads whatever
+	 * ICDs OCL_ICD_VENDORS names, as root. commdiag needs neither (GPUs come from the
+	 * driver through gpu.c).
+	 */
+	hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
+	hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "opencl");
 
 	if (xml) {
 		/* not HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM: the file describes another machine */

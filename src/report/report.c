@@ -786,41 +786,94 @@ static void render_findings(struct cd_out *o, const struct cd_results *r)
 }
 
 /* A value the shell reads back unchanged: bare when safe, else single-quoted. */
-static void shell_quote(char *buf, size_t len, const char *v)
+/*
+ * The shell lines are meant to be pasted or eval'ed as root, from documents anyone may have
+ * written: every byte is quoted or refused. A name is a shell variable name, a value is
+ * always single-quoted, a host in a guard is a host name, and comment text has no control
+ * character (a newline would end the comment and start a command).
+ */
+static int shell_name_ok(const char *s)
 {
-	size_t used = 0;
-	int bare = *v != '\0';
-
-	for (const char *p = v; *p; p++)
-		if (!(isalnum((unsigned char)*p) || strchr("_.,:/=^+@%-", *p)))
-			bare = 0;
-	if (bare) {
-		snprintf(buf, len, "%s", v);
-		return;
-	}
-	used = (size_t)snprintf(buf, len, "'");
-	for (const char *p = v; *p && used + 5 < len; p++)
-		used += (size_t)snprintf(buf + used, len - used, *p == '\'' ? "'\\''" : "%c", *p);
-	snprintf(buf + used, len > used ? len - used : 0, "'");
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
 }
 
-/* "export K=V", "unset K", or the command as a comment: eval runs settings, never commands. */
+static int host_name_ok(const char *s)
+{
+	if (!s || !*s || *s == '-' || strlen(s) > 253)
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '.' || *s == '-' || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* v in single quotes ('\'' for a quote); -1 when it holds a control character or does not fit */
+static int shell_quote(char *buf, size_t len, const char *v)
+{
+	size_t used = 0;
+
+	buf[used++] = '\'';
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || used + 6 > len)
+			return -1;
+		if (*p == '\'') {
+			memcpy(buf + used, "'\\''", 4);
+			used += 4;
+		} else {
+			buf[used++] = (char)*p;
+		}
+	}
+	buf[used++] = '\'';
+	buf[used] = '\0';
+	return 0;
+}
+
+/* s as comment text: each control character a space, cut to fit */
+static void comment_text(char *buf, size_t len, const char *s)
+{
+	size_t used = 0;
+
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && used + 1 < len; p++)
+		buf[used++] = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+	buf[used] = '\0';
+}
+
+static void refused(char *buf, size_t len, const char *what, const char *v)
+{
+	char c[160];
+
+	comment_text(c, sizeof(c), v);
+	snprintf(buf, len, "# commdiag refused to print this line: %s: %s", what, c);
+}
+
+/* "export K='V'", "unset K", or the command as a comment: eval runs settings, never commands. */
 void cd_report_shell_line(char *buf, size_t len, const struct cd_advice *a)
 {
-	char q[512], h[128], guard[160] = "";
+	char q[512], h[300], guard[340] = "", c[512];
 
-	if (a->host) {
-		shell_quote(h, sizeof(h), a->host);
-		snprintf(guard, sizeof(guard), "[ \"$(hostname)\" = %s ] && ", h);
+	if (a->host && (!host_name_ok(a->host) || shell_quote(h, sizeof(h), a->host) < 0)) {
+		refused(buf, len, "not a host name", a->host);
+		return;
 	}
-	if (a->env && a->value) {
-		shell_quote(q, sizeof(q), a->value);
-		snprintf(buf, len, "%sexport %s=%s", guard, a->env, q);
+	if (a->host)
+		snprintf(guard, sizeof(guard), "[ \"$(hostname)\" = %s ] && ", h);
+	if (a->env && !shell_name_ok(a->env)) {
+		refused(buf, len, "not a shell variable name", a->env);
+	} else if (a->env && a->value) {
+		if (shell_quote(q, sizeof(q), a->value) < 0)
+			refused(buf, len, "a value with a control character, or over 500 bytes, for", a->env);
+		else
+			snprintf(buf, len, "%sexport %s=%s", guard, a->env, q);
 	} else if (a->env) {
 		snprintf(buf, len, "%sunset %s", guard, a->env);
 	} else {
-		snprintf(buf, len, "# %s%s%s", a->host ? "on " : "", a->host ? a->host : "", a->host ? ": " : "");
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s", a->value ? a->value : "");
+		comment_text(c, sizeof(c), a->value);
+		snprintf(buf, len, "# %s%s%s%s", a->host ? "on " : "", a->host ? a->host : "", a->host ? ": " : "", c);
 	}
 }
 
@@ -950,9 +1003,13 @@ void cd_report_shell(struct cd_out *o, const struct cd_results *r)
 		const struct cd_advice *a = &r->advice[i];
 		char line[1024], ids[128];
 
+		char why[512];
+
 		cd_report_shell_line(line, sizeof(line), a);
 		text_ids(ids, sizeof(ids), &a->findings);
-		out_text(o, "%-44s # %s%s%s\n", line, ids, ids[0] ? ": " : "", a->why ? a->why : "");
+		comment_text(ids, sizeof(ids), ids);
+		comment_text(why, sizeof(why), a->why);
+		out_text(o, "%-44s # %s%s%s\n", line, ids, ids[0] ? ": " : "", why);
 	}
 }
 
