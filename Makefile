@@ -81,7 +81,8 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out $(MAIN_SRC:.c=.o),$(OBJ))
 # The layout rules (docs/ARCHITECTURE.md), the unit suites (CK_RUN_SUITE=name runs one),
 # end-to-end tests of the binary and of its Prometheus metrics, alerting rules and systemd
 # units, the bad-input catalogue, the scripts (Slurm, CI, bash completion, install/uninstall),
-# the HTML report in headless Chromium (skipped without it), the man page against the binary,
+# the HTML report in headless Chromium (skipped without it), what ships for deployment (systemd,
+# alerts, Grafana, Kubernetes, Containerfile: tests/run_deploy.sh), the man page against the binary,
 # the attacks of tests/security (what needs root is skipped with a reason without it).
 # Every JSON document the shell suites see commdiag write is validated against docs/schema.
 check: commdiag tests/check_commdiag
@@ -94,6 +95,7 @@ check: commdiag tests/check_commdiag
 	./tests/run_scripts.sh ./commdiag
 	./tests/run_html.sh ./commdiag
 	./tests/run_man.sh ./commdiag
+	./tests/run_deploy.sh ./commdiag
 	./tests/security/run.sh ./commdiag
 
 # Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
@@ -169,6 +171,20 @@ install: commdiag
 	# Slurm runs its programs without arguments: the name chooses the mode
 	ln -sf slurm-prolog $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-epilog
 	ln -sf slurm-prolog $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-healthcheck
+	# the node check as a systemd service and timer, with this install's paths
+	$(INSTALL) -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(SYSCONFDIR)/default
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
+		-e 's|@SYSTEMDDIR@|$(SYSTEMDDIR)|g' scripts/systemd/commdiag-check.service.in \
+		>$(DESTDIR)$(SYSTEMDDIR)/commdiag-check.service
+	chmod 644 $(DESTDIR)$(SYSTEMDDIR)/commdiag-check.service
+	$(INSTALL) -m 644 scripts/systemd/commdiag-check.timer $(DESTDIR)$(SYSTEMDDIR)/commdiag-check.timer
+	$(INSTALL) -m 644 scripts/prometheus/commdiag-alerts.yml $(DESTDIR)$(DATADIR)/prometheus/commdiag-alerts.yml
+	# the JSON Schema of the document (docs/schema), for validators of saved documents
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/schema
+	$(INSTALL) -m 644 docs/schema/commdiag-results-1.schema.json $(DESTDIR)$(DATADIR)/schema/
+	# the example settings, never over the administrator's
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/commdiag ] || \
+		$(INSTALL) -m 644 scripts/default/commdiag $(DESTDIR)$(SYSCONFDIR)/default/commdiag
 
 # exactly what install put there, and commdiag's own directories once empty
 uninstall:
@@ -176,6 +192,16 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/rules
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/commdiag
 	rm -f $(addprefix $(DESTDIR)$(LIBEXECDIR)/commdiag/,slurm-prolog slurm-epilog slurm-healthcheck ci-preflight)
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDDIR)/,commdiag-check.service commdiag-check.timer)
+	rm -f $(DESTDIR)$(DATADIR)/prometheus/commdiag-alerts.yml
+	rm -f $(DESTDIR)$(DATADIR)/schema/commdiag-results-1.schema.json
+	rmdir $(DESTDIR)$(DATADIR)/schema 2>/dev/null || true
+	# the settings only as install left them: a changed file is the administrator's
+	if cmp -s scripts/default/commdiag $(DESTDIR)$(SYSCONFDIR)/default/commdiag; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/default/commdiag; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/default/commdiag ]; then \
+		echo "uninstall: $(DESTDIR)$(SYSCONFDIR)/default/commdiag was changed: kept"; fi
+	rmdir $(DESTDIR)$(DATADIR)/prometheus 2>/dev/null || true
 	rmdir $(DESTDIR)$(LIBEXECDIR)/commdiag $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:

@@ -9,6 +9,13 @@ LIBEXECDIR ?= $(PREFIX)/libexec
 # bash-completion's directory (its pkg-config completionsdir, under PREFIX), else the usual one
 BASHCOMPDIR ?= $(or $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) --variable=completionsdir bash-completion \
 	2>/dev/null),$(PREFIX)/share/bash-completion/completions)
+# systemd units, under PREFIX: systemd reads both /usr/lib/systemd/system and
+# /usr/local/lib/systemd/system (not pkg-config's systemdsystemunitdir: on Debian it
+# ignores the prefix and says /lib/systemd/system)
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+# configuration (the example $(SYSCONFDIR)/default/commdiag that the service reads):
+# /etc for PREFIX=/usr, as packages do; else under PREFIX, like everything else
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 DESTDIR    ?=
 
 CC         ?= cc

@@ -42,10 +42,12 @@ if command -v apt-get >/dev/null 2>&1; then
 	# by clang, so named here); tests/run_prom.sh: promtool (prometheus) and systemd-analyze
 	# (systemd); the HTML report's browser test: chromium, and the font its golden screenshot
 	# was taken with (fonts-dejavu-core; chromium only recommends fonts); ucx_info (ucx-utils):
-	# the env linter's test feeds it every UCX parameter UCX itself lists
+	# the env linter's test feeds it every UCX parameter UCX itself lists; python3-yaml and
+	# python3-kubernetes: tests/run_deploy.sh reads the Kubernetes manifests through the API's models
 	PKGS="build-essential pkg-config libhwloc-dev libnl-3-dev libnl-route-3-dev libibverbs-dev libcjson-dev
 	      check openmpi-bin libopenmpi-dev python3 python3-jsonschema iproute2 man-db groff-base valgrind
-	      bsdutils passwd shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core ucx-utils"
+	      bsdutils passwd shellcheck clang libclang-rt-dev prometheus systemd chromium fonts-dejavu-core ucx-utils
+	      python3-yaml python3-kubernetes"
 	# --slurm-test: tests/slurm/run.sh (srun on a one-node cluster of this machine); it skips
 	# without them, so a failure to install them (a daemon's postinst in a container) is
 	# reported, not fatal

@@ -340,7 +340,7 @@ if make -s install DESTDIR="$DEST" PREFIX=/usr >"$TMP/out" 2>"$TMP/err"; then ok
 for f in ./usr/bin/commdiag ./usr/share/man/man1/commdiag.1 ./usr/share/commdiag/rules/default.conf \
 	./usr/share/bash-completion/completions/commdiag \
 	./usr/libexec/commdiag/slurm-prolog ./usr/libexec/commdiag/slurm-epilog ./usr/libexec/commdiag/slurm-healthcheck \
-	./usr/libexec/commdiag/ci-preflight; do
+	./usr/libexec/commdiag/ci-preflight ./usr/share/commdiag/schema/commdiag-results-1.schema.json; do
 	if grep -qxF "$f" "$TMP/installed"; then ok; else bad "make install: $f missing from: $(tr '\n' ' ' <"$TMP/installed")"; fi
 done
 if [ -x "$DEST/usr/libexec/commdiag/slurm-prolog" ]; then ok; else bad "slurm-prolog not executable"; fi

@@ -675,8 +675,12 @@ static int bridge_only(const struct cd_host *h, struct cd_strv *names)
 			continue;
 		if (n->kind == CD_NIC_VETH) {
 			veth++;
-			if (names)
-				cd_strv_push(names, n->ipv4.n ? xasprintf("%s %s", n->name, n->ipv4.v[0]) : xstrdup(n->name));
+			if (names) {
+				char *item = n->ipv4.n ? xasprintf("%s %s", n->name, n->ipv4.v[0]) : xstrdup(n->name);
+
+				cd_strv_push(names, item); /* pushes a copy */
+				free(item);
+			}
 		} else {
 			other++;
 		}

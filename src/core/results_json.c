@@ -83,6 +83,16 @@ static char *get_str(struct ld *l, const cJSON *obj, const char *key)
 	return xstrdup(v->valuestring);
 }
 
+/* A name that keys an array (a NIC's, an HCA's): required, a non-empty string. */
+static char *get_name(struct ld *l, const cJSON *obj, const char *what)
+{
+	char *s = get_str(l, obj, "name");
+
+	if ((!s || !*s) && !l->failed)
+		fail(l, "name", "%s", what);
+	return s;
+}
+
 static double get_dbl(struct ld *l, const cJSON *obj, const char *key)
 {
 	const cJSON *v = get(obj, key);
@@ -286,7 +296,7 @@ static void load_pci(struct ld *l, const cJSON *d, void *ctx)
 static void load_nic(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_nic *n = cd_host_add_nic(ctx);
-	n->name = get_str(l, d, "name");
+	n->name = get_name(l, d, "expected the interface's name (a string)");
 	n->ifindex = get_i64(l, d, "ifindex");
 	n->kind = enum_of(l, d, "kind", cd_nic_kind_parse, CD_NIC_OTHER);
 	n->link_type = get_str(l, d, "link_type");
@@ -337,7 +347,7 @@ static void load_hca(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_hca *c = cd_host_add_hca(ctx);
 
-	c->name = get_str(l, d, "name");
+	c->name = get_name(l, d, "expected the RDMA device's name (a string)");
 	c->node_guid = get_str(l, d, "node_guid");
 	c->fw_ver = get_str(l, d, "fw_ver");
 	c->board_id = get_str(l, d, "board_id");

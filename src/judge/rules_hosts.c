@@ -147,7 +147,8 @@ static int rule_versions(struct cd_results *r)
 
 static int nic_carries(const struct cd_nic *n)
 {
-	int up = n->admin_up == CD_TRI_TRUE && n->state && (!strcmp(n->state, "up") || !strcmp(n->state, "unknown"));
+	/* a NIC without a name (null in a saved document) carries nothing to compare or advise */
+	int up = n->name && n->admin_up == CD_TRI_TRUE && n->state && (!strcmp(n->state, "up") || !strcmp(n->state, "unknown"));
 	int addr = n->ipv4.n > 0;
 
 	for (size_t i = 0; i < n->ipv6.n; i++)
@@ -163,6 +164,8 @@ static int reached_on(const struct cd_results *r, const struct cd_host *h, const
 {
 	int seen = 0;
 
+	if (!iface)
+		return 0;
 	for (size_t i = 0; i < r->n_reach; i++) {
 		const struct cd_reach *x = &r->reach[i];
 
