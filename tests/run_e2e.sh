@@ -717,7 +717,7 @@ json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"c
 # --- the two-host netns document (tests/netns): exactly the routed interface, and no lint of
 # the OMPI_MCA_* variables mpirun itself puts into every rank's environment ---
 "$BIN" check --from tests/data/docs/netns-two-hosts.json --shell >"$TMP/out" 2>"$TMP/err"
-if [ "$(cut -d' ' -f2 "$TMP/out" | sort | tr '\n' ' ')" = "GLOO_SOCKET_IFNAME=eth0 NCCL_SOCKET_IFNAME=eth0 OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0 UCX_NET_DEVICES=eth0 " ]; then ok; else bad "netns document: advice is not exactly the routed interface: $(cat "$TMP/out")"; fi
+if [ "$(cut -d' ' -f2 "$TMP/out" | sort | tr '\n' ' ')" = "GLOO_SOCKET_IFNAME='eth0' NCCL_SOCKET_IFNAME='eth0' OMPI_MCA_btl_tcp_if_include='eth0' OMPI_MCA_oob_tcp_if_include='eth0' UCX_NET_DEVICES='eth0' " ]; then ok; else bad "netns document: advice is not exactly the routed interface: $(cat "$TMP/out")"; fi
 
 # --- import nccl-tests: real outputs (tests/data/nccl-tests/README) judged as score judges ---
 NT=$DATA/nccl-tests
