@@ -137,11 +137,15 @@ fi
 mkdir -p "$state_dir" || die_usage "cannot create the state directory '$state_dir' (--state-dir or COMMDIAG_STATE_DIR)"
 [ -w "$state_dir" ] || die_usage "state directory '$state_dir' is not writable"
 
-# one run's files carry the pid: prologs of jobs starting together on one node do not mix
-tmp_doc=$state_dir/.run.$$.json
-tmp_log=$state_dir/.run.$$.log
-trap 'rm -f "$tmp_doc" "$tmp_log" "$state_dir/.status.$$" "$state_dir/.fail.$$"' EXIT
-rm -f "$tmp_doc"
+# One run's files live in a directory of its own that mktemp makes (mode 0700, a name no
+# one can guess or take first): prologs of jobs starting together do not mix, and a link
+# or file another user planted in a shared state directory is never opened as root. The
+# results are renamed into the state directory (mv -T: over a planted link, never into a
+# planted directory).
+work=$(mktemp -d "$state_dir/.run.XXXXXX") || die_usage "cannot make a private directory in '$state_dir'"
+trap 'rm -rf "$work"' EXIT
+tmp_doc=$work/run.json
+tmp_log=$work/run.log
 
 outer=$(awk -v b="$budget" -v g="$grace" 'BEGIN { print b + g }')
 # COMMDIAG_ARGS is split on blanks on purpose: it is a list of options
@@ -165,6 +169,23 @@ finding_ids() {
 		END { if (n > 8) ids = ids " +" (n - 8) " more"; print substr(ids, 2) }'
 }
 
+# Where a timeout struck, for the drain reason: the phase commdiag names on stderr, and the
+# discovery sections its partial document marks timeout. "timeout in discovery (gpu)" is a
+# driver that does not answer; a stall in a section that reads nothing of the hardware
+# would say so by its name (hwloc no longer connects to X displays a user could stall).
+timeout_where() {
+	phase=$(sed -n 's/.*exceeded --timeout ([^)]*) during \([a-z ]*[a-z]\).*/\1/p; s/.*timeout: still in \([a-z ]*[a-z]\) [0-9.]* s after.*/\1/p' \
+		"$tmp_log" | head -1)
+	sections=
+	if [ -s "$tmp_doc" ]; then
+		sections=$(grep -o '"\(system\|topo\|net\|ib\|gpu\)":[[:space:]]*"timeout"' "$tmp_doc" | sed 's/^"\([a-z]*\)".*/\1/' |
+			sort -u | tr '\n' ',' | sed 's/,$//')
+	fi
+	[ -n "$phase" ] && printf ' in %s' "$phase"
+	[ -n "$sections" ] && printf ' (%s)' "$sections"
+	return 0
+}
+
 verdict=pass
 reason=
 case $rc in
@@ -177,7 +198,7 @@ case $rc in
 2) verdict=fail reason="commdiag: usage error" ;;
 3)
 	verdict=fail
-	if grep -q 'timeout' "$tmp_log"; then reason="commdiag: timeout"; else reason="commdiag: runtime error"; fi
+	if grep -q 'timeout' "$tmp_log"; then reason="commdiag: timeout$(timeout_where)"; else reason="commdiag: runtime error"; fi
 	;;
 124 | 137) verdict=fail reason="commdiag: timeout" ;;
 *) verdict=fail reason="commdiag: exit $rc" ;;
@@ -186,14 +207,14 @@ esac
 # keep the documents: write beside, then rename (atomic on one file system)
 if [ -s "$tmp_doc" ]; then
 	if [ $verdict = fail ]; then
-		cp "$tmp_doc" "$state_dir/.fail.$$" && mv -f "$state_dir/.fail.$$" "$state_dir/last-fail.json"
+		cp "$tmp_doc" "$work/fail.json" && mv -fT "$work/fail.json" "$state_dir/last-fail.json"
 	fi
-	mv -f "$tmp_doc" "$state_dir/last.json"
+	mv -fT "$tmp_doc" "$state_dir/last.json"
 fi
-mv -f "$tmp_log" "$state_dir/last.log"
+mv -fT "$tmp_log" "$state_dir/last.log"
 printf '%s %s %s exit=%s %s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$mode" "$node" "$rc" "$verdict" "$reason" \
-	>"$state_dir/.status.$$"
-mv -f "$state_dir/.status.$$" "$state_dir/last.status"
+	>"$work/status"
+mv -fT "$work/status" "$state_dir/last.status"
 
 if [ $verdict = fail ]; then
 	note "$node failed the check: $reason (document: $state_dir/last.json, log: $state_dir/last.log)"

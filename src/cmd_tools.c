@@ -116,11 +116,15 @@ int cmd_env(struct ctx *c)
 /* A log named on the command line, or stdin for "-": the whole of it, up to a bound. */
 static char *read_log(const char *who, const char *path, size_t *len)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	const char *kind = NULL;
+	FILE *f = strcmp(path, "-") ? cd_open_input(path, &kind) : stdin;
 	char *text;
 
 	if (!f) {
-		cd_error("%s: cannot open '%s': %s", who, path, strerror(errno));
+		if (kind)
+			cd_error("%s: '%s' is %s: expected a regular file ('-' reads standard input)", who, path, kind);
+		else
+			cd_error("%s: cannot open '%s': %s", who, path, strerror(errno));
 		return NULL;
 	}
 	text = cd_read_file(f, (size_t)1 << 30, len);

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -66,7 +67,7 @@ static const struct cmd cmds[] = {
 	{ "report", cmd_report, C_REPORT, "render a saved JSON document again (text, or JSON with --json)",
 	  "report --from FILE.json|- [options]" },
 	{ "version", cmd_version, C_VERSION, "commdiag's version and the versions of the libraries it finds",
-	  "version [--nccl-lib PATH] [--json]" },
+	  "version [--nccl-lib PATH] [--load-net-plugin] [--json]" },
 	{ "help", cmd_help, C_HELP, "this list, or the options of one command", "help [COMMAND]" },
 	{ "rules", cmd_rules, C_RULES, "list every rule and threshold in force, or validate a rules file",
 	  "rules [--profile NAME] [--rules FILE] [-D KEY=VALUE] [--json] | rules check FILE..." },
@@ -90,6 +91,7 @@ enum {
 	OPT_TOPOLOGY,
 	OPT_FROM,
 	OPT_NCCL_LIB,
+	OPT_LOAD_NET_PLUGIN,
 	OPT_QUICK,
 	OPT_FULL,
 	OPT_PROBE_TIMEOUT,
@@ -130,6 +132,9 @@ static const struct opt {
 	{ { "nccl-lib", required_argument, NULL, OPT_NCCL_LIB }, 0, C_CHECK | C_TOPO | C_VERSION | C_PROBE | C_ADVISE | C_ENV,
 	  "PATH",
 	  "load this NCCL library instead of libnccl.so.2" },
+	{ { "load-net-plugin", no_argument, NULL, OPT_LOAD_NET_PLUGIN }, 0,
+	  C_CHECK | C_TOPO | C_VERSION | C_PROBE | C_ADVISE | C_ENV, NULL,
+	  "load the NCCL net plugin NCCL_NET_PLUGIN names, to report its version (runs its code)" },
 	{ { "quick", no_argument, NULL, OPT_QUICK }, 0, C_CHECK, NULL, "only the quick probes (a prolog's budget)" },
 	{ { "full", no_argument, NULL, OPT_FULL }, 0, C_CHECK, NULL, "every probe, not only the default set" },
 	{ { "minbytes", required_argument, NULL, 'b' }, 'b', C_CHECK | C_PROBE, "SIZE",
@@ -219,6 +224,8 @@ static void arm_deadline(double seconds)
 	struct itimerval it = { 0 };
 	struct sigaction sa = { 0 };
 
+	sigset_t ours;
+
 	sa.sa_handler = on_signal;
 	/* restart interrupted reads: a library must not see EINTR it does not expect */
 	sa.sa_flags = SA_RESTART;
@@ -226,11 +233,38 @@ static void arm_deadline(double seconds)
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/*
+	 * A blocked mask is inherited through exec: a parent that blocked SIGALRM (some job
+	 * launchers' threads do) made --timeout never fire. GNU timeout unblocks it too.
+	 */
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGALRM);
+	sigaddset(&ours, SIGINT);
+	sigaddset(&ours, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &ours, NULL);
 	it.it_value.tv_sec = (time_t)seconds;
 	it.it_value.tv_usec = (suseconds_t)((seconds - floor(seconds)) * 1e6);
 	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
 		it.it_value.tv_usec = 1;
 	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/*
+ * Discovery opens a file per sysfs attribute (hwloc, verbs, NVML). Started with a tiny
+ * soft limit (ulimit -n 4), hwloc read nothing and every PCI device came out as vendor
+ * 0x0000 with topo "ok": take what the hard limit allows, up to a sane number.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= 1024)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 1024 ? 1024 : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < 64)
+		cd_warn("only %ju file descriptors (ulimit -n, hard limit): discovery may miss facts",
+			(uintmax_t)rl.rlim_cur);
 }
 
 void phase(int p)
@@ -416,7 +450,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.timeout_s) < 0)
-				return cd_error("option '--timeout': '%s' is not a number of seconds above 0", optarg),
+				return cd_error("option '--timeout': '%s' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5", optarg),
 				       EXIT_USAGE;
 			break;
 		case OPT_NO_COLOR:
@@ -427,6 +461,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FROM:
 			c.from = optarg;
+			break;
+		case OPT_LOAD_NET_PLUGIN:
+			c.dopt.load_net_plugin = 1;
 			break;
 		case OPT_NCCL_LIB:
 			c.dopt.nccl_lib = optarg;
@@ -465,7 +502,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PROBE_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
-				return cd_error("option '--probe-timeout': '%s' is not a number of seconds above 0", optarg),
+				return cd_error("option '--probe-timeout': '%s' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5", optarg),
 				       EXIT_USAGE;
 			break;
 		case OPT_PROFILE:
@@ -562,6 +599,7 @@ int main(int argc, char **argv)
 			c.color = 0;
 	}
 	c.t_start = cd_now_s();
+	raise_fd_limit();
 	arm_deadline(c.timeout_s);
 	/* after the handlers: its "fault injection on" line tells a test signals are safe to send */
 	if (cd_fault_init() < 0)

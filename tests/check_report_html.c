@@ -268,6 +268,10 @@ START_TEST(test_page_injection)
 	x->error = xstrdup(evil);
 	x->ok = CD_TRI_FALSE;
 	pair(&r, evil, evil, 0, 0, 1.0)->reason = xstrdup(evil);
+	/* the grade was written raw: a <meta http-equiv=refresh> there navigated the page away */
+	r.score.present = 1;
+	r.score.total = 100;
+	r.score.grade = xstrdup(evil);
 	s = render(&r);
 	HASNT(s, "<script");
 	HASNT(s, "<img");

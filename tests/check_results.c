@@ -944,10 +944,15 @@ END_TEST
 
 START_TEST(test_json_errors_paths)
 {
-	reject("{\"schema\": 1, \"hosts\": [{\"hcas\": [{\"ports\": [{\"rate_gbit_s\": \"400\"}]}]}]}",
+	reject("{\"schema\": 1, \"hosts\": [{\"hcas\": [{\"name\": \"mlx5_0\", \"ports\": [{\"rate_gbit_s\": \"400\"}]}]}]}",
 	       MSG("hosts[0].hcas[0].ports[0].rate_gbit_s: expected a number or null"));
-	reject("{\"schema\": 1, \"hosts\": [{}, {\"nics\": [{\"name\": \"eth0\"}, {\"mtu\": 1500.5}]}]}",
+	reject("{\"schema\": 1, \"hosts\": [{}, {\"nics\": [{\"name\": \"eth0\"}, {\"name\": \"eth1\", \"mtu\": 1500.5}]}]}",
 	       MSG("hosts[1].nics[1].mtu: expected an integer"));
+	/* the names that key nics[] and hcas[] are required: a null one crashed the cross-host rules */
+	reject("{\"schema\": 1, \"hosts\": [{\"nics\": [{\"name\": null}]}]}",
+	       MSG("hosts[0].nics[0].name: expected the interface's name (a string)"));
+	reject("{\"schema\": 1, \"hosts\": [{\"hcas\": [{\"name\": \"\"}]}]}",
+	       MSG("hosts[0].hcas[0].name: expected the RDMA device's name (a string)"));
 	reject("{\"schema\": 1, \"findings\": [{\"id\": \"X001\", \"severity\": \"critical\"}]}",
 	       MSG("findings[0].severity: unknown value 'critical'"));
 	reject("{\"schema\": 1, \"hosts\": [{\"env\": {\"NCCL_DEBUG\": \"INFO\", \"NCCL_IB_HCA\": 5}}]}",
@@ -962,13 +967,13 @@ START_TEST(test_json_errors_paths)
 	       MSG("hosts[0].pci_devices[0].vendor_id: expected a hexadecimal id like \"0x15b3\""));
 	reject("{\"schema\": 1, \"hosts\": [{\"pci_devices\": [{\"pcie\": {\"gen\": true}}]}]}",
 	       MSG("hosts[0].pci_devices[0].pcie.gen: expected a number or null"));
-	reject("{\"schema\": 1, \"hosts\": [{\"hcas\": [{\"ports\": [{}, {\"gids\": [{\"ipv4\": 1}]}]}]}]}",
+	reject("{\"schema\": 1, \"hosts\": [{\"hcas\": [{\"name\": \"mlx5_0\", \"ports\": [{}, {\"gids\": [{\"ipv4\": 1}]}]}]}]}",
 	       MSG("hosts[0].hcas[0].ports[1].gids[0].ipv4: expected true, false or null"));
 	reject("{\"schema\": 1, \"hosts\": [{\"status\": {\"gpu\": \"fine\"}}]}",
 	       MSG("hosts[0].status.gpu: unknown value 'fine'"));
 	reject("{\"schema\": 1, \"hosts\": [{\"system\": {\"container\": 3}}]}",
 	       MSG("hosts[0].system.container: expected a string or null"));
-	reject("{\"schema\": 1, \"hosts\": [{\"nics\": [{\"ipv4\": [\"10.0.0.1/24\", 7]}]}]}",
+	reject("{\"schema\": 1, \"hosts\": [{\"nics\": [{\"name\": \"eth0\", \"ipv4\": [\"10.0.0.1/24\", 7]}]}]}",
 	       MSG("hosts[0].nics[0].ipv4: element 1: expected a string"));
 	reject("{\"schema\": 1, \"hosts\": [{\"nics\": {}}]}", MSG("hosts[0].nics: expected an array"));
 	reject("{\"schema\": 1, \"hosts\": [{\"gpus\": [1]}]}", MSG("hosts[0].gpus[0]: expected an object"));

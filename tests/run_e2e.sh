@@ -416,13 +416,17 @@ if command -v "$CC" >/dev/null; then
 		plugin_is() { # NAME WANT ENV...
 			local name=$1 want=$2
 			shift 2
-			env LD_LIBRARY_PATH="$TMP/plugin" "$@" "$BIN" check --json >"$TMP/plugin.json" 2>/dev/null
+			env LD_LIBRARY_PATH="$TMP/plugin" "$@" "$BIN" check --json --load-net-plugin >"$TMP/plugin.json" 2>/dev/null
 			json_true "$name" "$TMP/plugin.json" 'd["hosts"][0]["versions"]["nccl_net_plugin"] == "'"$want"'"'
 		}
 		plugin_is "net plugin: libnccl-net.so, its name and version" "FakeNet (v8)"
 		plugin_is "net plugin: NCCL_NET_PLUGIN=ofi is libnccl-net-ofi.so" "FakeNet (v10)" NCCL_NET_PLUGIN=ofi
 		plugin_is "net plugin: NCCL_NET_PLUGIN=none" "internal" NCCL_NET_PLUGIN=none
 		plugin_is "net plugin: a name that loads nothing" "internal" NCCL_NET_PLUGIN=nothere
+		# without --load-net-plugin a plugin the environment names is not loaded (its code would run)
+		env LD_LIBRARY_PATH="$TMP/plugin" NCCL_NET_PLUGIN=ofi "$BIN" check --json >"$TMP/plugin.json" 2>/dev/null
+		json_true "net plugin: NCCL_NET_PLUGIN is not loaded unasked" "$TMP/plugin.json" \
+			'd["hosts"][0]["versions"]["nccl_net_plugin"] is None'
 	else
 		skip "no libnccl.so.2 to ask: the net plugin is only looked for when NCCL loads"
 	fi

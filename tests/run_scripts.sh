@@ -179,8 +179,14 @@ file_has "timeout status" "$TMP/state/last.status" "exit=124 fail commdiag: time
 node_state IDLE
 run "commdiag's own timeout" 1 env PATH="$PATH_FAKE" FAKE_MSG="timeout: the run exceeded --timeout (10 s) during probes" \
 	"$SLURM" --node n1 --state-dir "$TMP/state" --commdiag "$TMP/exit3-commdiag"
-update_is "exit 3 timeout reason" "scontrol [update] [NodeName=n1] [State=DRAIN] [Reason=commdiag: timeout]"
+update_is "exit 3 timeout reason" "scontrol [update] [NodeName=n1] [State=DRAIN] [Reason=commdiag: timeout in probes]"
 err_has "commdiag's message relayed" "the run exceeded --timeout"
+# a real stall in discovery (test fault): the reason names the phase and the section
+node_state IDLE
+run "a discovery stall: drained, and where" 1 env PATH="$PATH_FAKE" COMMDIAG_TESTING=1 COMMDIAG_FAULT=discover.stall=gpu \
+	"$SLURM" --node n1 --state-dir "$TMP/state" --commdiag "$BIN" --budget 2 --grace 5
+update_is "a discovery stall: reason" \
+	"scontrol [update] [NodeName=n1] [State=DRAIN] [Reason=commdiag: timeout in discovery (gpu)]"
 node_state IDLE
 run "runtime error" 1 env PATH="$PATH_FAKE" FAKE_MSG="out of memory" \
 	"$SLURM" --node n1 --state-dir "$TMP/state" --commdiag "$TMP/exit3-commdiag"
@@ -192,7 +198,7 @@ file_has "usage error logged" "$TMP/state/last.log" "no-such-option"
 
 # scontrol missing: a PATH of the tools the script needs, without scontrol
 mkdir -p "$TMP/minbin"
-for t in sh awk sed grep cp mv rm mkdir date hostname timeout cat dirname head sleep env; do
+for t in sh awk sed grep cp mv rm mkdir mktemp date hostname timeout cat dirname head sleep env sort tr; do
 	ln -s "$(command -v "$t")" "$TMP/minbin/$t"
 done
 run "scontrol missing" 2 "$TMP/minbin/env" PATH="$TMP/minbin" "$SLURM" --node n1 --state-dir "$TMP/state" \

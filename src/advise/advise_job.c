@@ -20,38 +20,76 @@ int q_multi(struct cd_walk *w)
 	return w->r->n_hosts > 1;
 }
 
-/* The first pair of hosts sharing a hostname or a host id. */
-static int dup_pair(const struct cd_results *r, size_t *a, size_t *b, int *by_id)
-{
-	for (size_t i = 0; i < r->n_hosts; i++)
-		for (size_t j = i + 1; j < r->n_hosts; j++) {
-			const struct cd_host *x = &r->hosts[i], *y = &r->hosts[j];
+struct ident {
+	const char *s;
+	size_t host;
+};
 
-			if (str_eq(x->hostname, y->hostname) || str_eq(x->host_id, y->host_id)) {
-				*a = i;
-				*b = j;
-				*by_id = !str_eq(x->hostname, y->hostname);
-				return 1;
+static int cmp_ident(const void *a, const void *b)
+{
+	const struct ident *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : x->host < y->host ? -1 : x->host > y->host;
+}
+
+/*
+ * Which hosts share a hostname or a host id with another (shared[i]); how many do. Sorted,
+ * not all pairs: a job may have 100k hosts. shared may be NULL.
+ */
+static size_t dup_identity_hosts(const struct cd_results *r, unsigned char *shared)
+{
+	struct ident *v = xcalloc(r->n_hosts + 1, sizeof(*v));
+	size_t count = 0;
+
+	for (int by_id = 0; by_id < 2; by_id++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < r->n_hosts; i++)
+			if ((v[n].s = by_id ? r->hosts[i].host_id : r->hosts[i].hostname))
+				v[n++].host = i;
+		if (n > 1)
+			qsort(v, n, sizeof(*v), cmp_ident);
+		for (size_t i = 1; i < n; i++)
+			if (!strcmp(v[i - 1].s, v[i].s)) {
+				if (!shared) {
+					free(v);
+					return 1;
+				}
+				count += !shared[v[i - 1].host] + !shared[v[i].host];
+				shared[v[i - 1].host] = shared[v[i].host] = 1;
 			}
-		}
-	return 0;
+	}
+	free(v);
+	return count;
+}
+
+static int dup_identity(const struct cd_results *r)
+{
+	return dup_identity_hosts(r, NULL) > 0;
 }
 
 int q_dup_host(struct cd_walk *w)
 {
-	size_t a, b;
-	int by_id;
-
 	has(w, "HOST001");
-	return dup_pair(w->r, &a, &b, &by_id) || finding(w, "HOST001");
+	return dup_identity(w->r) || finding(w, "HOST001");
 }
 
 void l_hostid(struct cd_walk *w)
 {
+	unsigned char *shared = xcalloc(w->r->n_hosts + 1, 1);
+
+	/* only the hosts that share a name or an id need one; in a log's bucket (no host
+	 * facts to compare) every host gets one, as the finding names no pair */
+	if (!dup_identity_hosts(w->r, shared))
+		memset(shared, 1, w->r->n_hosts);
 	for (size_t i = 0; i < w->r->n_hosts; i++) {
 		const struct cd_host *h = &w->r->hosts[i];
 		const struct cd_nic *n = NULL;
 		char *v;
+
+		if (!shared[i])
+			continue;
 
 		for (size_t k = 0; k < h->n_nics && !n; k++)
 			if (socket_candidate(&h->nics[k]) && h->nics[k].default_route == CD_TRI_TRUE)
@@ -72,6 +110,7 @@ void l_hostid(struct cd_walk *w)
 			 "with another host, so NCCL would try shared memory and P2P across hosts", h->hostname);
 		free(v);
 	}
+	free(shared);
 	walk_emit(w, NULL, "give each container its own hostname (docker run --hostname, or Kubernetes pod hostnames) "
 		 "and its own /etc/machine-id", NULL, "the real fix: NCCL_HOSTID only papers over identical identities");
 }
@@ -85,10 +124,7 @@ int q_dup_gpu(struct cd_walk *w)
 /* Hosts that share an identity make NCCL see one host: then the collision is theirs. */
 int q_dup_gpu_hosts(struct cd_walk *w)
 {
-	size_t a, b;
-	int by_id;
-
-	return dup_pair(w->r, &a, &b, &by_id) || has(w, "HOST001");
+	return dup_identity(w->r) || has(w, "HOST001");
 }
 
 void l_set_device(struct cd_walk *w)

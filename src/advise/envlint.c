@@ -524,17 +524,36 @@ char *cd_envlint_conf_paths(void)
 static void read_conf(struct cd_results *r, const struct cd_host *h, const char *path, struct setting **set,
 		      size_t *n, size_t *cap, struct cd_strv *keep)
 {
-	FILE *f = fopen(path, "re");
+	const char *kind = NULL;
+	FILE *f = cd_open_input(path, &kind);
 	size_t len = 0, pos = 0;
-	char *text;
-	int line = 0;
+	char *text, why[160];
+	int line = 0, err;
 
-	if (!f)
+	if (!f && errno == ENOENT)
+		return; /* none there: NCCL reads nothing either */
+	if (f) {
+		text = cd_read_file(f, 1 << 20, &len);
+		err = errno;
+		fclose(f);
+	} else {
+		text = NULL;
+		err = errno;
+	}
+	if (!text) {
+		/* NCCL may read what commdiag cannot check: say so, never pass it silently */
+		struct cd_finding *fd = cd_results_add_finding(r, "ENV010", CD_SEV_WARN, h->hostname, path,
+							       "configuration file commdiag cannot check");
+
+		if (kind)
+			snprintf(why, sizeof(why), "it is %s, not a regular file", kind);
+		else if (err == EFBIG)
+			snprintf(why, sizeof(why), "it is larger than 1 MiB");
+		else
+			snprintf(why, sizeof(why), "%s", strerror(err));
+		cd_finding_evidence(fd, "%s: %s; NCCL reads its NAME=VALUE lines as settings", path, why);
 		return;
-	text = cd_read_file(f, 1 << 20, &len);
-	fclose(f);
-	if (!text)
-		return;
+	}
 	while (pos < len) {
 		size_t end = pos;
 		char buf[LINE_MAX_BYTES], *p, *eq, *src;

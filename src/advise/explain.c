@@ -143,20 +143,25 @@ static int tests_prefix_host(const char *line, char *host, size_t len)
 	return n && s + n == t;
 }
 
-static struct cd_host *host_named(struct state *st, const char *name)
+static struct cd_host *host_named(struct state *st, const char *full)
 {
 	struct cd_results *r = st->r;
 	struct cd_host *h;
+	char *name = cd_hostname_from_text(full); /* what the document can hold */
 
 	for (size_t i = 0; i < r->n_hosts; i++)
-		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, name))
+		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, name)) {
+			free(name);
 			return &r->hosts[i];
-	if (r->n_hosts >= MAX_HOSTS)
+		}
+	if (r->n_hosts >= MAX_HOSTS) {
+		free(name);
 		return &r->hosts[0];
+	}
 	h = cd_results_add_host(r);
-	h->hostname = xstrdup(name);
+	h->hostname = name;
 	/* a log names hosts only through prefixes; lines without one get the log's name */
-	if (!strcmp(name, st->name))
+	if (!strcmp(full, st->name))
 		h->host_id_source = xstrdup(CD_EXPLAIN_NO_HOST);
 	cd_section_set(&h->part[CD_PART_SYSTEM], CD_ST_SKIPPED, "facts from a log, not from this host");
 	return h;

@@ -134,16 +134,19 @@ static void skipped(struct state *st)
 
 /* ---- hosts and GPUs from the rank lines ---- */
 
-static struct cd_host *host_named(struct state *st, const char *hostname)
+static struct cd_host *host_named(struct state *st, const char *name)
 {
 	struct cd_results *r = st->r;
 	struct cd_host *h;
+	char *hostname = cd_hostname_from_text(name); /* what the document can hold */
 
 	for (size_t i = 0; i < r->n_hosts; i++)
-		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, hostname))
+		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, hostname)) {
+			free(hostname);
 			return &r->hosts[i];
+		}
 	h = cd_results_add_host(r);
-	h->hostname = xstrdup(hostname);
+	h->hostname = hostname;
 	h->host_id_source = xasprintf("import: nccl-tests output '%s'", st->name);
 	for (int p = 0; p < CD_PART_COUNT; p++)
 		cd_section_set(&h->part[p], CD_ST_SKIPPED, "imported from nccl-tests output '%s': not discovered",
@@ -787,6 +790,15 @@ static int parse_json(struct state *st, const char *text, size_t len)
 	if (!cJSON_IsObject(root) || !cJSON_IsArray(res = cJSON_GetObjectItemCaseSensitive(root, "results"))) {
 		fail(st, "not nccl-tests JSON output: no \"results\" list");
 		goto out;
+	}
+	{
+		char where[256] = "";
+		const char *dup = cd_json_duplicate_key(root, where, sizeof(where));
+
+		if (dup) {
+			fail(st, "%s%skey '%.64s' appears twice: expected each key once", where, where[0] ? ": " : "", dup);
+			goto out;
+		}
 	}
 	ver = cJSON_GetObjectItemCaseSensitive(root, "nccl_version");
 	if (cJSON_IsNumber(ver) && ver->valuedouble >= 20900 && ver->valuedouble < 1e6) {

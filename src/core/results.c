@@ -633,3 +633,17 @@ int cd_env_from_launcher(const char *name)
 			return 1;
 	return 0;
 }
+
+char *cd_hostname_from_text(const char *s)
+{
+	char *c = cd_clean_text(s, CD_CLEAN_CONTROLS), *h = c ? c : xstrdup(s);
+	size_t n = strlen(h);
+
+	if (n > CD_HOSTNAME_MAX) {
+		n = CD_HOSTNAME_MAX;
+		while (n > 0 && ((unsigned char)h[n] & 0xc0) == 0x80)
+			n--; /* h[n] continues a character: cut before that character */
+		h[n] = '\0';
+	}
+	return h;
+}

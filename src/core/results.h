@@ -476,6 +476,18 @@ int cd_results_worst(const struct cd_results *r);
  * `name` is used in messages ("-" for stdin). Returns 0, or -1 after printing
  * "commdiag: results: 'name': what was wrong".
  */
+/* The longest host name (RFC 1035) a document holds: the loader refuses longer, parsers of logs cut. */
+#define CD_HOSTNAME_MAX 253
+/*
+ * A host name read from a log, as a document can hold it: valid UTF-8 without control
+ * characters (a bad byte becomes U+FFFD, three bytes), cut to CD_HOSTNAME_MAX bytes at a
+ * character's end. Heap.
+ */
+char *cd_hostname_from_text(const char *s);
+
+/* The first key an object under v (a cJSON *) has twice, its path in path; NULL when none. */
+struct cJSON;
+const char *cd_json_duplicate_key(const struct cJSON *v, char *path, size_t len);
 int cd_results_load_json(struct cd_results *r, const char *text, size_t len, const char *name);
 int cd_results_load_file(struct cd_results *r, const char *path);
 

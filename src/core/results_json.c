@@ -83,6 +83,29 @@ static char *get_str(struct ld *l, const cJSON *obj, const char *key)
 	return xstrdup(v->valuestring);
 }
 
+/*
+ * A host name: at most 253 bytes (RFC 1035's longest). It labels every Prometheus series
+ * and every HTML cell of its host: a 100 MB one made a 13 GB metrics file.
+ */
+#define MAX_HOSTNAME CD_HOSTNAME_MAX
+
+static char *get_host(struct ld *l, const cJSON *obj, const char *key)
+{
+	char *s = get_str(l, obj, key), *c = s ? cd_clean_text(s, CD_CLEAN_UTF8) : NULL;
+
+	/* as every output writes it (a bad byte is U+FFFD, three bytes): then measured */
+	if (c) {
+		free(s);
+		s = c;
+	}
+	if (s && strlen(s) > MAX_HOSTNAME && !l->failed) {
+		fail(l, key, "a host name of %zu bytes: expected at most %d", strlen(s), MAX_HOSTNAME);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 /* A name that keys an array (a NIC's, an HCA's): required, a non-empty string. */
 static char *get_name(struct ld *l, const cJSON *obj, const char *what)
 {
@@ -103,7 +126,24 @@ static double get_dbl(struct ld *l, const cJSON *obj, const char *key)
 		fail(l, key, "expected a number or null");
 		return NAN;
 	}
+	/* 1e999 parses as infinity: no measurement or threshold is that */
+	if (!isfinite(v->valuedouble)) {
+		fail(l, key, "expected a finite number or null");
+		return NAN;
+	}
 	return v->valuedouble;
+}
+
+/* A measurement or a rate: a time, a bandwidth, a duration is never below 0. */
+static double get_nonneg(struct ld *l, const cJSON *obj, const char *key)
+{
+	double d = get_dbl(l, obj, key);
+
+	if (d < 0) {
+		fail(l, key, "expected a number of at least 0 or null");
+		return NAN;
+	}
+	return d;
 }
 
 static int64_t get_i64(struct ld *l, const cJSON *obj, const char *key)
@@ -280,7 +320,7 @@ static void load_pci(struct ld *l, const cJSON *d, void *ctx)
 	p->vendor = get_str(l, d, "vendor");
 	p->device = get_str(l, d, "device");
 	p->numa = get_i64(l, d, "numa");
-	p->link_gbyte_s = get_dbl(l, d, "link_gbyte_s");
+	p->link_gbyte_s = get_nonneg(l, d, "link_gbyte_s");
 	if (pcie) {
 		size_t m = enter(l, "pcie", 0);
 
@@ -334,8 +374,8 @@ static void load_port(struct ld *l, const cJSON *d, void *ctx)
 	p->phys_state = get_str(l, d, "phys_state");
 	p->link_layer = get_str(l, d, "link_layer");
 	p->active_width = get_i64(l, d, "active_width");
-	p->lane_gbit_s = get_dbl(l, d, "lane_gbit_s");
-	p->rate_gbit_s = get_dbl(l, d, "rate_gbit_s");
+	p->lane_gbit_s = get_nonneg(l, d, "lane_gbit_s");
+	p->rate_gbit_s = get_nonneg(l, d, "rate_gbit_s");
 	p->lid = get_i64(l, d, "lid");
 	p->mtu_bytes = get_i64(l, d, "mtu_bytes");
 	p->netdev = get_str(l, d, "netdev");
@@ -397,7 +437,7 @@ static void load_gpu(struct ld *l, const cJSON *el, void *ctx)
 		g->pcie_width = get_i64(l, pcie, "width");
 		g->pcie_max_gen = get_i64(l, pcie, "max_gen");
 		g->pcie_max_width = get_i64(l, pcie, "max_width");
-		g->pcie_link_gbyte_s = get_dbl(l, pcie, "link_gbyte_s");
+		g->pcie_link_gbyte_s = get_nonneg(l, pcie, "link_gbyte_s");
 		leave(l, m);
 	}
 	each_obj(l, el, "nvlinks", g, load_nvlink);
@@ -491,7 +531,7 @@ static void load_host(struct ld *l, const cJSON *d, void *ctx)
 	const cJSON *st = get_obj(l, d, "status"), *rs = get_obj(l, d, "reason"), *env, *el;
 	size_t m;
 
-	h->hostname = get_str(l, d, "hostname");
+	h->hostname = get_host(l, d, "hostname");
 	h->host_id = get_str(l, d, "host_id");
 	h->host_id_source = get_str(l, d, "host_id_source");
 	for (int p = 0; p < CD_PART_COUNT; p++) {
@@ -535,7 +575,7 @@ static void load_host(struct ld *l, const cJSON *d, void *ctx)
 static void load_finding(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_results *r = ctx;
-	char *id = get_str(l, d, "id"), *host = get_str(l, d, "host");
+	char *id = get_str(l, d, "id"), *host = get_host(l, d, "host");
 	char *subject = get_str(l, d, "subject"), *title = get_str(l, d, "title");
 	int sev = enum_of(l, d, "severity", cd_severity_parse, CD_SEV_INFO);
 	struct cd_finding *f;
@@ -560,11 +600,11 @@ static void load_sample(struct ld *l, const cJSON *el, void *ctx)
 
 	s->bytes = get_i64(l, el, "bytes");
 	s->iters = get_i64(l, el, "iters");
-	s->time_us = get_dbl(l, el, "time_us");
-	s->min_time_us = get_dbl(l, el, "min_time_us");
-	s->max_time_us = get_dbl(l, el, "max_time_us");
-	s->algbw_gbyte_s = get_dbl(l, el, "algbw_gbyte_s");
-	s->busbw_gbyte_s = get_dbl(l, el, "busbw_gbyte_s");
+	s->time_us = get_nonneg(l, el, "time_us");
+	s->min_time_us = get_nonneg(l, el, "min_time_us");
+	s->max_time_us = get_nonneg(l, el, "max_time_us");
+	s->algbw_gbyte_s = get_nonneg(l, el, "algbw_gbyte_s");
+	s->busbw_gbyte_s = get_nonneg(l, el, "busbw_gbyte_s");
 	s->errors = get_i64(l, el, "errors");
 }
 
@@ -582,7 +622,7 @@ static void load_probe(struct ld *l, const cJSON *d, void *ctx)
 	p->reason = get_str(l, d, "reason");
 	p->phase = get_str(l, d, "phase");
 	p->variant = get_str(l, d, "variant");
-	p->host = get_str(l, d, "host");
+	p->host = get_host(l, d, "host");
 	p->device = get_i64(l, d, "device");
 	p->peer = get_i64(l, d, "peer");
 	p->nranks = get_i64(l, d, "nranks");
@@ -594,12 +634,12 @@ static void load_reach(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_reach *x = cd_results_add_reach(ctx);
 
-	x->from = get_str(l, d, "from");
-	x->to = get_str(l, d, "to");
+	x->from = get_host(l, d, "from");
+	x->to = get_host(l, d, "to");
 	x->iface = get_str(l, d, "iface");
 	x->address = get_str(l, d, "address");
 	x->ok = get_tri(l, d, "ok");
-	x->connect_us = get_dbl(l, d, "connect_us");
+	x->connect_us = get_nonneg(l, d, "connect_us");
 	x->error = get_str(l, d, "error");
 }
 
@@ -633,7 +673,7 @@ static void load_rank(struct ld *l, const cJSON *d, void *ctx)
 	struct cd_rank *k = cd_results_add_rank(ctx, get_i64(l, d, "rank"));
 	const cJSON *env = get_obj(l, d, "env_diff"), *el;
 
-	k->host = get_str(l, d, "host");
+	k->host = get_host(l, d, "host");
 	k->host_index = get_i64(l, d, "host_index");
 	k->local_rank = get_i64(l, d, "local_rank");
 	k->answered = get_tri(l, d, "answered");
@@ -656,7 +696,7 @@ static void load_advice(struct ld *l, const cJSON *d, void *ctx)
 
 	a->env = get_str(l, d, "env");
 	a->value = get_str(l, d, "value");
-	a->host = get_str(l, d, "host");
+	a->host = get_host(l, d, "host");
 	get_strv(l, d, "findings", &a->findings);
 	get_strv(l, d, "path", &a->path);
 	a->why = get_str(l, d, "why");
@@ -701,6 +741,9 @@ static void load_score(struct ld *l, const cJSON *root, struct cd_score *s)
 	s->present = 1;
 	s->total = get_i64(l, o, "total");
 	s->grade = get_str(l, o, "grade");
+	/* the three words score.c writes: a grade is printed as a verdict, never any text */
+	if (s->grade && strcmp(s->grade, "excellent") && strcmp(s->grade, "good") && strcmp(s->grade, "needs work"))
+		fail(l, "grade", "expected excellent, good, needs work or null");
 	w = get_obj(l, o, "weights");
 	b = get_obj(l, o, "basis");
 	for (int d = 0; d < CD_DIM_COUNT; d++) {
@@ -711,7 +754,7 @@ static void load_score(struct ld *l, const cJSON *root, struct cd_score *s)
 			fail(l, cd_dim_str(d), "expected an integer from 0 to 100 or null");
 		mw = enter(l, "weights", 0);
 		if (w)
-			s->weight[d] = get_dbl(l, w, cd_dim_str(d));
+			s->weight[d] = get_nonneg(l, w, cd_dim_str(d));
 		leave(l, mw);
 		mw = enter(l, "basis", 0);
 		if (b)
@@ -753,8 +796,8 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		r->run.launcher = get_str(l, run, "launcher");
 		r->run.launcher_ranks = get_i64(l, run, "launcher_ranks");
 		r->run.ranks = get_i64(l, run, "ranks");
-		r->run.duration_s = get_dbl(l, run, "duration_s");
-		r->run.timeout_s = get_dbl(l, run, "timeout_s");
+		r->run.duration_s = get_nonneg(l, run, "duration_s");
+		r->run.timeout_s = get_nonneg(l, run, "timeout_s");
 		r->run.stopped_by = get_str(l, run, "stopped_by");
 		r->run.stopped_phase = get_str(l, run, "stopped_phase");
 		each_obj(l, run, "imports", r, load_import);
@@ -826,8 +869,56 @@ static int prescan(const char *text, size_t len, const char *name)
 	return 0;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/*
+ * The first key that appears twice in one object, anywhere under v, with its path in
+ * path ("hosts[0].env"); NULL when none. Sorting each object's keys keeps it
+ * O(n log n): a document may have an env map of any size.
+ */
+const char *cd_json_duplicate_key(const cJSON *v, char *path, size_t len)
+{
+	size_t n = 0, used = strlen(path), i = 0;
+	const cJSON *c;
+	const char *dup = NULL;
+
+	for (c = v ? v->child : NULL; c; c = c->next)
+		n++;
+	if (cJSON_IsObject(v) && n > 1) {
+		const cJSON **keys = xcalloc(n, sizeof(*keys));
+
+		for (c = v->child; c; c = c->next)
+			keys[i++] = c;
+		qsort(keys, n, sizeof(*keys), cmp_key);
+		for (i = 1; i < n && !dup; i++)
+			if (!strcmp(keys[i - 1]->string, keys[i]->string))
+				dup = keys[i]->string;
+		free(keys);
+		if (dup)
+			return dup;
+	}
+	i = 0;
+	for (c = v ? v->child : NULL; c && !dup; c = c->next, i++) {
+		if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
+			continue;
+		if (cJSON_IsObject(v))
+			snprintf(path + used, len - used, "%s%s", used ? "." : "", c->string);
+		else
+			snprintf(path + used, len - used, "[%zu]", i);
+		dup = cd_json_duplicate_key(c, path, len);
+		if (!dup)
+			path[used] = '\0';
+	}
+	return dup;
+}
+
 int cd_results_load_json(struct cd_results *r, const char *text, size_t len, const char *name)
 {
+	char where[256] = "";
+	const char *dup;
 	struct ld l = { .name = name };
 	const char *end = NULL;
 	cJSON *root;
@@ -862,6 +953,15 @@ int cd_results_load_json(struct cd_results *r, const char *text, size_t len, con
 		cJSON_Delete(root);
 		return cd_error("results: '%s': expected a JSON object at the top level", name);
 	}
+	/* readers disagree on which of two equal keys counts (cJSON the first, jq and Python the
+	 * last): a document that means two things to two tools is refused */
+	if ((dup = cd_json_duplicate_key(root, where, sizeof(where)))) {
+		int rc = cd_error("results: '%s': %s%skey '%.64s' appears twice: expected each key once", name, where,
+				  where[0] ? ": " : "", dup);
+
+		cJSON_Delete(root);
+		return rc;
+	}
 	load_doc(&l, root, r);
 	cJSON_Delete(root);
 	if (l.failed) {
@@ -874,13 +974,16 @@ int cd_results_load_json(struct cd_results *r, const char *text, size_t len, con
 
 int cd_results_load_file(struct cd_results *r, const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	const char *kind = NULL;
+	FILE *f = strcmp(path, "-") ? cd_open_input(path, &kind) : stdin;
 	size_t len = 0;
 	struct stat st;
 	char *text;
 	int rc;
 
 	cd_results_init(r);
+	if (!f && kind)
+		return cd_error("results: '%s' is %s: expected a regular file ('-' reads standard input)", path, kind);
 	if (!f)
 		return cd_error("results: cannot open '%s': %s", path, strerror(errno));
 	/* a regular file says its size: refuse a huge one before reading a byte of it */

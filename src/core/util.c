@@ -10,6 +10,8 @@
 #include <time.h>
 #include <limits.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 
 
 int cd_verbosity;
@@ -44,12 +46,20 @@ void cd_set_before_message(void (*fn)(void))
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = NULL, *c;
+
 	if (before_message)
 		before_message(); /* the progress line erases itself: a message never lands at its end */
 	fputs("commdiag: ", stderr);
 	if (prefix)
 		fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	/* messages quote files, logs and environments: no ESC or newline of theirs reaches the terminal */
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		c = cd_clean_text(msg, CD_CLEAN_CONTROLS);
+		fputs(c ? c : msg, stderr);
+		free(c);
+		free(msg);
+	}
 	fputc('\n', stderr);
 }
 
@@ -453,4 +463,28 @@ char *cd_clean_text(const char *s, enum cd_clean how)
 	}
 	*w = '\0';
 	return out;
+}
+
+FILE *cd_open_input(const char *path, const char **kind)
+{
+	struct stat st;
+	FILE *f;
+	/* O_NONBLOCK: opening a FIFO without a writer must not wait for one */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	*kind = NULL;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*kind = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
+			S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device" :
+			S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (!(f = fdopen(fd, "r")))
+		close(fd);
+	return f;
 }

@@ -26,6 +26,14 @@ void cd_set_before_message(void (*fn)(void));
  * terminal, a newline would start a line of its own) becomes a space, with
  * CD_CLEAN_KEEP_LINES all but newline and tab. NULL when s is clean as it is, else a heap copy.
  */
+/*
+ * Open a file the user named as input, for reading: NULL with errno when it cannot be
+ * opened, or with errno EINVAL and *kind ("a FIFO", "a directory", …) when it is not a
+ * regular file. A FIFO or a device would block the read until the deadline (or forever:
+ * /dev/zero), so inputs are regular files; standard input is "-", never a path.
+ */
+FILE *cd_open_input(const char *path, const char **kind);
+
 enum cd_clean { CD_CLEAN_UTF8, CD_CLEAN_CONTROLS, CD_CLEAN_KEEP_LINES };
 char *cd_clean_text(const char *s, enum cd_clean how);
 /* Printed only at -v (level 1) or -vv (level 2). */

@@ -13,6 +13,7 @@ struct cd_discover_opts {
 	const char *topology_xml; /* --topology: replay this hwloc XML instead of the live machine */
 	const char *sysfs_root;   /* tests: prefix for /sys and /proc reads (NULL = "") */
 	const char *nccl_lib;     /* --nccl-lib */
+	int load_net_plugin;      /* --load-net-plugin: dlopen what NCCL_NET_PLUGIN names */
 };
 
 /* system.c: hostname, host id, kernel, container, limits, IOMMU, env snapshot */

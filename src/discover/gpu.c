@@ -290,7 +290,7 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	const struct cd_cuda_api *cu;
 	const struct cd_nvml_api *nv;
 	char buf[128], *err = NULL, *path;
-	const char *why = NULL;
+	const char *why = NULL, *plugin;
 
 	/* the kernel module's version is readable without any user-space library */
 	path = xasprintf("%s/sys/module/nvidia/version", o->sysfs_root ? o->sysfs_root : "");
@@ -309,8 +309,17 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 		cd_debug(1, "gpu: nccl version unknown: %s", err);
 	free(err);
 	err = NULL;
-	if (h->versions.nccl) {
-		h->versions.nccl_net_plugin = cd_gpu_nccl_net_plugin(getenv("NCCL_NET_PLUGIN"), &err);
+	plugin = getenv("NCCL_NET_PLUGIN");
+	if (h->versions.nccl && plugin && *plugin && strcasecmp(plugin, "none") && !o->load_net_plugin) {
+		/*
+		 * A library the environment names is not loaded: its constructors would run as
+		 * whoever runs commdiag (root in a prolog), chosen by the environment being
+		 * checked. The plugin's version stays unknown unless the admin asks.
+		 */
+		cd_debug(1, "gpu: nccl net plugin: NCCL_NET_PLUGIN=%s is not loaded (--load-net-plugin loads it)",
+			 plugin);
+	} else if (h->versions.nccl) {
+		h->versions.nccl_net_plugin = cd_gpu_nccl_net_plugin(plugin, &err);
 		if (err)
 			cd_debug(1, "gpu: nccl net plugin: %s: %s", h->versions.nccl_net_plugin, err);
 		free(err);

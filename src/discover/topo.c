@@ -548,11 +548,15 @@ static void pin(const char *soname, int *done)
  */
 static const char *check_readable(const char *path, char *head, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	const char *kind = NULL;
+	FILE *f = cd_open_input(path, &kind);
 	size_t n;
 	int err;
 
 	head[0] = '\0';
+	if (!f && kind) /* a FIFO would block hwloc's read */
+		return !strcmp(kind, "a directory") ? strerror(EISDIR) : !strcmp(kind, "a FIFO") ? "a FIFO, not a file" :
+		       "not a regular file";
 	if (!f)
 		return strerror(errno);
 	errno = 0;

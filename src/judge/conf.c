@@ -154,6 +154,21 @@ static double unit_factor(enum cd_unit u, const char *sfx)
 	return 0;
 }
 
+/*
+ * The largest value a threshold of each unit can mean (in the unit stored): past it a value
+ * is a typo, and a byte count past 2^53 is not even exact in the document. 18446744073709551615
+ * bytes was taken and shown as a negative number, and SYS001 never fired.
+ */
+static const double unit_max[] = {
+	[CD_U_BYTES] = 9007199254740992.0, /* 2^53, 8 PiB */
+	[CD_U_GBYTE_S] = 1e6,              /* 1 PB/s */
+	[CD_U_GBIT_S] = 8e6,
+	[CD_U_MBIT_S] = 8e9,
+	[CD_U_PCT] = 100,
+	[CD_U_US] = 3.6e9,                 /* an hour */
+	[CD_U_NUMBER] = 1e6,               /* counts (GPUs, links, peers) and factors */
+};
+
 static int parse_value(enum cd_key k, const char *v, double *out, char *err, size_t elen)
 {
 	enum cd_unit u = keys[k].unit;
@@ -181,6 +196,9 @@ static int parse_value(enum cd_key k, const char *v, double *out, char *err, siz
 		snprintf(joined, sizeof(joined), "%s%s", num, sfx);
 		if (cd_parse_size(joined, &b) < 0)
 			return bad(err, elen, "unit '%s' of '%s' is not a size: expected %s", sfx, v, unit_expect[u]);
+		if ((double)b > unit_max[u])
+			return bad(err, elen, "'%s' is out of range: expected %s, at most 8192T (2^53 bytes)", v,
+				   unit_expect[u]);
 		*out = (double)b;
 		return 0;
 	}
@@ -190,6 +208,9 @@ static int parse_value(enum cd_key k, const char *v, double *out, char *err, siz
 	d *= f;
 	if (u == CD_U_PCT && d > 100)
 		return bad(err, elen, "'%s' is out of range: expected %s", v, unit_expect[u]);
+	if (d > unit_max[u])
+		return bad(err, elen, "'%s' is out of range: expected %s, at most %.15g%s%s", v, unit_expect[u],
+			   unit_max[u], u == CD_U_NUMBER ? "" : " ", u == CD_U_NUMBER ? "" : cd_unit_str(u));
 	*out = d;
 	return 0;
 }
@@ -321,11 +342,14 @@ int cd_conf_define(struct cd_conf *c, const char *def)
 
 static int parse_file(struct cd_conf *c, const char *path, const char *prefix)
 {
-	FILE *f = fopen(path, "re");
+	const char *kind = NULL;
+	FILE *f = cd_open_input(path, &kind);
 	size_t len = 0;
 	char *text;
 	int rc;
 
+	if (!f && kind)
+		return cd_error("rules: '%s' is %s: expected a regular file", path, kind);
 	if (!f)
 		return cd_error("rules: cannot open '%s': %s", path, strerror(errno));
 	text = cd_read_file(f, MAX_RULES_FILE_BYTES, &len);

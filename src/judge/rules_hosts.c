@@ -46,36 +46,108 @@ static size_t ranks_on(const struct cd_results *r, size_t host)
 }
 
 /* HOST001: two hosts of the job (different MPI_COMM_TYPE_SHARED groups) that say they are the same. */
+/* Sorting hosts by one identity string, so equal ones are neighbours: O(N log N), not all pairs. */
+static const struct cd_host *sort_hosts;
+static int sort_by_name;
+
+static const char *identity(size_t i)
+{
+	return sort_by_name ? sort_hosts[i].hostname : sort_hosts[i].host_id;
+}
+
+static int cmp_identity(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(identity(x), identity(y));
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+struct id_pair {
+	size_t a, b;
+};
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const struct id_pair *p = x, *q = y;
+
+	return p->a != q->a ? (p->a < q->a ? -1 : 1) : p->b < q->b ? -1 : p->b > q->b;
+}
+
+/* At most this many pairs are named: a job of thousands of copies of one image is one finding's worth of news. */
+#define SAME_IDENTITY_MAX_PAIRS 64
+
+/* The pairs of hosts whose hostname (by_name) or host id is the same; *more counts those not kept. */
+static void same_pairs(const struct cd_results *r, int by_name, struct id_pair **pairs, size_t *n, size_t *cap,
+		       size_t *more)
+{
+	size_t *idx = xcalloc(r->n_hosts, sizeof(*idx)), m = 0;
+
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (by_name ? r->hosts[i].hostname != NULL : r->hosts[i].host_id != NULL)
+			idx[m++] = i;
+	sort_hosts = r->hosts;
+	sort_by_name = by_name;
+	if (m > 1)
+		qsort(idx, m, sizeof(*idx), cmp_identity);
+	for (size_t g = 0, e; g < m; g = e) {
+		for (e = g + 1; e < m && !strcmp(identity(idx[g]), identity(idx[e])); e++)
+			;
+		for (size_t i = g; i < e; i++)
+			for (size_t k = i + 1; k < e; k++) {
+				const struct cd_host *a = &r->hosts[idx[i]], *b = &r->hosts[idx[k]];
+
+				/* a pair with both the same is the hostname pass's */
+				if (!by_name && a->hostname && b->hostname && !strcmp(a->hostname, b->hostname))
+					continue;
+				if (*n == SAME_IDENTITY_MAX_PAIRS) {
+					(*more)++;
+					continue;
+				}
+				if (*n == *cap) {
+					*cap = *cap ? 2 * *cap : 16;
+					*pairs = xrealloc(*pairs, *cap * sizeof(**pairs));
+				}
+				(*pairs)[(*n)++] = (struct id_pair){ idx[i], idx[k] };
+			}
+	}
+	free(idx);
+}
+
 static int rule_same_identity(struct cd_results *r)
 {
+	struct id_pair *pairs = NULL;
+	size_t np = 0, cap = 0, more = 0;
 	int n = 0;
 
-	for (size_t i = 0; i < r->n_hosts; i++) {
-		for (size_t j = i + 1; j < r->n_hosts; j++) {
-			const struct cd_host *a = &r->hosts[i], *b = &r->hosts[j];
-			int name = a->hostname && b->hostname && !strcmp(a->hostname, b->hostname);
-			int id = a->host_id && b->host_id && !strcmp(a->host_id, b->host_id);
-			char ra[128], rb[128];
-			struct cd_finding *f;
+	same_pairs(r, 1, &pairs, &np, &cap, &more);
+	same_pairs(r, 0, &pairs, &np, &cap, &more);
+	if (np > 1)
+		qsort(pairs, np, sizeof(*pairs), cmp_pair); /* in host order, as the pairs of a loop over them */
+	for (size_t k = 0; k < np; k++) {
+		size_t i = pairs[k].a, j = pairs[k].b;
+		const struct cd_host *a = &r->hosts[i], *b = &r->hosts[j];
+		int name = a->hostname && b->hostname && !strcmp(a->hostname, b->hostname);
+		int id = a->host_id && b->host_id && !strcmp(a->host_id, b->host_id);
+		char ra[128], rb[128];
+		struct cd_finding *f;
 
-			if (!name && !id)
-				continue;
-			f = cd_results_add_finding(r, "HOST001", name && id ? CD_SEV_FAIL : CD_SEV_WARN, hn(a),
-						   name ? hn(a) : a->host_id,
-						   "two hosts of the job report the same identity");
-			cd_finding_evidence(f, "host %zu%s and host %zu%s are different hosts to MPI (no shared memory)", i,
-					    ranks_of(r, i, ra, sizeof(ra)), j, ranks_of(r, j, rb, sizeof(rb)));
-			if (name)
-				cd_finding_evidence(f, "both report hostname '%s' (containers started without --hostname?)",
-						    hn(a));
-			if (id)
-				cd_finding_evidence(f, "both report host id '%s' (%s): cloned image or shared /etc",
-						    a->host_id, a->host_id_source ? a->host_id_source : "?");
-			cd_finding_evidence(f, "NCCL and MPI may take them for one host and try shared memory or P2P "
-					       "between them: give each a distinct hostname (or NCCL_HOSTID)");
-			n++;
-		}
+		f = cd_results_add_finding(r, "HOST001", name && id ? CD_SEV_FAIL : CD_SEV_WARN, hn(a),
+					   name ? hn(a) : a->host_id, "two hosts of the job report the same identity");
+		cd_finding_evidence(f, "host %zu%s and host %zu%s are different hosts to MPI (no shared memory)", i,
+				    ranks_of(r, i, ra, sizeof(ra)), j, ranks_of(r, j, rb, sizeof(rb)));
+		if (name)
+			cd_finding_evidence(f, "both report hostname '%s' (containers started without --hostname?)", hn(a));
+		if (id)
+			cd_finding_evidence(f, "both report host id '%s' (%s): cloned image or shared /etc", a->host_id,
+					    a->host_id_source ? a->host_id_source : "?");
+		cd_finding_evidence(f, "NCCL and MPI may take them for one host and try shared memory or P2P "
+				       "between them: give each a distinct hostname (or NCCL_HOSTID)");
+		if (k + 1 == np && more)
+			cd_finding_evidence(f, "and %zu more pairs of hosts with the same hostname or host id", more);
+		n++;
 	}
+	free(pairs);
 	return n;
 }
 

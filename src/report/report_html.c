@@ -502,11 +502,14 @@ static void score_card(struct cd_out *o, const struct cd_results *r)
 			   "(<code>commdiag check --from FILE --format html</code> scores it).</p>\n</section>\n");
 		return;
 	}
-	if (s->total == CD_NULL_I64)
+	if (s->total == CD_NULL_I64) {
 		out_raw(o, "<p><strong>Score n/a</strong>: no dimension has data.</p>\n");
-	else
-		out_raw(o, "<p><strong class=\"total\">Score %" PRId64 "/100</strong> &middot; %s</p>\n", s->total,
-			s->grade ? s->grade : "n/a");
+	} else {
+		/* the grade comes from the document: escaped like every string of it */
+		out_raw(o, "<p><strong class=\"total\">Score %" PRId64 "/100</strong> &middot; ", s->total);
+		esc_na(o, s->grade);
+		out_raw(o, "</p>\n");
+	}
 	score_svg(o, s);
 	out_raw(o, "<table><thead><tr><th scope=\"col\">dimension</th><th scope=\"col\">value</th>"
 		   "<th scope=\"col\">weight</th><th scope=\"col\">basis</th></tr></thead><tbody>\n");
@@ -848,6 +851,9 @@ static void host_sections(struct cd_out *o, const struct cd_results *r)
 	out_raw(o, "</section>\n");
 }
 
+/* Hosts-to-hosts matrices up to this many hosts (the page's own limit, not the data's). */
+#define HTML_MAX_MATRIX_HOSTS 128
+
 /* Reachability of each host from each other: attempts that connected, of all. */
 static void reach_matrix(struct cd_out *o, const struct cd_results *r)
 {
@@ -953,6 +959,16 @@ static void network(struct cd_out *o, const struct cd_results *r)
 	if (nh < 2 && !r->n_reach)
 		return;
 	out_raw(o, "<section id=\"network\">\n<h2>Hosts to hosts</h2>\n");
+	/*
+	 * A matrix has n^2 cells: 20k hosts made 400M of them (3 GB, and a page no browser
+	 * opens). Past a size a person can read, the findings name the bad pairs instead.
+	 */
+	if (nh > HTML_MAX_MATRIX_HOSTS) {
+		out_raw(o, "<p class=\"na\">%zu hosts: the host-to-host matrices (reachability, tcp.bw, mpi.bw) are drawn "
+			   "for at most %d; the findings above name the pairs that fail.</p>\n</section>\n", nh,
+			HTML_MAX_MATRIX_HOSTS);
+		return;
+	}
 	if (r->n_reach)
 		reach_matrix(o, r);
 	else

@@ -55,10 +55,12 @@ bad "option for the wrong command" "$E option '--from' does not apply to 'topo',
 	topo --from "$D/wrong-type.json" -o "$O"
 bad "stray argument" "$E check: unexpected argument 'extra'" check extra -o "$O"
 bad "help for an unknown command" "$E help: unknown command 'frobnicate', try 'commdiag help'" help frobnicate
-bad "--timeout -1" "$E option '--timeout': '-1' is not a number of seconds above 0" check --timeout -1 -o "$O"
-bad "--timeout abc" "$E option '--timeout': 'abc' is not a number of seconds above 0" check --timeout abc -o "$O"
-bad "--timeout 0" "$E option '--timeout': '0' is not a number of seconds above 0" check --timeout 0 -o "$O"
-bad "--timeout 1e3" "$E option '--timeout': '1e3' is not a number of seconds above 0" check --timeout 1e3 -o "$O"
+bad "--timeout -1" "$E option '--timeout': '-1' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5" check --timeout -1 -o "$O"
+bad "--timeout abc" "$E option '--timeout': 'abc' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5" check --timeout abc -o "$O"
+bad "--timeout 0" "$E option '--timeout': '0' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5" check --timeout 0 -o "$O"
+bad "--timeout 1e3" "$E option '--timeout': '1e3' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5" check --timeout 1e3 -o "$O"
+bad "--timeout 1e12" "$E option '--timeout': '1e12' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5" check --timeout 1e12 -o "$O"
+bad "--timeout a year and a second" "$E option '--timeout': '31536001' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5" check --timeout 31536001 -o "$O"
 bad "--format xml" "$E option '--format': unknown format 'xml': expected text, json, prometheus or html" check --format xml -o "$O"
 # metrics and the page render the results document: the commands that write something else refuse them
 for f in prometheus html; do
@@ -86,7 +88,7 @@ bad "--from with --topology" \
 # the probes' size sweep and iterations
 bad "-b 12Q" "$E -b: '12Q' is not a size like 8, 64K, 8M or 1G" check -b 12Q -o "$O"
 bad "-n 0" "$E option '--iters': '0' is not a whole number from 1 to 1000000" probe copy -n 0 -o "$O"
-bad "--probe-timeout -1" "$E option '--probe-timeout': '-1' is not a number of seconds above 0" \
+bad "--probe-timeout -1" "$E option '--probe-timeout': '-1' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5" \
 	probe copy --probe-timeout -1 -o "$O"
 bad "unknown probe" "$E probe: unknown probe 'nosuch': see 'commdiag probe' for the list" probe copy nosuch -o "$O"
 bad "--quick with --full" "$E options '--quick' and '--full' exclude each other" check --quick --full -o "$O"
@@ -95,7 +97,7 @@ bad "--quick with --full" "$E options '--quick' and '--full' exclude each other"
 R="$E results:"
 bad "--from a missing file" "$R cannot open '$TMP/none.json': No such file or directory" \
 	report --from "$TMP/none.json" -o "$O"
-bad "--from a directory" "$R cannot read '$D': Is a directory" report --from "$D" -o "$O"
+bad "--from a directory" "$R '$D' is a directory: expected a regular file ('-' reads standard input)" report --from "$D" -o "$O"
 if [ "$(id -u)" != 0 ]; then
 	echo '{"schema": 1}' >"$TMP/unreadable.json" && chmod 000 "$TMP/unreadable.json"
 	bad "--from an unreadable file" "$R cannot open '$TMP/unreadable.json': Permission denied" \
