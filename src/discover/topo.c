@@ -580,6 +580,41 @@ static const char *check_readable(const char *path, char *head, size_t len)
  * else why not. The child's stderr is closed so hwloc's complaints come once, and
  * it dies with us; a run told to stop (cd_stop) stops waiting for it.
  */
+/*
+ * A PU or NUMA node without os_index: hwloc takes index 2^32-1 for it and sizes a bitmap
+ * to match (half a GiB of memset, seconds of CPU; fuzzing found it). hwloc never writes
+ * such an object, so the file is refused before hwloc sees it. NULL when none.
+ */
+static const char *xml_lacks_os_index(const char *xml)
+{
+	const char *kind = NULL;
+	FILE *f = cd_open_input(xml, &kind);
+	char *text, *p, *end;
+	size_t len = 0;
+	const char *why = NULL;
+
+	if (!f)
+		return NULL; /* check_readable said why already */
+	text = cd_read_file(f, (size_t)256 << 20, &len);
+	fclose(f);
+	if (!text)
+		return NULL;
+	for (p = text; !why && (p = strstr(p, "<object")); p = end) {
+		char save;
+
+		end = strchr(p, '>');
+		if (!end)
+			break;
+		save = *end;
+		*end = '\0';
+		if ((strstr(p, "type=\"PU\"") || strstr(p, "type=\"NUMANode\"")) && !strstr(p, " os_index=\""))
+			why = "a PU or NUMA node without os_index: not an export hwloc wrote";
+		*end = save;
+	}
+	free(text);
+	return why;
+}
+
 static const char *xml_crashes_hwloc(const char *xml)
 {
 	static char why[96];
@@ -651,7 +686,8 @@ int cd_topo_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	free(h->versions.hwloc);
 	h->versions.hwloc = hwloc_runtime_version();
 
-	if (xml && ((why = check_readable(xml, head, sizeof(head))) || (why = xml_crashes_hwloc(xml))))
+	if (xml && ((why = check_readable(xml, head, sizeof(head))) || (why = xml_lacks_os_index(xml)) ||
+		    (why = xml_crashes_hwloc(xml))))
 		return replay_error(st, xml, why);
 	if (!xml)
 		pin("libpciaccess.so.0", &pinned_pciaccess);

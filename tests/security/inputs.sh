@@ -29,6 +29,10 @@ err_has "report --from /dev/zero" "is a character device: expected a regular fil
 # standard input is still "-"
 run "report --from - (a pipe)" 0 sh -c "cat $DOC | \"$BIN\" report --from - --json"
 
+# a PU without os_index made hwloc memset half a GiB (seconds of CPU per file): refused first
+run "--topology with a PU without os_index" 2 "$BIN" topo --topology tests/security/data/pu-without-os-index.xml
+err_has "--topology with a PU without os_index" "a PU or NUMA node without os_index: not an export hwloc wrote"
+
 # an nccl.conf commdiag cannot check is a finding, not silence, and not a wait
 run "NCCL_CONF_FILE is a FIFO" 0 env NCCL_CONF_FILE="$TMP/fifo" timeout 60 "$BIN" env --json --timeout 20
 json_true "NCCL_CONF_FILE is a FIFO: ENV010" "$TMP/out" \
