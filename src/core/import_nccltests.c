@@ -441,7 +441,7 @@ static int rank_line(struct state *st, char *s)
 		name++;
 	name[strcspn(name, "\r\n")] = '\0';
 	if (!st->s.first_host)
-		st->s.first_host = xstrdup(host);
+		st->s.first_host = cd_hostname_from_text(host); /* as host_named() keeps it */
 	st->s.nranks++;
 	add_gpu(st, host, dev, bus + 1, name);
 	return 1;
@@ -830,7 +830,7 @@ static int parse_json(struct state *st, const char *text, size_t len)
 			}
 			snprintf(bus, sizeof(bus), "%s]", cJSON_IsString(hex) ? hex->valuestring : "");
 			if (!st->s.first_host)
-				st->s.first_host = xstrdup(hn->valuestring);
+				st->s.first_host = cd_hostname_from_text(hn->valuestring);
 			st->s.nranks++;
 			add_gpu(st, hn->valuestring, (int64_t)dv->valuedouble, bus,
 				cJSON_IsString(info) ? info->valuestring : "");
