@@ -9,7 +9,10 @@ cd "$(dirname "$0")" || exit 2
 P=0 F=0 S=0 failed=
 for t in ./*.sh; do
 	[ "$t" = ./run.sh ] && continue
-	line=$("$t" "$BIN" 2>&1 | tee /dev/stderr | tail -1)
+	# through a file, not tee /dev/stderr: reopening a stderr that is a regular file truncates it
+	out=$("$t" "$BIN" 2>&1)
+	printf '%s\n' "$out" >&2
+	line=$(printf '%s\n' "$out" | tail -1)
 	read -r p f s <<<"$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' <<<"$line")"
 	if [ -z "${p:-}" ]; then
 		echo "FAIL: security: $t ended without its summary line" >&2
