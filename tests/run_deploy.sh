@@ -510,7 +510,8 @@ PY
 : >"$TMP/needed-pkgs"
 if command -v readelf >/dev/null && command -v dpkg >/dev/null; then
 	ldd "$BIN" >"$TMP/ldd" 2>&1
-	needed=$(readelf -d "$BIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	# a sanitizer build (CI's SANITIZE=1) also needs the sanitizers' runtimes: not the image's
+	needed=$(readelf -d "$BIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -Ev '^lib(a|ub|l|t|hwa)san\.so')
 	paths=()
 	for so in $needed; do
 		path=$(awk -v so="$so" '$1 == so {print $3}' "$TMP/ldd")
