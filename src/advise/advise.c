@@ -79,16 +79,6 @@ long version_num(const char *v)
 	return a * 10000 + b * 100 + c;
 }
 
-int nic_has_address(const struct cd_nic *n)
-{
-	if (n->ipv4.n)
-		return 1;
-	for (size_t i = 0; i < n->ipv6.n; i++)
-		if (strncasecmp(n->ipv6.v[i], "fe80:", 5))
-			return 1;
-	return 0;
-}
-
 /* Names container runtimes and virtual networks give their interfaces. */
 static int virtual_name(const char *name)
 {
@@ -110,7 +100,7 @@ int virtual_nic(const struct cd_nic *n)
 /* Up, addressed, and not a loopback or container/virtual network device. */
 int socket_candidate(const struct cd_nic *n)
 {
-	return n->name && cd_nic_is_up(n) && nic_has_address(n) && !virtual_nic(n) && !n->master;
+	return n->name && cd_nic_is_up(n) && cd_nic_has_address(n) && !virtual_nic(n) && !n->master;
 }
 
 const struct cd_nic *nic_by_name(const struct cd_host *h, const char *name)

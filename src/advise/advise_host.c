@@ -671,7 +671,7 @@ static int bridge_only(const struct cd_host *h, struct cd_strv *names)
 	for (size_t i = 0; i < h->n_nics; i++) {
 		const struct cd_nic *n = &h->nics[i];
 
-		if (!n->name || n->kind == CD_NIC_LOOPBACK || !cd_nic_is_up(n) || !nic_has_address(n))
+		if (!n->name || n->kind == CD_NIC_LOOPBACK || !cd_nic_is_up(n) || !cd_nic_has_address(n))
 			continue;
 		if (n->kind == CD_NIC_VETH) {
 			veth++;

@@ -322,7 +322,7 @@ static int prefix_hits_other(const struct cd_host *h, const char *prefix, const 
 		const struct cd_nic *n = &h->nics[i];
 		size_t k;
 
-		if (!n->name || !nic_has_address(n) || !starts(n->name, prefix))
+		if (!n->name || !cd_nic_has_address(n) || !starts(n->name, prefix))
 			continue;
 		for (k = 0; k < wanted->n && strcmp(wanted->v[k], n->name); k++)
 			;

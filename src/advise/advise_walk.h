@@ -38,7 +38,6 @@ const struct cd_finding *finding(const struct cd_walk *w, const char *id);
 void note(struct cd_walk *w, const char *id);
 int has(struct cd_walk *w, const char *id);
 long version_num(const char *v);
-int nic_has_address(const struct cd_nic *n);
 int virtual_nic(const struct cd_nic *n);
 int socket_candidate(const struct cd_nic *n);
 const struct cd_nic *nic_by_name(const struct cd_host *h, const char *name);

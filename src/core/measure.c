@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 double cd_pcie_gbyte_s(int64_t gen, int64_t width)
 {
@@ -199,4 +200,14 @@ int cd_nic_is_up(const struct cd_nic *n)
 {
 	/* virtual devices without carrier logic report "unknown" while working */
 	return n->admin_up == CD_TRI_TRUE && n->state && (!strcmp(n->state, "up") || !strcmp(n->state, "unknown"));
+}
+
+int cd_nic_has_address(const struct cd_nic *n)
+{
+	if (n->ipv4.n)
+		return 1;
+	for (size_t i = 0; i < n->ipv6.n; i++)
+		if (strncasecmp(n->ipv6.v[i], "fe80:", 5))
+			return 1;
+	return 0;
 }

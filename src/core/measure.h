@@ -61,6 +61,8 @@ double cd_probe_link_gbyte_s(const struct cd_results *r, const struct cd_probe_r
 
 /* Administratively up and operationally up (or "unknown", as virtual devices report). */
 int cd_nic_is_up(const struct cd_nic *n);
+/* An IPv4 address, or an IPv6 one that is not link-local (fe80::): one other hosts can reach. */
+int cd_nic_has_address(const struct cd_nic *n);
 
 /*
  * A pair of the bad-node hunt (check --pairs) below this fraction of the best pair is

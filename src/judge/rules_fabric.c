@@ -66,16 +66,6 @@ int rule_iommu(struct cd_eval *e, const struct cd_host *h)
 
 /* ---- net ---- */
 
-static int has_usable_address(const struct cd_nic *n)
-{
-	if (n->ipv4.n)
-		return 1;
-	for (size_t i = 0; i < n->ipv6.n; i++)
-		if (strncasecmp(n->ipv6.v[i], "fe80:", 5))
-			return 1;
-	return 0;
-}
-
 int rule_no_iface_up(struct cd_eval *e, const struct cd_host *h)
 {
 	struct cd_finding *f;
@@ -108,7 +98,7 @@ int rule_up_no_address(struct cd_eval *e, const struct cd_host *h)
 		struct cd_finding *f;
 
 		/* bond and bridge ports carry traffic for their master, which holds the address */
-		if (nic->kind == CD_NIC_LOOPBACK || nic->master || !cd_nic_is_up(nic) || has_usable_address(nic))
+		if (nic->kind == CD_NIC_LOOPBACK || nic->master || !cd_nic_is_up(nic) || cd_nic_has_address(nic))
 			continue;
 		f = add(e, "NET003",
 			nic->kind == CD_NIC_PHYSICAL || nic->kind == CD_NIC_IPOIB ? CD_SEV_WARN : CD_SEV_INFO,

@@ -220,12 +220,7 @@ static int rule_versions(struct cd_results *r)
 static int nic_carries(const struct cd_nic *n)
 {
 	/* a NIC without a name (null in a saved document) carries nothing to compare or advise */
-	int up = n->name && n->admin_up == CD_TRI_TRUE && n->state && (!strcmp(n->state, "up") || !strcmp(n->state, "unknown"));
-	int addr = n->ipv4.n > 0;
-
-	for (size_t i = 0; i < n->ipv6.n; i++)
-		addr |= strncasecmp(n->ipv6.v[i], "fe80:", 5) != 0;
-	if (!up || !addr || n->kind == CD_NIC_LOOPBACK)
+	if (!n->name || !cd_nic_is_up(n) || !cd_nic_has_address(n) || n->kind == CD_NIC_LOOPBACK)
 		return 0;
 	return n->default_route == CD_TRI_TRUE || n->kind == CD_NIC_PHYSICAL || n->kind == CD_NIC_BOND ||
 	       n->kind == CD_NIC_VLAN || n->kind == CD_NIC_IPOIB;
