@@ -91,10 +91,11 @@ static void attach(struct cd_out *o, const char *key, cJSON *item)
 	if (cJSON_IsArray(cur)) {
 		cJSON_AddItemToArray(cur, item);
 	} else {
-		/* keys can be a document's too (the env map's): valid UTF-8 like its values */
-		char *c = cd_clean_text(key, CD_CLEAN_UTF8);
+		char *c;
 
 		assert(key && "object member without a key");
+		/* keys can be a document's too (the env map's): valid UTF-8 like its values */
+		c = cd_clean_text(key, CD_CLEAN_UTF8);
 		cJSON_AddItemToObject(cur, c ? c : key, item);
 		free(c);
 	}
