@@ -5,7 +5,7 @@
 # the JSON document kept as an artifact, and the exit status of the check.
 #
 # Usage: ci-preflight.sh [--json PATH] [--fail-on info|warn|fail] [--budget SEC]
-#                        [--commdiag PATH] [-- COMMDIAG-OPTIONS...]
+#                        [--commdiag PATH] [--require auto|none|GROUPS] [-- COMMDIAG-OPTIONS...]
 #
 #   --json PATH      where the document goes (default commdiag-preflight.json; written
 #                    atomically by commdiag, so a cancelled job leaves no half file)
@@ -13,6 +13,12 @@
 #                    (default fail)
 #   --budget SEC     passed as commdiag's --timeout (default: commdiag's own, 120 s)
 #   --commdiag PATH  the binary (default $COMMDIAG, else commdiag on PATH)
+#   --require GROUPS commdiag's --require, rule groups that must be evaluated, or none
+#                    (default $COMMDIAG_REQUIRE, else auto: gpu,nccl when the runner's
+#                    PCI bus shows NVIDIA GPUs, ib when /sys/class/infiniband has a
+#                    device; nothing with --from, whose document is another machine's).
+#                    A GPU runner whose driver or NCCL does not work then fails
+#                    instead of passing with those rules unevaluated.
 #   after --         more options for `commdiag check`, e.g. --full, --profile h100-sxm,
 #                    --rules site.conf, or --from saved.json to judge a saved document
 #
@@ -32,6 +38,8 @@ json=commdiag-preflight.json
 fail_on=fail
 budget=
 bin=${COMMDIAG:-}
+require=${COMMDIAG_REQUIRE:-auto}
+sysfs=${COMMDIAG_SYSFS:-/sys}
 
 need_arg() { [ $# -ge 2 ] || die_usage "option '$1' needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -40,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--fail-on) need_arg "$@"; fail_on=$2; shift 2 ;;
 	--budget) need_arg "$@"; budget=$2; shift 2 ;;
 	--commdiag) need_arg "$@"; bin=$2; shift 2 ;;
+	--require) need_arg "$@"; require=$2; shift 2 ;;
 	-h | --help) sed -n '/^# Usage:/,/^#  *--rules site.conf/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	*) die_usage "unknown option '$1' (commdiag's own options go after '--'; see --help)" ;;
@@ -52,6 +61,32 @@ if [ -z "$bin" ]; then
 fi
 [ -x "$bin" ] || die_usage "commdiag '$bin' is not an executable file"
 
+# --require auto: what this runner's hardware says must be tested (see --help)
+auto_require() {
+	for arg in "$@"; do
+		case $arg in --from | --from=*) return 0 ;; esac
+	done
+	groups=
+	for dev in "$sysfs"/bus/pci/devices/*; do
+		if [ ! -r "$dev/vendor" ] || [ ! -r "$dev/class" ]; then continue; fi
+		case $(cat "$dev/vendor")/$(cat "$dev/class") in
+		0x10de/0x0300* | 0x10de/0x0302*) groups=gpu,nccl; break ;;
+		esac
+	done
+	for dev in "$sysfs"/class/infiniband/*; do
+		[ -e "$dev" ] || continue
+		groups=${groups:+$groups,}ib
+		break
+	done
+	echo "$groups"
+}
+case $require in
+auto) require=$(auto_require "$@") ;;
+none) require= ;;
+esac
+if [ -n "$require" ]; then
+	set -- --require "$require" "$@"
+fi
 if [ -n "$budget" ]; then
 	set -- --timeout "$budget" "$@"
 fi

@@ -7,7 +7,8 @@
 #
 # Usage: slurm-prolog.sh [--mode prolog|epilog|health] [--budget SEC] [--grace SEC]
 #                        [--state-dir DIR] [--fail-on info|warn|fail] [--node NAME]
-#                        [--commdiag PATH] [--no-drain] [-- COMMDIAG-OPTIONS...]
+#                        [--commdiag PATH] [--no-drain] [--require auto|none|GROUPS]
+#                        [-- COMMDIAG-OPTIONS...]
 #
 # Slurm runs Prolog=, Epilog= and HealthCheckProgram= without arguments, so the mode also
 # comes from the name it is called by: a name containing "epilog" is the epilog, one
@@ -23,6 +24,14 @@
 #                       $(PREFIX), else on PATH)
 #   COMMDIAG_ARGS       more commdiag options, split on blanks (e.g. "--profile h100-sxm")
 #   COMMDIAG_NO_DRAIN   1: judge and record only, never call scontrol update
+#   COMMDIAG_REQUIRE    commdiag's --require: rule groups that must be evaluated, or
+#                       "none"; default "auto": gpu when the PCI bus shows NVIDIA GPUs
+#                       (vendor 0x10de, class 0x0300/0x0302 in sysfs), ib when
+#                       /sys/class/infiniband has a device. A GPU node whose driver does
+#                       not load then fails ("commdiag: REQ001 GPU004") instead of
+#                       passing with its GPU rules unevaluated; a node without the
+#                       hardware is not failed for lacking it. (COMMDIAG_SYSFS: sysfs
+#                       root for that scan, default /sys; tests point it at a fake tree.)
 #
 # The node is SLURMD_NODENAME (set by slurmd), else `hostname -s`.
 #
@@ -76,9 +85,11 @@ fail_on=${COMMDIAG_FAIL_ON:-fail}
 node=${SLURMD_NODENAME:-}
 no_drain=${COMMDIAG_NO_DRAIN:-0}
 bin=${COMMDIAG:-}
+require=${COMMDIAG_REQUIRE:-auto}
+sysfs=${COMMDIAG_SYSFS:-/sys}
 
 usage() {
-	sed -n '/^# Usage:/,/^#   COMMDIAG_NO_DRAIN/s/^# \{0,1\}//p' "$0"
+	sed -n '/^# Usage:/,/^#                       root for that scan/s/^# \{0,1\}//p' "$0"
 }
 
 need_arg() { [ $# -ge 2 ] || die_usage "option '$1' needs a value (see --help)"; }
@@ -94,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--node) need_arg "$@"; node=$2; shift 2 ;;
 	--commdiag) need_arg "$@"; bin=$2; shift 2 ;;
 	--no-drain) no_drain=1; shift ;;
+	--require) need_arg "$@"; require=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) die_usage "unknown option '$1' (commdiag's own options go after '--'; see --help)" ;;
@@ -146,6 +158,28 @@ work=$(mktemp -d "$state_dir/.run.XXXXXX") || die_usage "cannot make a private d
 trap 'rm -rf "$work"' EXIT
 tmp_doc=$work/run.json
 tmp_log=$work/run.log
+
+# --require auto: what the hardware on the bus says must be tested (see COMMDIAG_REQUIRE)
+auto_require() {
+	groups=
+	for dev in "$sysfs"/bus/pci/devices/*; do
+		if [ ! -r "$dev/vendor" ] || [ ! -r "$dev/class" ]; then continue; fi
+		case $(cat "$dev/vendor")/$(cat "$dev/class") in
+		0x10de/0x0300* | 0x10de/0x0302*) groups=gpu; break ;;
+		esac
+	done
+	for dev in "$sysfs"/class/infiniband/*; do
+		[ -e "$dev" ] || continue
+		groups=${groups:+$groups,}ib
+		break
+	done
+	echo "$groups"
+}
+case $require in
+auto) require=$(auto_require) ;;
+none) require= ;;
+esac
+set -- ${require:+--require "$require"} "$@"
 
 outer=$(awk -v b="$budget" -v g="$grace" 'BEGIN { print b + g }')
 # COMMDIAG_ARGS is split on blanks on purpose: it is a list of options

@@ -97,6 +97,7 @@ enum {
 	OPT_PROBE_TIMEOUT,
 	OPT_PROFILE,
 	OPT_RULES,
+	OPT_REQUIRE,
 	OPT_EXPLAIN,
 	OPT_SHELL,
 	OPT_PAIRS,
@@ -154,6 +155,8 @@ static const struct opt {
 	  "read thresholds from FILE over the profile's (repeatable)" },
 	{ { "define", required_argument, NULL, 'D' }, 'D', C_JUDGE, "KEY=VALUE",
 	  "set one threshold, over everything else (repeatable)" },
+	{ { "require", required_argument, NULL, OPT_REQUIRE }, 0, C_JUDGE, "GROUP[,GROUP…]",
+	  "rule groups that must be evaluated (gpu, nccl, ib, …): 'not evaluated' fails (REQ001; repeatable)" },
 	{ { "explain", no_argument, NULL, OPT_EXPLAIN }, 0, C_ADVISE, NULL,
 	  "print the decision tree itself instead of walking it" },
 	{ { "shell", no_argument, NULL, OPT_SHELL }, 0, C_CHECK | C_ADVISE | C_EXPLAIN, NULL,
@@ -513,6 +516,18 @@ int main(int argc, char **argv)
 				return cd_error("option '--rules': at most %d files", MAX_REPEAT), EXIT_USAGE;
 			rule_files[c.conf.n_files++] = optarg;
 			break;
+		case OPT_REQUIRE: {
+			/* repeatable: a prolog's own --require and the admin's add up */
+			static char joined[1024];
+			size_t len = strlen(joined);
+
+			if (len + strlen(optarg) + 2 > sizeof(joined))
+				return cd_error("option '--require': the lists add up to more than %zu characters: expected "
+						"rule group names like gpu,nccl,ib", sizeof(joined) - 1), EXIT_USAGE;
+			snprintf(joined + len, sizeof(joined) - len, "%s%s", len ? "," : "", optarg);
+			c.conf.require = joined;
+			break;
+		}
 		case 'D':
 			if (c.conf.n_defs == MAX_REPEAT)
 				return cd_error("option '-D': at most %d definitions", MAX_REPEAT), EXIT_USAGE;

@@ -433,7 +433,7 @@ START_TEST(test_table)
 	/* the rules these tests cover are in the table */
 	for (const char *const *id = (const char *const[]){ "SYS001", "SYS002", "SYS003", "NET002", "NET003", "NET004",
 							    "NET005", "PCIE001", "PCIE002", "PCIE003", "NVL001", "NVL002",
-							    "IB001", "IB002", "IB003", "GPU001", "GPU002", "GPU003", "COPY001",
+							    "IB001", "IB002", "IB003", "IB004", "GPU001", "GPU002", "GPU003", "GPU004", "NET006", "REQ001", "COPY001",
 							    "COPY002", "P2P001", "P2P002", "P2P003", "NCCL001", "NCCL002", "NCCL003",
 							    "BAL001", "BAL002", "STAB001", "STAB002", "STAB003", "STAB004",
 							    NULL };
@@ -775,8 +775,10 @@ START_TEST(test_gpu001_gpu002_gpu003)
 	f = first_id("GPU001");
 	ck_assert_double_eq(f->measured, 7);
 	ck_assert_double_eq(f->expected, 8);
-	cd_section_set(&host->part[CD_PART_GPU], CD_ST_SKIPPED, "no driver"); /* no inventory: no verdict */
-	ck_assert_int_eq(judge(), 0);
+	cd_section_set(&host->part[CD_PART_GPU], CD_ST_SKIPPED, "no driver"); /* no inventory is zero, not "no data" */
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_ptr_nonnull(first_id("GPU001"));
+	ck_assert_ptr_nonnull(strstr(first_id("GPU001")->evidence.v[1], "gpu discovery skipped: no driver"));
 	cd_section_set(&host->part[CD_PART_GPU], CD_ST_OK, NULL);
 	define("gpu.count_expected=0");
 	set_str(&host->gpus[3].name, "NVIDIA A100-SXM4-80GB");
@@ -785,6 +787,168 @@ START_TEST(test_gpu001_gpu002_gpu003)
 	ck_assert_int_eq(first_id("GPU002")->severity, CD_SEV_WARN);
 	ck_assert_int_eq(first_id("GPU003")->severity, CD_SEV_INFO);
 	ck_assert_double_eq(first_id("GPU003")->measured, 1);
+}
+END_TEST
+
+static struct cd_pci_device *add_pci_gpu(const char *bus, int64_t cls)
+{
+	struct cd_pci_device *d = cd_host_add_pci(host);
+
+	d->bus_id = xstrdup(bus);
+	d->vendor_id = 0x10de;
+	d->class_id = cls;
+	d->kind = CD_PCI_GPU;
+	d->device = xstrdup("GH100 [H100 SXM5 80GB]");
+	return d;
+}
+
+/* The most common broken GPU node: the bus shows the GPUs, the driver gives none. */
+START_TEST(test_gpu004_driver_missing)
+{
+	const struct cd_finding *f;
+
+	for (int i = 0; i < 8; i++) {
+		char bus[16];
+
+		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x18 + i);
+		add_pci_gpu(bus, i == 7 ? 0x0300 : 0x0302);
+	}
+	/* an NVSwitch (class 0x0680) and a BMC display of another vendor are not GPUs */
+	add_pci_gpu("0000:05:00.0", 0x0680);
+	add_pci_gpu("0000:06:00.0", 0x0300)->vendor_id = 0x1a03;
+	cd_section_set(&host->part[CD_PART_GPU], CD_ST_SKIPPED,
+		       "libcuda.so.1: cannot open shared object file: No such file or directory");
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("GPU004");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->severity, CD_SEV_FAIL);
+	ck_assert_double_eq(f->measured, 0);
+	ck_assert_double_eq(f->expected, 8);
+	ck_assert_str_eq(f->evidence.v[0], "8 NVIDIA GPUs on the PCI bus, 0 usable through the driver");
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[1], "libcuda.so.1: cannot open shared object file"));
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[2], "0000:18:00.0"));
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[9], "0000:1f:00.0"));
+	ck_assert_str_eq(f->evidence.v[10], "no nvidia kernel module version in /sys/module/nvidia");
+	/* the profile's count says the same thing: one finding, GPU004 */
+	define("gpu.count_expected=8");
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_ptr_nonnull(first_id("GPU004"));
+	/* cuInit failing is an error section, the same verdict */
+	cd_section_set(&host->part[CD_PART_GPU], CD_ST_ERROR, "cuInit: CUDA_ERROR_NO_DEVICE (100)");
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_ptr_nonnull(strstr(first_id("GPU004")->evidence.v[1], "gpu discovery error: cuInit"));
+}
+END_TEST
+
+START_TEST(test_gpu004_lost_one)
+{
+	for (int i = 0; i < 8; i++) {
+		char bus[16];
+
+		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x18 + i);
+		add_pci_gpu(bus, 0x0302);
+	}
+	add_gpus(8);
+	ck_assert_int_eq(judge(), 0);
+	host->n_gpus = 7; /* gpu7 fell off (Xid 79): its PCI function is still there */
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_ptr_nonnull(strstr(first_id("GPU004")->evidence.v[1], "0000:1f:00.0"));
+	ck_assert_str_eq(first_id("GPU004")->title, "the driver lost GPUs that are on the PCI bus");
+	/* a job's CUDA_VISIBLE_DEVICES or a container's GPUs are a choice, not a loss */
+	{
+		struct cd_kv *kv = CD_PUSH(host->env, host->n_env, host->cap_env);
+
+		kv->key = xstrdup("CUDA_VISIBLE_DEVICES");
+		kv->value = xstrdup("0,1,2,3,4,5,6");
+	}
+	ck_assert_int_eq(judge(), 0);
+	host->n_gpus = 8;
+}
+END_TEST
+
+START_TEST(test_expected_counts)
+{
+	const struct cd_finding *f;
+
+	/* a host with no RDMA at all: the ib group is judged once ports are expected */
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("ib"), 1);
+	define("ib.ports_expected=8");
+	cd_section_set(&host->part[CD_PART_IB], CD_ST_SKIPPED, "libibverbs.so.1: cannot open shared object file");
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("IB004");
+	ck_assert_double_eq(f->measured, 0);
+	ck_assert_double_eq(f->expected, 8);
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[1], "ib discovery skipped: libibverbs.so.1"));
+	for (int i = 0; i < 8; i++)
+		add_port(i == 3 ? "mlx5_3" : "mlx5_0", i == 3 ? "down" : "active", 400);
+	cd_section_set(&host->part[CD_PART_IB], CD_ST_OK, NULL);
+	ck_assert_int_eq(judge(), 1); /* all 8 ports there; the down one is IB001's */
+	ck_assert_ptr_nonnull(first_id("IB001"));
+	define("ib.ports_expected=0");
+
+	/* NVLinks expected, GPUs found, no NVLink facts (no NVML): zero links, not "no data" */
+	add_gpus(2);
+	define("nvlink.links_expected=18");
+	ck_assert_int_eq(judge(), 2);
+	f = first_id("NVL002");
+	ck_assert_str_eq(f->subject, "gpus");
+	ck_assert_double_eq(f->measured, 0);
+	define("nvlink.links_expected=0");
+
+	/* interfaces: eth0 up with an address counts; docker0 and lo do not */
+	define("net.nics_expected=2");
+	ck_assert_int_eq(judge(), 2);
+	f = first_id("NET006");
+	ck_assert_double_eq(f->measured, 1);
+	add_nic("eth1", CD_NIC_PHYSICAL, "up", CD_TRI_TRUE);
+	cd_strv_push(&nic("eth1")->ipv4, "10.1.0.5/16");
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_uint_eq(count_id("NET006"), 0);
+}
+END_TEST
+
+START_TEST(test_req001_required)
+{
+	const struct cd_finding *f;
+	struct cd_conf c;
+	const char *const defs[] = { "profile.require=gpu" };
+	struct cd_conf_opts o = { .require = "nccl, ib", .defs = defs, .n_defs = 1, .profile = "none" };
+
+	cd_conf_init(&c);
+	ck_assert_int_eq(cd_conf_load(&c, &o, NULL), 0);
+	cd_section_set(&host->part[CD_PART_GPU], CD_ST_SKIPPED, "libcuda.so.1: cannot open shared object file");
+	cd_results_clear_judgement(&res);
+	ck_assert_int_eq(cd_rules_evaluate_conf(&res, &c), 3);
+	ck_assert_uint_eq(res.rules.required.n, 3);
+	ck_assert_str_eq(res.rules.required.v[0], "nccl");
+	ck_assert_str_eq(res.rules.required.v[2], "gpu");
+	f = first_id("REQ001");
+	ck_assert_str_eq(f->subject, "nccl");
+	ck_assert_str_eq(f->evidence.v[0], "nccl not evaluated: no finished nccl.* probe");
+	ck_assert_str_eq(f->evidence.v[1], "required by --require");
+	ck_assert_str_eq(res.findings[2].evidence.v[1], "required by -D");
+	/* GPUs absent is GPU001's: the groups that need GPUs do not pile on */
+	ck_assert_int_eq(cd_conf_define(&c, "gpu.count_expected=4"), 0);
+	cd_results_clear_judgement(&res);
+	ck_assert_int_eq(cd_rules_evaluate_conf(&res, &c), 2);
+	ck_assert_ptr_nonnull(first_id("GPU001"));
+	ck_assert_str_eq(first_id("REQ001")->subject, "ib");
+	/* an imported document has no discovered host: the profile's list does not apply */
+	for (int p = 0; p < CD_PART_COUNT; p++)
+		cd_section_set(&host->part[p], CD_ST_SKIPPED, "imported");
+	cd_results_clear_judgement(&res);
+	ck_assert_int_eq(cd_rules_evaluate_conf(&res, &c), 2); /* --require's two still do */
+	ck_assert_uint_eq(res.rules.required.n, 2);
+	cd_conf_free(&c);
+	{
+		char err[512];
+
+		ck_assert_int_eq(cd_conf_parse_groups("gpu,gpus", NULL, err, sizeof(err)), -1);
+		ck_assert_ptr_nonnull(strstr(err, "'gpus' is not a rule group: expected a comma-separated list of system"));
+		ck_assert_int_eq(cd_conf_parse_groups("none", NULL, err, sizeof(err)), 0);
+		ck_assert_int_eq(cd_conf_parse_groups(" , ", NULL, err, sizeof(err)), -1);
+	}
 }
 END_TEST
 
@@ -1195,6 +1359,10 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_bal001_gpu_outlier);
 	tcase_add_test(tc, test_bal002_host_outlier);
 	tcase_add_test(tc, test_stab_rules);
+	tcase_add_test(tc, test_gpu004_driver_missing);
+	tcase_add_test(tc, test_gpu004_lost_one);
+	tcase_add_test(tc, test_expected_counts);
+	tcase_add_test(tc, test_req001_required);
 	suite_add_tcase(s, tc);
 	return s;
 }

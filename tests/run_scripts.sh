@@ -15,7 +15,7 @@ trap 'rm -rf "$TMP"' EXIT
 export NO_COLOR=1
 # nothing of the caller's configuration may leak into the scripts under test
 unset COMMDIAG COMMDIAG_ARGS COMMDIAG_BUDGET COMMDIAG_GRACE COMMDIAG_STATE_DIR COMMDIAG_FAIL_ON \
-	COMMDIAG_NO_DRAIN SLURMD_NODENAME GITHUB_STEP_SUMMARY
+	COMMDIAG_NO_DRAIN SLURMD_NODENAME GITHUB_STEP_SUMMARY COMMDIAG_REQUIRE COMMDIAG_SYSFS
 export COMMDIAG_SLURM_DEFAULTS=$TMP/no-defaults
 . tests/lib.sh
 file_has() { if grep -qF -- "$3" "$2"; then ok; else bad "$1: $2 lacks '$3': $(head -c 300 "$2" 2>&1)"; fi; }
@@ -225,6 +225,40 @@ err_has "state dir message" "cannot create the state directory '$TMP/not-a-dir/s
 run "help" 0 "$SLURM" --help
 out_has "help" "Usage: slurm-prolog.sh"
 out_has "help lists the variables" "COMMDIAG_NO_DRAIN"
+out_has "help says what --require auto does" "default \"auto\": gpu when the PCI bus shows NVIDIA GPUs"
+
+# --require auto: a fake sysfs whose bus has an NVIDIA 3D controller and an HCA. The
+# document is this host's own (no GPU, no RDMA): its gpu and ib rules were not evaluated,
+# which on such a node is a fail, not a pass.
+mkdir -p "$TMP/sysfs/bus/pci/devices/0000:18:00.0" "$TMP/sysfs/bus/pci/devices/0000:00:1f.0" \
+	"$TMP/sysfs/class/infiniband/mlx5_0" "$TMP/sysfs-none/bus/pci/devices"
+echo 0x10de >"$TMP/sysfs/bus/pci/devices/0000:18:00.0/vendor"
+echo 0x030200 >"$TMP/sysfs/bus/pci/devices/0000:18:00.0/class"
+echo 0x8086 >"$TMP/sysfs/bus/pci/devices/0000:00:1f.0/vendor"
+echo 0x060100 >"$TMP/sysfs/bus/pci/devices/0000:00:1f.0/class"
+"$BIN" check --quick --json --profile none -o "$TMP/this-host.json" 2>/dev/null
+node_state IDLE
+run "prolog --require auto on a GPU node without GPU facts" 1 env PATH="$PATH_FAKE" COMMDIAG_SYSFS="$TMP/sysfs" \
+	"$SLURM" --node n1 --state-dir "$TMP/state" --commdiag "$BIN" -- --from "$TMP/this-host.json"
+update_is "drained for the unevaluated groups" \
+	"scontrol [update] [NodeName=n1] [State=DRAIN] [Reason=commdiag: REQ001]"
+json_true "required groups recorded" "$TMP/state/last.json" "d['rules']['required'] == ['gpu', 'ib']"
+node_state DRAIN "commdiag: REQ001"
+run "prolog COMMDIAG_REQUIRE=none" 0 env PATH="$PATH_FAKE" COMMDIAG_SYSFS="$TMP/sysfs" COMMDIAG_REQUIRE=none \
+	"$SLURM" --node n1 --state-dir "$TMP/state" --commdiag "$BIN" -- --from "$TMP/this-host.json"
+update_is "resumed" "scontrol [update] [NodeName=n1] [State=RESUME]"
+node_state IDLE
+run "prolog --require auto on a node without GPUs or HCAs" 0 env PATH="$PATH_FAKE" COMMDIAG_SYSFS="$TMP/sysfs-none" \
+	"$SLURM" --node n1 --state-dir "$TMP/state" --commdiag "$BIN" -- --from "$TMP/this-host.json"
+json_true "nothing required" "$TMP/state/last.json" "d['rules']['required'] == []"
+node_state IDLE
+run "prolog --require names the groups" 1 env PATH="$PATH_FAKE" COMMDIAG_SYSFS="$TMP/sysfs-none" \
+	"$SLURM" --node n1 --state-dir "$TMP/state" --commdiag "$BIN" --require nccl -- --from "$TMP/this-host.json"
+json_true "nccl required" "$TMP/state/last.json" "d['rules']['required'] == ['nccl']"
+node_state IDLE
+run "prolog --require with a wrong group" 1 env PATH="$PATH_FAKE" COMMDIAG_SYSFS="$TMP/sysfs-none" \
+	"$SLURM" --node n1 --state-dir "$TMP/state" --commdiag "$BIN" --require gpus -- --from "$TMP/this-host.json"
+file_has "usage error is logged" "$TMP/state/last.log" "option '--require': 'gpus' is not a rule group"
 
 # ---------------------------------------------------------------- CI preflight
 run "preflight fails on a faulty document" 1 "$CI" --commdiag "$BIN" --json "$TMP/ci.json" -- \
@@ -253,6 +287,14 @@ if [ -z "$(find "$TMP" -maxdepth 1 -name 'ci.json.tmp.*')" ]; then ok; else bad 
 run "preflight on PATH, live check" 0 env PATH="$(dirname "$BIN"):$PATH" "$CI" --json "$TMP/live.json" --budget 60 \
 	--fail-on fail -- --quick --profile cpu-only
 file_has "live artifact" "$TMP/live.json" '"mode":'
+run "preflight --require auto on a GPU runner" 1 env PATH="$(dirname "$BIN"):$PATH" COMMDIAG_SYSFS="$TMP/sysfs" "$CI" \
+	--json "$TMP/live.json" --budget 60 -- --quick --profile cpu-only
+out_has "gpu not evaluated fails" "REQ001  n/a gpu"
+out_has "nccl not evaluated fails" "REQ001  n/a nccl"
+json_true "required by auto" "$TMP/live.json" "d['rules']['required'] == ['gpu', 'nccl', 'ib']"
+run "preflight --require auto ignores the runner for --from" 0 env COMMDIAG_SYSFS="$TMP/sysfs" "$CI" \
+	--commdiag "$BIN" --json "$TMP/ci.json" -- --from "$DOCS/h100-clean.json"
+json_true "nothing required for a saved document" "$TMP/ci.json" "d['rules']['required'] == []"
 run "preflight unknown option" 2 "$CI" --full
 err_has "preflight unknown option message" "unknown option '--full' (commdiag's own options go after '--'"
 

@@ -131,6 +131,7 @@ void cd_rules_run_free(struct cd_rules_run *rr)
 	free(rr->profile_reason);
 	cd_strv_free(&rr->sources);
 	cd_strv_free(&rr->evaluated);
+	cd_strv_free(&rr->required);
 	for (size_t i = 0; i < rr->n_not_evaluated; i++) {
 		free(rr->not_evaluated[i].group);
 		free(rr->not_evaluated[i].reason);

@@ -327,6 +327,7 @@ struct cd_rules_run {
 	char *profile_reason; /* "auto: 8× NVIDIA H100 80GB HBM3 with NVLink", "--profile" */
 	struct cd_strv sources; /* "default.conf (embedded)", "site.conf (--rules)", "-D copy.warn_pct=70" */
 	struct cd_strv evaluated; /* rule groups that had data */
+	struct cd_strv required;  /* groups that had to be evaluated (--require, profile.require) */
 	struct cd_not_evaluated *not_evaluated;
 	size_t n_not_evaluated, cap_not_evaluated;
 };

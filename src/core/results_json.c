@@ -725,6 +725,7 @@ static void load_rules(struct ld *l, const cJSON *root, struct cd_rules_run *rr)
 	rr->profile_reason = get_str(l, o, "profile_reason");
 	get_strv(l, o, "sources", &rr->sources);
 	get_strv(l, o, "evaluated", &rr->evaluated);
+	get_strv(l, o, "required", &rr->required);
 	each_obj(l, o, "not_evaluated", rr, load_not_evaluated);
 	leave(l, m);
 }

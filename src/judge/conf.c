@@ -102,6 +102,7 @@ void cd_conf_free(struct cd_conf *c)
 	free(c->profile);
 	free(c->profile_reason);
 	cd_strv_free(&c->sources);
+	cd_strv_free(&c->require);
 	cd_conf_init(c);
 }
 
@@ -215,8 +216,57 @@ static int parse_value(enum cd_key k, const char *v, double *out, char *err, siz
 	return 0;
 }
 
+/*
+ * "gpu, nccl,ib": each item a rule group (or the whole list "none"). Appends the groups to
+ * out when it is not NULL; -1 with what was expected in err.
+ */
+int cd_conf_parse_groups(const char *list, struct cd_strv *out, char *err, size_t elen)
+{
+	static const char *const g[] = {
+#define G(name, summary) name,
+		CD_RULE_GROUPS
+#undef G
+	};
+	const size_t ng = ARRAY_SIZE(g);
+	char *copy = xstrdup(list), *save = NULL, *item;
+	int rc = 0;
+
+	if (!strcmp(trim(copy), "none")) {
+		free(copy);
+		return 0;
+	}
+	for (item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		item = trim(item);
+		for (i = 0; i < ng && strcmp(g[i], item); i++)
+			;
+		if (i < ng) {
+			if (out)
+				cd_strv_push(out, item);
+			continue;
+		}
+		{
+			char names[256];
+			size_t used = 0;
+
+			for (size_t j = 0; j < ng && used < sizeof(names); j++)
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", j ? ", " : "",
+							 g[j]);
+			rc = bad(err, elen, "'%s' is not a rule group: expected a comma-separated list of %s (or none)",
+				 item, names);
+		}
+	}
+	if (rc == 0 && !item && strspn(list, " \t,") == strlen(list))
+		rc = bad(err, elen, "'%s' names no rule group: expected a comma-separated list (or none)", list);
+	free(copy);
+	return rc;
+}
+
 static int check_text(enum cd_key k, const char *v, char *err, size_t elen)
 {
+	if (k == CD_K_PROFILE_REQUIRE)
+		return cd_conf_parse_groups(v, NULL, err, elen);
 	if (k == CD_K_PROFILE_IC && strcmp(v, "nvlink") && strcmp(v, "pcie") && strcmp(v, "any") && strcmp(v, "none"))
 		return bad(err, elen, "'%s' is not an interconnect: expected nvlink, pcie, any or none", v);
 	return 0;
@@ -569,6 +619,17 @@ int cd_conf_load(struct cd_conf *c, const struct cd_conf_opts *o, const struct c
 		if (cd_conf_define(c, o->defs[i]) < 0)
 			return -1;
 		src = xasprintf("-D %s", o->defs[i]);
+		cd_strv_push(&c->sources, src);
+		free(src);
+	}
+	if (o && o->require) {
+		char err[512], *src;
+
+		if (cd_conf_parse_groups(o->require, &c->require, err, sizeof(err)) < 0) {
+			cd_error("option '--require': %s", err);
+			return -1;
+		}
+		src = xasprintf("--require %s", o->require);
 		cd_strv_push(&c->sources, src);
 		free(src);
 	}

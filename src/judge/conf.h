@@ -45,7 +45,12 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	X(P2P_MIN, "p2p.min_gbyte_s", CD_U_GBYTE_S, "absolute floor of p2p.bw, 0 = none (P2P002)")              \
 	X(P2P_LAT_TARGET, "p2p.latency_target_us", CD_U_US, "p2p.latency at or below this scores 100 (score)")   \
 	X(NVL_LINKS, "nvlink.links_expected", CD_U_NUMBER, "NVLinks every GPU should have, 0 = not checked (NVL002)") \
-	X(GPU_COUNT, "gpu.count_expected", CD_U_NUMBER, "GPUs a host should have, 0 = not checked (GPU001)")    \
+	X(GPU_COUNT, "gpu.count_expected", CD_U_NUMBER,                                                          \
+	  "GPUs a host should have, 0 = not checked; none found (driver not loaded) counts as 0 (GPU001)")       \
+	X(IB_PORTS, "ib.ports_expected", CD_U_NUMBER,                                                            \
+	  "RDMA ports a host should have, 0 = not checked; none found (no verbs) counts as 0 (IB004)")           \
+	X(NET_NICS, "net.nics_expected", CD_U_NUMBER,                                                            \
+	  "interfaces up with an address, not loopback or virtual, a host should have, 0 = not checked (NET006)") \
 	X(IB_MIN_RATE, "ib.min_rate_gbit_s", CD_U_GBIT_S, "slowest acceptable active port rate, 0 = none (IB003)") \
 	X(NCCL_AR_MIN, "nccl.all_reduce_min_busbw_gbyte_s", CD_U_GBYTE_S,                                        \
 	  "absolute floor of nccl.all_reduce busbw at the largest size, 0 = none (NCCL001)")                     \
@@ -73,7 +78,26 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	X(PROFILE_DESC, "profile.description", CD_U_TEXT, "what the profile is for (profiles only)")            \
 	X(PROFILE_GPUS, "profile.gpu_names", CD_U_TEXT,                                                          \
 	  "comma-separated patterns (fnmatch, any case) every GPU name must match (profiles only)")             \
-	X(PROFILE_IC, "profile.interconnect", CD_U_TEXT, "nvlink, pcie, any or none (no GPU) (profiles only)")
+	X(PROFILE_IC, "profile.interconnect", CD_U_TEXT, "nvlink, pcie, any or none (no GPU) (profiles only)")   \
+	X(PROFILE_REQUIRE, "profile.require", CD_U_TEXT,                                                         \
+	  "rule groups that must be evaluated on a discovered host, comma-separated; not evaluated fails (REQ001)")
+
+/*
+ * The rule groups, in evaluation order: rules.c's table names them, --require and
+ * profile.require list them (conf.c validates those lists against this one).
+ */
+#define CD_RULE_GROUPS                                                                   \
+	G("system", "container, limits and IOMMU of each host")                          \
+	G("net", "interfaces: state, addresses, fabric MTU and speed; expected count")   \
+	G("pcie", "PCIe link state of GPUs, NICs and HCAs; ACS")                         \
+	G("nvlink", "NVLink state and count per GPU")                                    \
+	G("p2p", "GPU peer-to-peer bandwidth and NCCL's P2P decision")                   \
+	G("ib", "RDMA port state, rate and expected count")                              \
+	G("gpu", "GPU inventory: expected count, GPUs on the PCI bus without a driver")  \
+	G("copy", "host<->device copy bandwidth against the PCIe link")                  \
+	G("nccl", "collective bandwidth and latency")                                    \
+	G("balance", "outliers among GPUs and among hosts")                              \
+	G("stability", "probe timeouts, failures, data errors and spread")
 
 enum cd_key {
 	CD_K_NONE, /* 0: "no key", so zero-filled key lists end by themselves */
@@ -98,6 +122,7 @@ struct cd_conf {
 	char *profile;            /* chosen profile name, NULL for none */
 	char *profile_reason;
 	struct cd_strv sources;   /* what was read, in order */
+	struct cd_strv require;   /* --require's groups (the user's, so they hold for any document) */
 };
 
 /* What the command line asks for; every field may be empty. */
@@ -107,6 +132,7 @@ struct cd_conf_opts {
 	size_t n_files;
 	const char *const *defs;  /* -D key=value, in order */
 	size_t n_defs;
+	const char *require;      /* --require GROUP[,GROUP…]: added to profile.require */
 };
 
 void cd_conf_init(struct cd_conf *c);
@@ -120,6 +146,8 @@ void cd_conf_free(struct cd_conf *c);
 int cd_conf_parse(struct cd_conf *c, const char *text, size_t len, const char *name, const char *tag);
 /* One -D key=value. */
 int cd_conf_define(struct cd_conf *c, const char *def);
+/* "gpu,nccl": rule groups (or "none"); appended to out when not NULL; -1 with the reason in err. */
+int cd_conf_parse_groups(const char *list, struct cd_strv *out, char *err, size_t elen);
 /* Validate a file alone (`commdiag rules check`); returns the number of keys, or -1. */
 int cd_conf_check_file(const char *path);
 

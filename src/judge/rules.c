@@ -90,6 +90,8 @@ static const struct cd_rule rules[] = {
 	  { CD_K_NET_FABRIC_MIN }, 1, rule_mtu_mismatch },
 	{ "NET005", "net", "warn", "a fabric interface negotiated a lower speed than its peers",
 	  { CD_K_NET_FABRIC_MIN }, 1, rule_speed_mismatch },
+	{ "NET006", "net", "fail", "fewer usable interfaces than net.nics_expected", { CD_K_NET_NICS }, 1,
+	  rule_nic_count },
 	{ "PCIE001", "pcie", "warn|fail", "a GPU's PCIe link runs below its maximum generation or width", { 0 }, 1,
 	  rule_gpu_link },
 	{ "PCIE002", "pcie", "warn|fail", "a NIC's or HCA's PCIe link runs below its maximum generation or width",
@@ -103,7 +105,12 @@ static const struct cd_rule rules[] = {
 	  rule_port_slow },
 	{ "IB003", "ib", "fail", "an active RDMA port runs below ib.min_rate_gbit_s", { CD_K_IB_MIN_RATE }, 1,
 	  rule_port_floor },
-	{ "GPU001", "gpu", "fail", "fewer GPUs than gpu.count_expected", { CD_K_GPU_COUNT }, 1, rule_gpu_count },
+	{ "IB004", "ib", "fail", "fewer RDMA ports than ib.ports_expected (none found counts)", { CD_K_IB_PORTS }, 1,
+	  rule_port_count },
+	{ "GPU004", "gpu", "fail", "NVIDIA GPUs on the PCI bus that the driver does not give (not loaded, failed, lost)",
+	  { 0 }, 1, rule_gpu_driver },
+	{ "GPU001", "gpu", "fail", "fewer GPUs than gpu.count_expected (none found counts)", { CD_K_GPU_COUNT }, 1,
+	  rule_gpu_count },
 	{ "GPU002", "gpu", "warn", "GPUs of different models on one host", { 0 }, 1, rule_gpu_mixed },
 	{ "GPU003", "gpu", "info", "GPU persistence mode off", { 0 }, 1, rule_persistence },
 	{ "COPY001", "copy", "warn|fail", "copy.h2d/copy.d2h below copy.warn_pct/copy.fail_pct of the GPU's PCIe link",
@@ -127,22 +134,16 @@ static const struct cd_rule rules[] = {
 	{ "STAB001", "stability", "fail", "a probe timed out", { 0 }, 0, rule_timeout },
 	{ "STAB002", "stability", "fail", "a probe failed (status error)", { 0 }, 0, rule_probe_error },
 	{ "STAB003", "stability", "fail", "a probe's data check found wrong elements", { 0 }, 0, rule_data_errors },
+	{ "REQ001", "run", "fail", "a group that --require or profile.require names was not evaluated",
+	  { CD_K_PROFILE_REQUIRE }, 0, rule_required },
 	{ "STAB004", "stability", "warn", "run-to-run spread at the largest size above stability.spread_warn_pct",
 	  { CD_K_STAB_SPREAD_WARN }, 0, rule_spread },
 };
 
 static const struct cd_rule_group groups[] = {
-	{ "system", "container, limits and IOMMU of each host" },
-	{ "net", "interfaces: state, addresses, fabric MTU and speed" },
-	{ "pcie", "PCIe link state of GPUs, NICs and HCAs; ACS" },
-	{ "nvlink", "NVLink state and count per GPU" },
-	{ "p2p", "GPU peer-to-peer bandwidth and NCCL's P2P decision" },
-	{ "ib", "RDMA port state and rate" },
-	{ "gpu", "GPU inventory" },
-	{ "copy", "host<->device copy bandwidth against the PCIe link" },
-	{ "nccl", "collective bandwidth and latency" },
-	{ "balance", "outliers among GPUs and among hosts" },
-	{ "stability", "probe timeouts, failures, data errors and spread" },
+#define G(name, summary) { name, summary },
+	CD_RULE_GROUPS
+#undef G
 };
 
 const struct cd_rule *cd_rules_table(size_t *n)
@@ -241,18 +242,31 @@ static size_t widest_comparison(const struct cd_results *r)
 	return best;
 }
 
+/* A count the profile expects makes its group judgeable on any discovered host: zero found is a fail. */
+static int expects(const struct cd_results *r, const struct cd_conf *c, enum cd_key k)
+{
+	if (!(cd_conf_get(c, k) > 0))
+		return 0;
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (host_discovered(&r->hosts[i]))
+			return 1;
+	return 0;
+}
+
 static char *why_not(const struct cd_results *r, const struct cd_conf *c, const char *group)
 {
 	if (!strcmp(group, "system"))
 		return any_part_ok(r, CD_PART_SYSTEM) ? NULL : xstrdup("no host has its system section");
 	if (!strcmp(group, "net"))
-		return any_part_ok(r, CD_PART_NET) ? NULL : xstrdup("no host has its net section (interfaces)");
+		return any_part_ok(r, CD_PART_NET) || expects(r, c, CD_K_NET_NICS)
+			       ? NULL : xstrdup("no host has its net section (interfaces)");
 	if (!strcmp(group, "pcie"))
 		return any_pcie_state(r) ? NULL
 					 : xstrdup("no current and maximum PCIe generation/width for a GPU, NIC or HCA "
 						   "(a live host's sysfs or NVML gives them)");
 	if (!strcmp(group, "nvlink"))
-		return count_gpus(r, 1) ? NULL : xstrdup("no NVLink facts for any GPU");
+		return count_gpus(r, 1) || (count_gpus(r, 0) && expects(r, c, CD_K_NVL_LINKS))
+			       ? NULL : xstrdup("no NVLink facts for any GPU");
 	if (!strcmp(group, "p2p")) {
 		for (size_t i = 0; i < r->n_hosts; i++)
 			if (r->hosts[i].paths.gpu_gpu && r->hosts[i].paths.nccl_p2p)
@@ -264,10 +278,15 @@ static char *why_not(const struct cd_results *r, const struct cd_conf *c, const 
 			for (size_t j = 0; j < r->hosts[i].n_hcas; j++)
 				if (r->hosts[i].hcas[j].n_ports)
 					return NULL;
-		return xstrdup("no RDMA device with ports");
+		return expects(r, c, CD_K_IB_PORTS) ? NULL : xstrdup("no RDMA device with ports");
 	}
-	if (!strcmp(group, "gpu"))
-		return count_gpus(r, 0) || any_part_ok(r, CD_PART_GPU) ? NULL : xstrdup("no GPU inventory");
+	if (!strcmp(group, "gpu")) {
+		for (size_t i = 0; i < r->n_hosts; i++)
+			if (nvidia_pci_gpus(&r->hosts[i]))
+				return NULL; /* GPU004 judges a bus with GPUs and no driver */
+		return count_gpus(r, 0) || any_part_ok(r, CD_PART_GPU) || expects(r, c, CD_K_GPU_COUNT)
+			       ? NULL : xstrdup("no GPU inventory");
+	}
 	if (!strcmp(group, "copy"))
 		return any_probe(r, "copy.h2d", 1) || any_probe(r, "copy.d2h", 1)
 			       ? NULL
@@ -305,6 +324,76 @@ static void note_nccl_floor(struct cd_results *r, const struct cd_conf *c)
 		free(why);
 		return;
 	}
+}
+
+/*
+ * The groups that must be evaluated: --require's on any document (the user asked), the
+ * profile's only where a host was discovered (an imported nccl-tests log has no inventory
+ * to require). Each is recorded with where it came from, for REQ001's evidence.
+ */
+static void required_groups(struct cd_results *r, const struct cd_conf *c, struct cd_strv *origin)
+{
+	const char *ptext = c->text[CD_K_PROFILE_REQUIRE];
+	struct cd_strv prof = { 0 };
+	char err[512];
+	int discovered = 0;
+
+	for (size_t i = 0; i < r->n_hosts; i++)
+		discovered |= host_discovered(&r->hosts[i]);
+	for (size_t i = 0; i < c->require.n; i++) {
+		cd_strv_push(&r->rules.required, c->require.v[i]);
+		cd_strv_push(origin, "--require");
+	}
+	if (!ptext || !discovered || cd_conf_parse_groups(ptext, &prof, err, sizeof(err)) < 0) {
+		cd_strv_free(&prof);
+		return;
+	}
+	for (size_t i = 0; i < prof.n; i++) {
+		size_t j;
+
+		for (j = 0; j < r->rules.required.n && strcmp(r->rules.required.v[j], prof.v[i]); j++)
+			;
+		if (j < r->rules.required.n)
+			continue;
+		cd_strv_push(&r->rules.required, prof.v[i]);
+		cd_strv_push(origin, c->origin[CD_K_PROFILE_REQUIRE] ? c->origin[CD_K_PROFILE_REQUIRE] : "profile.require");
+	}
+	cd_strv_free(&prof);
+}
+
+static int any_finding(const struct cd_results *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (!strcmp(r->findings[i].id, id))
+			return 1;
+	return 0;
+}
+
+int rule_required(struct cd_eval *e, const struct cd_host *unused)
+{
+	const struct cd_rules_run *rr = &e->r->rules;
+	int n = 0;
+
+	(void)unused;
+	for (size_t i = 0; i < rr->required.n; i++) {
+		for (size_t g = 0; g < rr->n_not_evaluated; g++) {
+			const struct cd_not_evaluated *ne = &rr->not_evaluated[g];
+			struct cd_finding *f;
+
+			if (strcmp(ne->group, rr->required.v[i]))
+				continue;
+			/* no GPU data because there is no GPU: GPU001/GPU004 said it, once */
+			if (strcmp(ne->group, "gpu") && strcmp(ne->group, "system") && strcmp(ne->group, "net") &&
+			    strcmp(ne->group, "ib") && (any_finding(e->r, "GPU001") || any_finding(e->r, "GPU004")))
+				continue;
+			f = add(e, "REQ001", CD_SEV_FAIL, NULL, ne->group, "a required rule group was not evaluated", NAN,
+				NAN, NULL, CD_K_NONE);
+			cd_finding_evidence(f, "%s not evaluated: %s", ne->group, ne->reason ? ne->reason : "no reason");
+			cd_finding_evidence(f, "required by %s", e->required.v[i]);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Each finding that names a threshold says which value was in force and where it came from. */
@@ -345,6 +434,7 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 		cd_strv_push(&r->rules.evaluated, groups[g].name);
 	}
 	note_nccl_floor(r, c);
+	required_groups(r, c, &e.required);
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
 		int skip = 0;
 
@@ -361,6 +451,7 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 	}
 	n += cd_rules_hosts_evaluate(r); /* the job as a whole: src/rules_hosts.c */
 	free(e.judged);
+	cd_strv_free(&e.required);
 	cite_thresholds(r, c, first);
 	return n;
 }

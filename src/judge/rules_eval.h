@@ -16,6 +16,7 @@ struct cd_eval {
 	struct cd_results *r;
 	const struct cd_conf *c;
 	unsigned char *judged; /* per probe: a rule already explained it (COPY, P2P, NCCL003), so later ones stay quiet */
+	struct cd_strv required; /* groups that must be evaluated (REQ001) */
 };
 
 double key(const struct cd_eval *e, enum cd_key k);
@@ -59,5 +60,11 @@ int rule_timeout(struct cd_eval *e, const struct cd_host *unused);
 int rule_probe_error(struct cd_eval *e, const struct cd_host *unused);
 int rule_data_errors(struct cd_eval *e, const struct cd_host *unused);
 int rule_spread(struct cd_eval *e, const struct cd_host *unused);
+int rule_gpu_driver(struct cd_eval *e, const struct cd_host *h);
+int rule_port_count(struct cd_eval *e, const struct cd_host *h);
+int rule_nic_count(struct cd_eval *e, const struct cd_host *h);
+int rule_required(struct cd_eval *e, const struct cd_host *unused);
+int host_discovered(const struct cd_host *h);
+size_t nvidia_pci_gpus(const struct cd_host *h);
 
 #endif

@@ -10,6 +10,40 @@
 #include "rules.h"
 #include "rules_eval.h"
 
+/* The section's status as evidence: "gpu discovery skipped: libcuda.so.1: cannot open …". */
+static void section_evidence(struct cd_finding *f, const struct cd_host *h, enum cd_part part)
+{
+	const struct cd_section *s = &h->part[part];
+
+	if (s->status != CD_ST_OK)
+		cd_finding_evidence(f, "%s discovery %s: %s", cd_part_str(part), cd_status_str(s->status),
+				    s->reason ? s->reason : "no reason recorded");
+}
+
+/* Imported and explained documents name hosts that were never discovered: expectations skip them. */
+int host_discovered(const struct cd_host *h)
+{
+	for (int p = 0; p < CD_PART_COUNT; p++)
+		if (h->part[p].status != CD_ST_SKIPPED)
+			return 1;
+	return 0;
+}
+
+/* NVIDIA display/3D controllers on the PCI bus (hwloc: vendor 0x10de, class 0x0300 or 0x0302). */
+static int nvidia_pci_gpu(const struct cd_pci_device *d)
+{
+	return d->vendor_id == 0x10de && (d->class_id == 0x0300 || d->class_id == 0x0302);
+}
+
+size_t nvidia_pci_gpus(const struct cd_host *h)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n_pci; i++)
+		n += nvidia_pci_gpu(&h->pci[i]);
+	return n;
+}
+
 /* ---- system ---- */
 
 static int in_container(const struct cd_host *h)
@@ -108,6 +142,41 @@ int rule_up_no_address(struct cd_eval *e, const struct cd_host *h)
 		n++;
 	}
 	return n;
+}
+
+/* NET006: fewer usable interfaces than expected (up, addressed, not loopback, virtual or enslaved). */
+int rule_nic_count(struct cd_eval *e, const struct cd_host *h)
+{
+	double want = key(e, CD_K_NET_NICS);
+	size_t n = 0;
+	struct cd_finding *f;
+
+	if (!(want > 0) || !host_discovered(h))
+		return 0;
+	for (size_t i = 0; i < h->n_nics; i++) {
+		const struct cd_nic *nic = &h->nics[i];
+
+		n += nic->kind != CD_NIC_LOOPBACK && nic->kind != CD_NIC_BRIDGE && nic->kind != CD_NIC_VETH &&
+		     nic->kind != CD_NIC_TUNNEL && nic->kind != CD_NIC_VIRTUAL && !nic->master && cd_nic_is_up(nic) &&
+		     cd_nic_has_address(nic);
+	}
+	if ((double)n >= want)
+		return 0;
+	f = add(e, "NET006", CD_SEV_FAIL, h->hostname, "interfaces", "fewer usable interfaces than the profile expects",
+		(double)n, want, "interfaces", CD_K_NET_NICS);
+	cd_finding_evidence(f, "%zu interface%s up with an address (not loopback, virtual or a bond/bridge port), %.0f "
+			    "expected", n, n == 1 ? "" : "s", want);
+	for (size_t i = 0; i < h->n_nics; i++) {
+		const struct cd_nic *nic = &h->nics[i];
+
+		if (nic->kind == CD_NIC_LOOPBACK || (cd_nic_is_up(nic) && cd_nic_has_address(nic)))
+			continue;
+		cd_finding_evidence(f, "%s (%s): %s%s", nic->name, cd_nic_kind_str(nic->kind),
+				    nic->state ? nic->state : "state unknown",
+				    cd_nic_has_address(nic) ? "" : ", no address");
+	}
+	section_evidence(f, h, CD_PART_NET);
+	return 1;
 }
 
 /* An up physical or IPoIB interface at fabric speed: the ones jobs' traffic uses. */
@@ -321,8 +390,19 @@ int rule_nvlink_count(struct cd_eval *e, const struct cd_host *h)
 
 	for (size_t i = 0; i < h->n_gpus; i++)
 		any |= h->gpus[i].n_nvlinks > 0;
-	if (!(want > 0) || !any)
-		return 0; /* no NVLink facts on this host: absent, not zero */
+	if (!(want > 0) || !h->n_gpus)
+		return 0; /* no GPUs: GPU001 or GPU004 says why; their links are not a second fault */
+	if (!any) {
+		/* the profile expects NVLinks and NVML showed none: zero found, not "no data" */
+		struct cd_finding *f = add(e, "NVL002", CD_SEV_FAIL, h->hostname, "gpus",
+					   "GPUs have fewer NVLinks than their model", 0, want, "links", CD_K_NVL_LINKS);
+
+		cd_finding_evidence(f, "no NVLink facts for any of %zu GPU%s; the profile expects %.0f per GPU", h->n_gpus,
+				    h->n_gpus == 1 ? "" : "s", want);
+		cd_finding_evidence(f, "NVML (libnvidia-ml.so.1) answers NVLink state: without it, or on PCIe GPUs, "
+				       "no link is seen");
+		return 1;
+	}
 	for (size_t i = 0; i < h->n_gpus; i++) {
 		const struct cd_gpu *g = &h->gpus[i];
 		size_t up = links_up(g);
@@ -494,6 +574,40 @@ int rule_port_down(struct cd_eval *e, const struct cd_host *h)
 	return n;
 }
 
+/* IB004: fewer RDMA ports than expected; none at all when verbs found no device. Ports that
+ * exist but are not active are IB001's. */
+int rule_port_count(struct cd_eval *e, const struct cd_host *h)
+{
+	double want = key(e, CD_K_IB_PORTS);
+	size_t ports = 0, active = 0;
+	struct cd_finding *f;
+
+	if (!(want > 0) || !host_discovered(h))
+		return 0;
+	for (size_t i = 0; i < h->n_hcas; i++)
+		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
+			ports++;
+			active += port_active(&h->hcas[i].ports[j]);
+		}
+	if ((double)ports >= want)
+		return 0;
+	f = add(e, "IB004", CD_SEV_FAIL, h->hostname, "rdma ports", "fewer RDMA ports than the profile expects",
+		(double)ports, want, "ports", CD_K_IB_PORTS);
+	cd_finding_evidence(f, "%zu RDMA port%s on %zu device%s (%zu active), %.0f expected", ports, ports == 1 ? "" : "s",
+			    h->n_hcas, h->n_hcas == 1 ? "" : "s", active, want);
+	section_evidence(f, h, CD_PART_IB);
+	{
+		size_t hca_pci = 0;
+
+		for (size_t i = 0; i < h->n_pci; i++)
+			hca_pci += h->pci[i].kind == CD_PCI_HCA || h->pci[i].class_id == 0x0207;
+		if (hca_pci > h->n_hcas)
+			cd_finding_evidence(f, "%zu InfiniBand/RDMA-capable PCI function%s on the bus", hca_pci,
+					    hca_pci == 1 ? "" : "s");
+	}
+	return 1;
+}
+
 /* IB002 (below the host's usual rate) and IB003 (below the profile's floor) for active ports. */
 static int port_rates(struct cd_eval *e, const struct cd_host *h, int floor_rule)
 {
@@ -549,17 +663,77 @@ int rule_port_floor(struct cd_eval *e, const struct cd_host *h)
 
 /* ---- gpu ---- */
 
+/*
+ * Zero GPUs counts: a driver that does not load leaves no inventory, and a node whose
+ * expected GPUs are all missing is the most broken of all, not an unevaluated one.
+ */
 int rule_gpu_count(struct cd_eval *e, const struct cd_host *h)
 {
 	double want = key(e, CD_K_GPU_COUNT);
 	struct cd_finding *f;
 
-	if (!(want > 0) || h->part[CD_PART_GPU].status != CD_ST_OK || (double)h->n_gpus >= want)
+	if (!(want > 0) || !host_discovered(h) || (double)h->n_gpus >= want)
 		return 0;
+	for (size_t i = 0; i < e->r->n_findings; i++)
+		if (!strcmp(e->r->findings[i].id, "GPU004") && e->r->findings[i].host && h->hostname &&
+		    !strcmp(e->r->findings[i].host, h->hostname))
+			return 0; /* the driver lost them: GPU004 names them, a count would say it twice */
 	f = add(e, "GPU001", CD_SEV_FAIL, h->hostname, "gpus", "fewer GPUs than the profile expects", (double)h->n_gpus,
 		want, "gpus", CD_K_GPU_COUNT);
-	cd_finding_evidence(f, "%zu GPU%s visible, %.0f expected (a GPU that fell off the bus, or CUDA_VISIBLE_DEVICES)",
-			    h->n_gpus, h->n_gpus == 1 ? "" : "s", want);
+	cd_finding_evidence(f, "%zu GPU%s visible, %.0f expected%s", h->n_gpus, h->n_gpus == 1 ? "" : "s", want,
+			    h->part[CD_PART_GPU].status == CD_ST_OK
+				    ? " (a GPU that fell off the bus, or CUDA_VISIBLE_DEVICES)" : "");
+	section_evidence(f, h, CD_PART_GPU);
+	if (h->n_pci && h->part[CD_PART_TOPO].status == CD_ST_OK)
+		cd_finding_evidence(f, "%zu NVIDIA GPU%s on the PCI bus", nvidia_pci_gpus(h),
+				    nvidia_pci_gpus(h) == 1 ? "" : "s");
+	return 1;
+}
+
+/*
+ * GPU004: the PCI bus shows NVIDIA GPUs the driver did not give us. All of them missing
+ * is a driver that did not load or initialise; some of them missing, outside a container
+ * and without a *_VISIBLE_DEVICES filter, is a GPU the driver lost (Xid 79, fell off the bus).
+ */
+int rule_gpu_driver(struct cd_eval *e, const struct cd_host *h)
+{
+	size_t on_bus = nvidia_pci_gpus(h);
+	const struct cd_section *s = &h->part[CD_PART_GPU];
+	int filtered = 0, contained = h->system.container && strcmp(h->system.container, "none");
+	struct cd_finding *f;
+
+	if (!on_bus || (double)h->n_gpus >= (double)on_bus)
+		return 0;
+	for (size_t i = 0; i < h->n_env; i++)
+		filtered |= !strcmp(h->env[i].key, "CUDA_VISIBLE_DEVICES") ||
+			    !strcmp(h->env[i].key, "NVIDIA_VISIBLE_DEVICES");
+	if (h->n_gpus && (filtered || contained || s->status != CD_ST_OK))
+		return 0;
+	f = add(e, "GPU004", CD_SEV_FAIL, h->hostname, "gpus",
+		h->n_gpus ? "the driver lost GPUs that are on the PCI bus"
+			  : "NVIDIA GPUs on the PCI bus but the driver could not be used", (double)h->n_gpus,
+		(double)on_bus, "gpus", CD_K_NONE);
+	cd_finding_evidence(f, "%zu NVIDIA GPU%s on the PCI bus, %zu usable through the driver", on_bus,
+			    on_bus == 1 ? "" : "s", h->n_gpus);
+	section_evidence(f, h, CD_PART_GPU);
+	for (size_t i = 0, named = 0; i < h->n_pci && named < 8; i++) {
+		int seen = 0;
+
+		if (!nvidia_pci_gpu(&h->pci[i]))
+			continue;
+		for (size_t j = 0; j < h->n_gpus && !seen; j++)
+			seen = h->gpus[j].bus_id && h->pci[i].bus_id && !strcasecmp(h->gpus[j].bus_id, h->pci[i].bus_id);
+		if (seen)
+			continue;
+		cd_finding_evidence(f, "%s %s%s(class 0x%04" PRIx64 ") has no driver device", h->pci[i].bus_id,
+				    h->pci[i].device ? h->pci[i].device : "", h->pci[i].device ? " " : "",
+				    h->pci[i].class_id);
+		named++;
+	}
+	if (h->versions.driver)
+		cd_finding_evidence(f, "kernel module nvidia %s is loaded", h->versions.driver);
+	else
+		cd_finding_evidence(f, "no nvidia kernel module version in /sys/module/nvidia");
 	return 1;
 }
 

@@ -942,6 +942,13 @@ static void render_rules(struct cd_out *o, const struct cd_results *r)
 		out_text(o, " %s", rr->evaluated.v[i]);
 	out_text(o, "%s\n", rr->evaluated.n ? "" : " none");
 	str_list(o, "evaluated", &rr->evaluated);
+	if (rr->required.n) {
+		out_text(o, "  required   ");
+		for (size_t i = 0; i < rr->required.n; i++)
+			out_text(o, " %s", rr->required.v[i]);
+		out_text(o, " (not evaluated fails: REQ001)\n");
+	}
+	str_list(o, "required", &rr->required);
 	out_arr_open(o, "not_evaluated");
 	if (rr->n_not_evaluated)
 		out_text(o, "  not evaluated (no data: these rules said nothing, which is not a pass)\n");
