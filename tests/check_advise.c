@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The decision tree over documents built in C: each case sets only what its branch reads. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,10 +96,13 @@ START_TEST(test_tree_is_consistent)
 }
 END_TEST
 
-/* The multi-node test's two network namespaces: eth0 routed, docker0 everywhere 172.17.0.1. */
-START_TEST(test_two_hosts_routed)
+/*
+ * The multi-node test's two network namespaces: eth0 routed, docker0 everywhere 172.17.0.1.
+ * NCCL skips docker* by its own order, and UCX bridges and non-best routes, so they need no
+ * setting; Open MPI's TCP uses every interface but loopback, docker0 too: it gets eth0.
+ */
+static void two_hosts(void)
 {
-	const struct cd_advice *a;
 	struct cd_host *h;
 
 	h = add_host("node17");
@@ -112,19 +116,169 @@ START_TEST(test_two_hosts_routed)
 	reach("node17", "node18", "docker0", 0);
 	reach("node18", "node17", "docker0", 0);
 	cd_results_add_finding(&res, "NET001", CD_SEV_FAIL, "node17", "docker0", "interface does not reach other hosts");
+}
+
+static void set_env(struct cd_host *h, const char *key, const char *value)
+{
+	struct cd_kv *kv = CD_PUSH(h->env, h->n_env, h->cap_env);
+
+	kv->key = xstrdup(key);
+	kv->value = xstrdup(value);
+}
+
+START_TEST(test_two_hosts_routed)
+{
+	const struct cd_advice *a;
+
+	two_hosts();
 	cd_advise(&res);
-	a = advice("NCCL_SOCKET_IFNAME", "eth0");
+	a = advice("OMPI_MCA_btl_tcp_if_include", "eth0");
 	ck_assert_ptr_nonnull(a);
 	ck_assert_str_eq(a->value, "eth0");
 	ck_assert(answers(a, "NET001"));
 	ck_assert_ptr_null(a->host);
-	ck_assert_uint_ge(a->path.n, 3);
+	ck_assert_uint_ge(a->path.n, 4);
 	ck_assert_str_eq(a->path.v[0], "several hosts with TCP reachability results? yes");
-	ck_assert_ptr_nonnull(advice("GLOO_SOCKET_IFNAME", "eth0"));
-	ck_assert_ptr_nonnull(advice("OMPI_MCA_btl_tcp_if_include", "eth0"));
+	ck_assert_ptr_nonnull(strstr(a->why, "Open MPI's TCP would use docker0 (its default: every interface but "
+					   "loopback)"));
 	ck_assert_ptr_nonnull(advice("OMPI_MCA_oob_tcp_if_include", "eth0"));
+	/* NCCL's own order already takes eth0, UCX's too; Gloo's choice is not known: nothing for them */
+	ck_assert_ptr_null(advice("NCCL_SOCKET_IFNAME", NULL));
+	ck_assert_ptr_null(advice("GLOO_SOCKET_IFNAME", NULL));
+	ck_assert_ptr_null(advice("UCX_NET_DEVICES", NULL));
+	ck_assert_uint_eq(res.n_advice, 2);
+	/* a UCX_NET_DEVICES that names docker0 is corrected */
+	cd_results_clear_judgement(&res);
+	for (size_t i = 0; i < res.n_hosts; i++)
+		set_env(&res.hosts[i], "UCX_NET_DEVICES", "docker0");
+	cd_results_add_finding(&res, "NET001", CD_SEV_FAIL, "node17", "docker0", "interface does not reach other hosts");
+	cd_advise(&res);
 	ck_assert_ptr_nonnull(advice("UCX_NET_DEVICES", "eth0"));
-	ck_assert_ptr_null(advice("NCCL_SOCKET_IFNAME", "docker0"));
+}
+END_TEST
+
+/* The same job configured as advised: nothing left to change. */
+START_TEST(test_two_hosts_configured)
+{
+	two_hosts();
+	for (size_t i = 0; i < res.n_hosts; i++) {
+		set_env(&res.hosts[i], "OMPI_MCA_btl_tcp_if_include", "10.0.0.0/24");
+		set_env(&res.hosts[i], "OMPI_MCA_oob_tcp_if_include", "eth0");
+		set_env(&res.hosts[i], "UCX_NET_DEVICES", "eth0");
+	}
+	cd_advise(&res);
+	ck_assert_uint_eq(res.n_advice, 0);
+}
+END_TEST
+
+/* With InfiniBand active, UCX carries data over verbs: never steer it to eth0. */
+START_TEST(test_two_hosts_rdma_keeps_ucx)
+{
+	two_hosts();
+	for (size_t i = 0; i < res.n_hosts; i++) {
+		struct cd_hca *c = cd_host_add_hca(&res.hosts[i]);
+		struct cd_ib_port *p = cd_hca_add_port(c);
+
+		c->name = xstrdup("mlx5_0");
+		p->port = 1;
+		p->state = xstrdup("active");
+		p->link_layer = xstrdup("infiniband");
+		p->rate_gbit_s = 400;
+	}
+	cd_advise(&res);
+	ck_assert_ptr_null(advice("UCX_NET_DEVICES", NULL));
+	ck_assert_ptr_nonnull(advice("OMPI_MCA_btl_tcp_if_include", "eth0"));
+}
+END_TEST
+
+/* virbr0 before eth0 and NCCL 2.21: its "^docker,lo" takes virbr0, the other host cannot reach it. */
+START_TEST(test_nccl_own_pick_unreachable)
+{
+	struct cd_host *h;
+	const struct cd_advice *a;
+
+	for (int i = 0; i < 2; i++) {
+		h = add_host(i ? "node18" : "node17");
+		h->versions.nccl = xstrdup("2.21.5");
+		add_nic(h, "virbr0", CD_NIC_BRIDGE, "192.168.122.1/24", 0);
+		add_nic(h, "eth0", CD_NIC_PHYSICAL, i ? "10.0.0.18/24" : "10.0.0.17/24", 1);
+		set_env(h, "OMPI_MCA_btl_tcp_if_include", "eth0");
+		set_env(h, "OMPI_MCA_oob_tcp_if_include", "eth0");
+		set_env(h, "UCX_NET_DEVICES", "eth0");
+	}
+	reach("node17", "node18", "eth0", 1);
+	reach("node18", "node17", "eth0", 1);
+	reach("node17", "node18", "virbr0", 0);
+	reach("node18", "node17", "virbr0", 0);
+	cd_advise(&res);
+	a = advice("NCCL_SOCKET_IFNAME", "eth0");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(strstr(a->why, "NCCL would use virbr0 (its own order)"));
+	ck_assert_uint_eq(res.n_advice, 1);
+}
+END_TEST
+
+/*
+ * One host, nothing failing: an H100 node with eight IPoIB interfaces and eth0 needs no
+ * socket setting (NCCL takes ib0 first, and it works); a virtual bridge ahead of every
+ * physical interface does (NCCL would bootstrap on it), and so does a variable naming
+ * an interface that is not there.
+ */
+START_TEST(test_one_host_socket_evidence)
+{
+	struct cd_host *h = add_host("gpu-node07");
+	const struct cd_advice *a;
+
+	add_nic(h, "eth0", CD_NIC_PHYSICAL, "192.168.40.7/24", 1);
+	for (int i = 0; i < 8; i++) {
+		char name[8], addr[32];
+
+		snprintf(name, sizeof(name), "ib%d", i);
+		snprintf(addr, sizeof(addr), "10.%d.0.7/16", 10 + i);
+		add_nic(h, name, CD_NIC_IPOIB, addr, 0);
+	}
+	cd_advise(&res);
+	ck_assert_uint_eq(res.n_advice, 0);
+
+	/* NCCL before 2.28 takes ib0 whatever its state: an ib0 without carrier breaks the bootstrap */
+	res.hosts[0].versions.nccl = xstrdup("2.21.5");
+	free(res.hosts[0].nics[2].state);
+	res.hosts[0].nics[2].state = xstrdup("down");
+	cd_advise(&res);
+	a = advice("NCCL_SOCKET_IFNAME", "eth0");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(strstr(a->why, "unset, NCCL picks ib0"));
+	ck_assert_ptr_nonnull(strstr(a->why, "which is down"));
+	ck_assert_uint_eq(res.n_advice, 1);
+	/* 2.28 skips interfaces that are not running: ib1 then, which works */
+	free(res.hosts[0].versions.nccl);
+	res.hosts[0].versions.nccl = xstrdup("2.28.9");
+	cd_results_clear_judgement(&res);
+	cd_advise(&res);
+	ck_assert_uint_eq(res.n_advice, 0);
+
+	cd_results_free(&res);
+	cd_results_init(&res);
+	h = add_host("ws01");
+	h->versions.nccl = xstrdup("2.18.3");
+	add_nic(h, "virbr0", CD_NIC_BRIDGE, "192.168.122.1/24", 0);
+	add_nic(h, "enp5s0", CD_NIC_PHYSICAL, "192.168.1.20/24", 1);
+	cd_advise(&res);
+	a = advice("NCCL_SOCKET_IFNAME", "enp5s0");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(strstr(a->why, "unset, NCCL picks virbr0"));
+	ck_assert_uint_eq(res.n_advice, 1);
+
+	set_env(h, "NCCL_SOCKET_IFNAME", "enp5s0");
+	cd_results_clear_judgement(&res);
+	cd_advise(&res);
+	ck_assert_uint_eq(res.n_advice, 0);
+	res.hosts[0].env[0].value[0] = 'x'; /* "xnp5s0": selects nothing */
+	cd_results_clear_judgement(&res);
+	cd_advise(&res);
+	a = advice("NCCL_SOCKET_IFNAME", "enp5s0");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(strstr(a->why, "NCCL_SOCKET_IFNAME=xnp5s0 selects no interface"));
 }
 END_TEST
 
@@ -217,6 +371,10 @@ Suite *advise_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_tree_is_consistent);
 	tcase_add_test(tc, test_two_hosts_routed);
+	tcase_add_test(tc, test_two_hosts_configured);
+	tcase_add_test(tc, test_two_hosts_rdma_keeps_ucx);
+	tcase_add_test(tc, test_nccl_own_pick_unreachable);
+	tcase_add_test(tc, test_one_host_socket_evidence);
 	tcase_add_test(tc, test_straggler_and_timeout);
 	tcase_add_test(tc, test_nccl_straggler);
 	tcase_add_test(tc, test_reserved_findings);

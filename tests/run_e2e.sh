@@ -236,7 +236,7 @@ now() { date +%s.%N; }
 within() {
 	local dt lim
 	dt=$(awk -v a="$2" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
-	lim=$(awk -v l="$3" -v k="${CD_TIME_SLACK:-3}" 'BEGIN { print l * k }')
+	lim=$(awk -v l="$3" -v k="${CD_TIME_SLACK:-6}" 'BEGIN { print l * k }')
 	if awk -v d="$dt" -v l="$lim" 'BEGIN { exit !(d < l) }'; then ok; else bad "$1: took $dt s, limit $lim s"; fi
 }
 # no_tmp NAME: no -o temporary file (.NAME.XXXXXX) left in $TMP
@@ -534,24 +534,29 @@ def unset(env):
 sys.exit(0 if eval(sys.argv[2]) else 1)
 EOF2
 }
-adv "two hosts: the routed interface for NCCL, Gloo, Open MPI, UCX" two-host-netns \
-	'a("NCCL_SOCKET_IFNAME","eth0") and a("GLOO_SOCKET_IFNAME","eth0") and a("OMPI_MCA_btl_tcp_if_include","eth0") and a("OMPI_MCA_oob_tcp_if_include","eth0") and a("UCX_NET_DEVICES","eth0") and not [x for x in A if "docker0" == x["value"]]'
+# docker0 everywhere: NCCL's own order skips docker*, UCX skips bridges: they need nothing;
+# Open MPI's TCP uses every interface but loopback, so it gets eth0; Gloo's choice is not known
+adv "two hosts: the routed interface for Open MPI, nothing for NCCL or UCX" two-host-netns \
+	'a("OMPI_MCA_btl_tcp_if_include","eth0") and a("OMPI_MCA_oob_tcp_if_include","eth0") and not a("UCX_NET_DEVICES") and not a("NCCL_SOCKET_IFNAME") and not a("GLOO_SOCKET_IFNAME") and not [x for x in A if "docker0" == x["value"]]'
 adv "two hosts: path walked and NET001 answered" two-host-netns \
-	'"every host has an interface every other host reaches? yes" in a("NCCL_SOCKET_IFNAME")[0]["path"] and "NET001" in a("NCCL_SOCKET_IFNAME")[0]["findings"] and "docker0" in a("NCCL_SOCKET_IFNAME")[0]["why"]'
-adv "exact match when a prefix catches bond0.2093" exact-bond-vlan 'a("NCCL_SOCKET_IFNAME","=bond0") and a("GLOO_SOCKET_IFNAME","bond0")'
-adv "names differ: a prefix valid on all; Gloo per host; MPI by subnet" names-differ \
-	'a("NCCL_SOCKET_IFNAME","enp") and a("GLOO_SOCKET_IFNAME","enp1s0f0","node17") and a("GLOO_SOCKET_IFNAME","enp65s0f0","node18") and a("OMPI_MCA_btl_tcp_if_include","10.2.0.0/24")'
+	'"every host has an interface every other host reaches? yes" in a("OMPI_MCA_btl_tcp_if_include")[0]["path"] and "NET001" in a("OMPI_MCA_btl_tcp_if_include")[0]["findings"] and "Open MPI\x27s TCP would use docker0" in a("OMPI_MCA_btl_tcp_if_include")[0]["why"]'
+# bond0.2093 unreachable: without RDMA, NCCL's socket transport uses every interface it lists
+adv "exact match when a prefix catches bond0.2093" exact-bond-vlan 'a("NCCL_SOCKET_IFNAME","=bond0") and a("OMPI_MCA_btl_tcp_if_include","bond0") and not a("GLOO_SOCKET_IFNAME")'
+adv "names differ: a prefix valid on all; MPI by subnet" names-differ \
+	'a("NCCL_SOCKET_IFNAME","enp") and a("OMPI_MCA_btl_tcp_if_include","10.2.0.0/24") and not a("UCX_NET_DEVICES")'
 adv "no interface reaches every host" no-route 'cmd("routing or the firewall") and not a("NCCL_SOCKET_IFNAME")'
-adv "one host: default-route interface, exclude dropped" single-host-iface \
-	'a("NCCL_SOCKET_IFNAME","eth0") and unset("OMPI_MCA_btl_tcp_if_exclude") and "ENV006" in a("NCCL_SOCKET_IFNAME")[0]["findings"]'
+# NCCL_SOCKET_IFNAME=eth2 names nothing (ENV006): NCCL's setting is corrected, nothing else
+adv "one host: a set variable naming nothing gets the default-route interface" single-host-iface \
+	'a("NCCL_SOCKET_IFNAME","eth0") and "ENV006" in a("NCCL_SOCKET_IFNAME")[0]["findings"] and not a("OMPI_MCA_btl_tcp_if_include") and not a("UCX_NET_DEVICES")'
 adv "duplicate hostnames: NCCL_HOSTID per host" dup-hostname 'len(a("NCCL_HOSTID")) == 2 and a("NCCL_HOSTID","trainer-10.0.0.17") and cmd("own hostname")'
 adv "versions differ: the newest everywhere" versions-differ 'cmd("install NCCL 2.21.5")'
 adv "net plugins differ: the same plugin everywhere, not another NCCL" plugin-differ \
 	'cmd("same NCCL net plugin") and "node18 nccl 2.23.4 driver n/a net plugin internal" in cmd("same NCCL net plugin")[0]["why"] and not cmd("install NCCL")'
 adv "IB: unset IB_DISABLE; active, fastest, near HCAs" ib-hca \
-	'unset("NCCL_IB_DISABLE") and a("NCCL_IB_HCA","mlx5_0:1,mlx5_10:1") and "mlx5_3:1 SYS" in a("NCCL_IB_HCA")[0]["why"]'
-adv "IB: an unused port left out by name, every other HCA kept" ib-unused \
-	'a("NCCL_IB_HCA","^mlx5_4:1") and "mlx5_4:1 down" in a("NCCL_IB_HCA")[0]["why"] and "IB001" in a("NCCL_IB_HCA")[0]["findings"]'
+	'unset("NCCL_IB_DISABLE") and a("NCCL_IB_HCA","mlx5_0:1,mlx5_10:1") and "mlx5_3:1 SYS" in a("NCCL_IB_HCA")[0]["why"] and a("UCX_NET_DEVICES","mlx5_0:1,mlx5_10:1")'
+# NCCL and UCX use active ports only: a port that is down needs its link fixed, not a setting
+adv "IB: a port that is down gets the link fixed, no NCCL_IB_HCA" ib-unused \
+	'cmd("bring mlx5_4:1 up") and "IB001" in cmd("bring mlx5_4:1 up")[0]["findings"] and not a("NCCL_IB_HCA") and not a("UCX_NET_DEVICES")'
 adv "rails: one subnet per port, the same on both hosts" rails \
 	'a("NCCL_CROSS_NIC","0") and "10.1.0.0/24, 10.2.0.0/24" in a("NCCL_CROSS_NIC")[0]["why"]'
 adv "rails: ports sharing one subnet are no rails" rails-shared 'not a("NCCL_CROSS_NIC")'
@@ -571,8 +576,8 @@ adv "env fixes" env-lint \
 	'a("NCCL_SOCKET_IFNAME","eth0") and unset("NCCL_SOCKET_NAME") and a("NCCL_MAX_NCHANNELS","8") and unset("NCCL_MAX_RINGS") and unset("NCCL_TIMEOUT") and unset("NCCL_P2P_LEVEL") and unset("OMPI_MCA_btl_tcp_if_exclude")'
 adv "a quiet host gets no advice" quiet 'A == []'
 run "advise --shell" 1 "$BIN" advise --from "$ADV/two-host-netns.json" --shell
-out_has "shell block is eval-able" "export NCCL_SOCKET_IFNAME='eth0'"
-if bash -c "set -e; eval \"\$(cat '$TMP/out')\"; [ \"\$NCCL_SOCKET_IFNAME\" = eth0 ] && [ \"\$OMPI_MCA_btl_tcp_if_include\" = eth0 ]"; then ok; else bad "the --shell block does not eval"; fi
+out_has "shell block is eval-able" "export OMPI_MCA_btl_tcp_if_include='eth0'"
+if bash -c "set -e; eval \"\$(cat '$TMP/out')\"; [ \"\$OMPI_MCA_oob_tcp_if_include\" = eth0 ] && [ \"\$OMPI_MCA_btl_tcp_if_include\" = eth0 ]"; then ok; else bad "the --shell block does not eval"; fi
 run "check --shell" 0 "$BIN" check --from "$ADV/p2p-acs-iommu.json" --shell
 if grep -qv '^\(export \|unset \|\[ \|# \)' "$TMP/out"; then bad "check --shell printed more than shell lines"; else ok; fi
 run "check text ends with the block" 1 "$BIN" check --from "$ADV/small-shm.json"
@@ -718,10 +723,12 @@ err_has "sweep on topo" "does not apply to 'topo'"
 run "quick check" 0 "$BIN" check --quick --json -o "$TMP/quick.json"
 json_true "quick set" "$TMP/quick.json" '{p["name"] for p in d["probes"]} == {"copy.h2d", "copy.d2h", "nccl.init", "nccl.all_reduce", "tcp.reach"}'
 
-# --- the two-host netns document (tests/netns): exactly the routed interface, and no lint of
-# the OMPI_MCA_* variables mpirun itself puts into every rank's environment ---
+# --- the two-host netns document (tests/netns): no advice, and no lint of the OMPI_MCA_*
+# variables mpirun itself puts into every rank's environment. docker0 does not reach the other
+# host, but no library uses it: NCCL skips docker*, UCX skips bridges, and the test pins Open
+# MPI to 10.77.0.0/24 ---
 "$BIN" check --from tests/data/docs/netns-two-hosts.json --shell >"$TMP/out" 2>"$TMP/err"
-if [ "$(cut -d' ' -f2 "$TMP/out" | sort | tr '\n' ' ')" = "GLOO_SOCKET_IFNAME='eth0' NCCL_SOCKET_IFNAME='eth0' OMPI_MCA_btl_tcp_if_include='eth0' OMPI_MCA_oob_tcp_if_include='eth0' UCX_NET_DEVICES='eth0' " ]; then ok; else bad "netns document: advice is not exactly the routed interface: $(cat "$TMP/out")"; fi
+if [ ! -s "$TMP/out" ]; then ok; else bad "netns document: advice without a library that needs it: $(cat "$TMP/out")"; fi
 
 # --- import nccl-tests: real outputs (tests/data/nccl-tests/README) judged as score judges ---
 NT=$DATA/nccl-tests

@@ -33,7 +33,7 @@ render() {
 
 # --- the pages as commdiag writes them ---
 render p2p 1 check --from "$DOCS/h100-p2p.json"
-render netns 1 check --from "$DOCS/netns-two-hosts.json"
+render netns 0 check --from "$DOCS/netns-two-hosts.json"
 render faulty 1 check --from "$DOCS/h100-faulty.json"
 render unjudged 0 report --from "$DOCS/h100-p2p.json"
 "$BIN" check --from "$DOCS/h100-faulty.json" --json -o "$TMP/faulty.json" || true
@@ -66,7 +66,7 @@ d["hosts"][0]["nics"][-1]["name"] = '"><img src=x onerror=alert(2)>'
 d["hosts"][0]["env"]["NCCL_SOCKET_IFNAME"] = "</pre><script>alert(3)</script>"
 json.dump(d, open(sys.argv[2], "w"))
 EOF
-render evil 1 check --from "$TMP/evil.json"
+render evil 0 check --from "$TMP/evil.json"
 expect "evil: self-contained" hc static "$TMP/evil.html"
 expect "evil: markup stays text" hc inject "$TMP/evil.html" "$EVIL"
 

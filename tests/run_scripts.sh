@@ -294,7 +294,7 @@ out_has "nccl not evaluated fails" "REQ001  n/a nccl"
 json_true "required by auto" "$TMP/live.json" "d['rules']['required'] == ['gpu', 'nccl', 'ib']"
 run "preflight --require auto ignores the runner for --from" 0 env COMMDIAG_SYSFS="$TMP/sysfs" "$CI" \
 	--commdiag "$BIN" --json "$TMP/ci.json" -- --from "$DOCS/h100-clean.json"
-json_true "nothing required for a saved document" "$TMP/ci.json" "d['rules']['required'] == []"
+json_true "only the profile's groups for a saved document" "$TMP/ci.json" "d['rules']['required'] == ['gpu', 'nvlink']"
 run "preflight unknown option" 2 "$CI" --full
 err_has "preflight unknown option message" "unknown option '--full' (commdiag's own options go after '--'"
 

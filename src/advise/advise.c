@@ -8,6 +8,8 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +69,68 @@ int has(struct cd_walk *w, const char *id)
 		return 0;
 	note(w, id);
 	return 1;
+}
+
+/* Append "; what" to the walk's cause and mark the library it concerns. */
+void add_cause(struct cd_walk *w, unsigned lib, const char *fmt, ...)
+{
+	size_t used = strlen(w->cause);
+	char one[256];
+	va_list ap;
+
+	w->libs |= lib;
+	va_start(ap, fmt);
+	vsnprintf(one, sizeof(one), fmt, ap);
+	va_end(ap);
+	/* several hosts often say the same thing: once is enough */
+	if (strstr(w->cause, one) || used + 4 >= sizeof(w->cause))
+		return;
+	snprintf(w->cause + used, sizeof(w->cause) - used, "%s%s", used ? "; " : "", one);
+}
+
+/* The library a variable belongs to, by its name. */
+static unsigned lib_of_var(const char *var)
+{
+	if (starts(var, "NCCL_"))
+		return LIB_NCCL;
+	if (starts(var, "GLOO_"))
+		return LIB_GLOO;
+	if (starts(var, "UCX_"))
+		return LIB_UCX;
+	if (starts(var, "OMPI_MCA_"))
+		return LIB_OMPI;
+	return 0;
+}
+
+/*
+ * Socket failures a finding shows, and the libraries they concern: NCCL's bootstrap
+ * (LOG003), an MPI connection (LOG010), no path at all (TCP001, NET002), a variable naming
+ * an interface that does not exist (ENV006: its own library). NET001 is noted as evidence
+ * only when a library uses the interface (fail); which one, the reachability data says.
+ */
+unsigned libs_of_failures(struct cd_walk *w)
+{
+	unsigned libs = 0;
+
+	if (has(w, "TCP001") | has(w, "NET002"))
+		libs |= LIB_ALL;
+	if (has(w, "LOG003"))
+		libs |= LIB_NCCL | LIB_GLOO;
+	if (has(w, "LOG010"))
+		libs |= LIB_OMPI;
+	for (size_t i = 0; i < w->r->n_findings; i++) {
+		const struct cd_finding *f = &w->r->findings[i];
+
+		if (!on_host(f, w->h))
+			continue;
+		if (!strcmp(f->id, "ENV006") && f->subject && lib_of_var(f->subject)) {
+			note(w, "ENV006");
+			libs |= lib_of_var(f->subject);
+		}
+		if (!strcmp(f->id, "NET001") && f->severity == CD_SEV_FAIL)
+			note(w, "NET001");
+	}
+	return libs;
 }
 
 /* Version "2.21.5" as 22105-like number: major*10000 + minor*100 + patch; -1 when unknown. */
@@ -187,7 +251,7 @@ const char *scope_host(const struct cd_walk *w)
 enum {
 	J_MULTI, J_DUPHOST, L_HOSTID, J_DUPGPU, J_DUPGPU_HOSTS, L_HOSTID_LOG, L_SETDEVICE,
 	J_VERS, L_VERS,
-	J_REACH, J_REACH_ALL, J_REACH_SAME, L_IFACE_JOB, L_IFACE_PREFIX, L_NOROUTE, J_RAILS, L_CROSS_NIC,
+	J_REACH, J_REACH_ALL, J_REACH_NEED, J_REACH_SAME, L_IFACE_JOB, L_IFACE_PREFIX, L_NOROUTE, J_RAILS, L_CROSS_NIC,
 	J_TIMEOUT, L_TIMEOUT, J_FLAKY, L_IBTIMEOUT, J_ENV, L_ENVFIX, J_UNEXPLAINED, L_COLLECT,
 	H_CNET, L_NETHOST, H_SOCK, H_SOCK_NEED, H_SOCK_USABLE, L_IFACE_HOST, H_SOCK_BADADDR, L_OMPI_EXCLUDE, L_NOIFACE,
 	H_IB, H_IB_DISABLED, L_IB_ENABLE, H_IB_DOWN, H_IB_RATES, H_IB_FAR, L_IB_HCA, H_ROCE, H_ROCE_OLD, L_GID_SET,
@@ -216,7 +280,9 @@ static const struct cd_advise_node tree[N_NODES] = {
 	Q(J_REACH, "job.reach", J, "socket interface", "several hosts with TCP reachability results?", q_reach,
 	  J_REACH_ALL, J_RAILS),
 	Q(J_REACH_ALL, "job.reach-all", J, NULL, "every host has an interface every other host reaches?", q_reach_all,
-	  J_REACH_SAME, L_NOROUTE),
+	  J_REACH_NEED, L_NOROUTE),
+	Q(J_REACH_NEED, "job.reach-need", J, NULL, "a library would use an interface another host failed to reach "
+	  "(its own default, or as set)?", q_reach_need, J_REACH_SAME, J_RAILS),
 	Q(J_REACH_SAME, "job.reach-same", J, NULL, "the same interface name on every host?", q_reach_same, L_IFACE_JOB,
 	  L_IFACE_PREFIX),
 	L(L_IFACE_JOB, "leaf.iface-job", J, "NCCL/Gloo/Open MPI/UCX on the routed interface", l_iface_job, J_RAILS),
@@ -242,7 +308,8 @@ static const struct cd_advise_node tree[N_NODES] = {
 	L(L_NETHOST, "leaf.net-host", H, "--network=host (Kubernetes: hostNetwork: true)", l_net_host, H_IB),
 	Q(H_SOCK, "host.socket", H, "socket interface", "one host, or no reachability results?", q_single,
 	  H_SOCK_NEED, H_IB),
-	Q(H_SOCK_NEED, "host.socket-need", H, NULL, "the socket interface ambiguous, misconfigured or failing?",
+	Q(H_SOCK_NEED, "host.socket-need", H, NULL, "connections failing, a set interface variable selecting nothing "
+	  "usable, or NCCL's own pick unusable?",
 	  q_sock_need, H_SOCK_USABLE, H_IB),
 	Q(H_SOCK_USABLE, "host.socket-usable", H, NULL, "a usable interface (default route first)?", q_sock_usable,
 	  L_IFACE_HOST, H_SOCK_BADADDR),

@@ -12,6 +12,7 @@
 
 #include "advise.h"
 #include "advise_walk.h"
+#include "libdefaults.h"
 
 /* ---- socket interface on one host ---- */
 
@@ -32,36 +33,67 @@ static const struct cd_nic *chosen_nic(const struct cd_host *h)
 	return NULL;
 }
 
-static int socket_failures(struct cd_walk *w)
+/* Does a *_SOCKET_IFNAME-like value select a usable interface of h (NCCL's prefix rules)? */
+static int selects_usable(const struct cd_host *h, const char *spec, int nccl_rules)
 {
-	return has(w, "NET001") | has(w, "LOG003") | has(w, "LOG010") | has(w, "ENV006") | has(w, "NET002");
+	char exact[256];
+
+	snprintf(exact, sizeof(exact), "=%s", spec);
+	for (size_t i = 0; i < h->n_nics; i++)
+		if (socket_candidate(&h->nics[i]) &&
+		    cd_nccl_ifname_match(nccl_rules ? spec : exact, h->nics[i].name))
+			return 1;
+	return 0;
 }
 
+/*
+ * Is a socket setting needed on this host, and for which libraries? Only with evidence:
+ * a failure a finding shows, a variable that is set and selects nothing usable, or NCCL's
+ * own choice (its order when NCCL_SOCKET_IFNAME is unset) being an interface that cannot
+ * carry traffic to another host while a usable one exists. A host with IPoIB and Ethernet,
+ * both fine, needs nothing: NCCL's ib-first order works.
+ */
 int q_sock_need(struct cd_walk *w)
 {
-	const struct cd_nic *c = chosen_nic(w->h);
-	static const char *const vars[] = { "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME" };
-	int others = 0;
+	const struct cd_nic *c = chosen_nic(w->h), *pick;
+	static const struct { const char *var; unsigned lib; int nccl_rules; } vars[] = {
+		{ "NCCL_SOCKET_IFNAME", LIB_NCCL, 1 }, { "GLOO_SOCKET_IFNAME", LIB_GLOO, 0 },
+	};
 
-	if (socket_failures(w))
-		return 1;
-	/* another addressed interface that NCCL or Open MPI might pick instead */
-	for (size_t i = 0; i < w->h->n_nics; i++) {
-		const struct cd_nic *n = &w->h->nics[i];
-
-		/* NCCL uses link-local IPv6 interfaces too (a veth with fe80:: only is a classic) */
-		if (n != c && n->kind != CD_NIC_LOOPBACK && cd_nic_is_up(n) && (n->ipv4.n || n->ipv6.n) && !n->master)
-			others++;
-	}
+	w->cause[0] = '\0';
+	w->libs = libs_of_failures(w);
 	if (!c)
-		return 0;
+		return w->libs != 0;
 	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
-		const char *v = env_get(w->h, vars[i]);
+		const char *v = env_get(w->h, vars[i].var);
 
-		if (v && !starts(c->name, v[0] == '=' ? v + 1 : v))
-			return 1;
+		if (v && strlen(v) > 1 && !selects_usable(w->h, v, vars[i].nccl_rules))
+			add_cause(w, vars[i].lib, "%s=%s selects no interface that is up, addressed and not virtual",
+				  vars[i].var, v);
 	}
-	return others > 0;
+	if (!env_get(w->h, "NCCL_SOCKET_IFNAME") || strlen(env_get(w->h, "NCCL_SOCKET_IFNAME")) <= 1) {
+		/*
+		 * The bootstrap takes NCCL's first interface; without RDMA (or with NCCL_IB_DISABLE=1)
+		 * the socket transport takes every interface of the same step, up to 16.
+		 */
+		const struct cd_nic *list[16];
+		const char *ibd = env_get(w->h, "NCCL_IB_DISABLE");
+		int sockets = !cd_host_rdma_active(w->h) || (ibd && !strcmp(ibd, "1"));
+		size_t n = cd_nccl_socket_ifaces(w->h, NULL, list, sockets ? ARRAY_SIZE(list) : 1);
+
+		for (size_t i = 0; i < n; i++) {
+			pick = list[i];
+			if (socket_candidate(pick))
+				continue;
+			add_cause(w, LIB_NCCL, "unset, NCCL%s %s (ib* first, then all but docker*, lo and virbr*, in "
+				  "interface order), which is %s", i ? "'s socket transport also uses" : " picks", pick->name,
+				  !cd_nic_is_up(pick) ? "down"
+				  : virtual_nic(pick) ? "a host-local virtual interface"
+				  : pick->master ? "a port of a bond or bridge"
+						 : "without an address other hosts can reach");
+		}
+	}
+	return w->libs != 0;
 }
 
 int q_sock_usable(struct cd_walk *w)
@@ -72,7 +104,7 @@ int q_sock_usable(struct cd_walk *w)
 void l_iface_host(struct cd_walk *w)
 {
 	const struct cd_nic *c = chosen_nic(w->h);
-	char why[512], skipped[256];
+	char why[1400], skipped[256];
 	size_t used = 0;
 
 	skipped[0] = '\0';
@@ -83,13 +115,13 @@ void l_iface_host(struct cd_walk *w)
 			used += (size_t)snprintf(skipped + used, sizeof(skipped) - used, "%s%s (%s)", used ? ", " : "",
 						 n->name, virtual_nic(n) ? cd_nic_kind_str(n->kind) : "not the routed one");
 	}
-	snprintf(why, sizeof(why), "%s is %s%s%s%s", c->name,
+	snprintf(why, sizeof(why), "%s%s%s is %s%s%s%s", w->cause, *w->cause ? "; " : "", c->name,
 		 c->default_route == CD_TRI_TRUE ? "the default-route interface" : "the first physical interface with an address",
 		 c->ipv4.n ? " (" : "", c->ipv4.n ? c->ipv4.v[0] : "", c->ipv4.n ? ")" : "");
 	if (*skipped)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; not %s", skipped);
 	{
-		struct hostset hs = { w->h, 1, scope_host(w) };
+		struct hostset hs = { w->h, 1, scope_host(w), w->libs };
 		struct cd_strv per = { 0 };
 
 		cd_strv_push(&per, c->name);
@@ -293,9 +325,21 @@ void l_ib_hca(struct cd_walk *w)
 	if (!in.n) {
 		walk_emit(w, NULL, "bring an RDMA port up: check the cable and the subnet manager (ibstat; "
 			 "systemctl status opensm)", scope_host(w), "no active port: %s", why);
+	} else if (only_unused) {
+		/*
+		 * NCCL (ncclIbInitDevices) and UCX use active ports only: a port that is down needs
+		 * no setting, it needs the link fixed, and the node runs a rail short until then.
+		 */
+		char cmd[512];
+
+		join(&out, val, sizeof(val), "");
+		snprintf(cmd, sizeof(cmd), "bring %s up: check its cable or transceiver and the switch port (ibstat; "
+			 "ibportstate; the subnet manager's log)", val);
+		walk_emit(w, NULL, cmd, scope_host(w), "%s; NCCL and UCX already leave out ports that are not active, so "
+			  "no setting is needed, but the host is a rail short", why);
 	} else {
-		/* leaving out idle ports by name keeps every other HCA, also one added later */
-		struct cd_strv *named = only_unused && out.n < in.n ? &out : &in;
+		/* some active port must be left out (slower, or far from every GPU): name the others */
+		struct cd_strv *named = &in;
 		int exact = 0;
 
 		/* NCCL_IB_HCA matches prefixes: mlx5_1 would also take mlx5_10 */
@@ -306,12 +350,15 @@ void l_ib_hca(struct cd_walk *w)
 				if (!strncmp(w->h->hcas[i].name, named->v[k], l) && strlen(w->h->hcas[i].name) != l)
 					exact = 1;
 			}
-		join(named, val, sizeof(val), named == &out ? (exact ? "^=" : "^") : exact ? "=" : "");
-		if (named == &out)
-			walk_emit(w, "NCCL_IB_HCA", val, scope_host(w), "leave out %s; every other port is active at %.0f Gb/s",
-			     why, best);
-		else
-			walk_emit(w, "NCCL_IB_HCA", val, scope_host(w), "use %s; leave out %s", val, why);
+		join(named, val, sizeof(val), exact ? "=" : "");
+		walk_emit(w, "NCCL_IB_HCA", val, scope_host(w), "use %s; leave out %s", val, why);
+		/*
+		 * UCX skips ports that are not active by itself, but uses every active one: a slower
+		 * or far port it must be told to leave, by naming the others (device:port, exact).
+		 */
+		join(&in, val, sizeof(val), "");
+		walk_emit(w, "UCX_NET_DEVICES", val, scope_host(w), "UCX uses every active port: use %s; leave out %s", val,
+			  why);
 	}
 	cd_strv_free(&in);
 	cd_strv_free(&out);

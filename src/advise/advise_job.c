@@ -12,6 +12,7 @@
 
 #include "advise.h"
 #include "advise_walk.h"
+#include "libdefaults.h"
 
 /* ---- identity: hostnames and host ids ---- */
 
@@ -315,6 +316,61 @@ int q_reach_same(struct cd_walk *w)
 	return same;
 }
 
+/* Was iface of h tried by another host and failed at least once? (Untried is unknown, not bad.) */
+static int iface_failed(const struct cd_results *r, const struct cd_host *h, const char *iface)
+{
+	for (size_t i = 0; i < r->n_reach; i++) {
+		const struct cd_reach *x = &r->reach[i];
+
+		if (str_eq(x->to, h->hostname) && str_eq(x->iface, iface) && x->ok != CD_TRI_TRUE)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Would a library use an interface another host failed to reach, as the host is configured
+ * (or by its own default when unset)? Only those libraries get a setting: a job whose
+ * libraries all pick a routed interface needs none, whatever else the host has.
+ */
+int q_reach_need(struct cd_walk *w)
+{
+	w->libs = libs_of_failures(w);
+	w->cause[0] = '\0';
+	for (size_t i = 0; i < w->r->n_hosts; i++) {
+		const struct cd_host *h = &w->r->hosts[i];
+		const struct cd_nic *list[16];
+		int rdma = cd_host_rdma_active(h);
+		const char *ucx = env_get(h, "UCX_NET_DEVICES"), *gloo = env_get(h, "GLOO_SOCKET_IFNAME");
+		char ucx_exact[256];
+		size_t k = cd_nccl_socket_ifaces(h, env_get(h, "NCCL_SOCKET_IFNAME"), list, rdma ? 1 : ARRAY_SIZE(list));
+
+		snprintf(ucx_exact, sizeof(ucx_exact), "=%s", ucx ? ucx : "");
+
+		for (size_t j = 0; j < k; j++)
+			if (iface_failed(w->r, h, list[j]->name))
+				add_cause(w, LIB_NCCL, "NCCL would use %s (%s), which another host failed to reach",
+					  list[j]->name,
+					  env_get(h, "NCCL_SOCKET_IFNAME") ? "NCCL_SOCKET_IFNAME" : "its own order");
+		for (size_t j = 0; j < h->n_nics; j++) {
+			const struct cd_nic *n = &h->nics[j];
+
+			if (!n->name || !iface_failed(w->r, h, n->name))
+				continue;
+			if (cd_ompi_tcp_uses(h, n, "btl") || cd_ompi_tcp_uses(h, n, "oob"))
+				add_cause(w, LIB_OMPI, "Open MPI's TCP would use %s (%s)", n->name,
+					  env_get(h, "OMPI_MCA_btl_tcp_if_include") ? "its if_include"
+						  : "its default: every interface but loopback");
+			/* UCX by itself skips bridges and uses the best route (1.21): only a setting misleads it */
+			if (!rdma && ucx && strcmp(ucx, "all") && cd_nccl_ifname_match(ucx_exact, n->name))
+				add_cause(w, LIB_UCX, "UCX_NET_DEVICES=%s names %s", ucx, n->name);
+			if (gloo && !strcmp(gloo, n->name))
+				add_cause(w, LIB_GLOO, "%s: GLOO_SOCKET_IFNAME=%s", h->hostname, gloo);
+		}
+	}
+	return w->libs != 0;
+}
+
 /* Does the prefix (NCCL's matching) select an addressed interface of h that is not wanted? */
 static int prefix_hits_other(const struct cd_host *h, const char *prefix, const struct cd_strv *wanted)
 {
@@ -448,12 +504,17 @@ static void mpi_advice(struct cd_walk *w, const struct hostset *hs, struct cd_st
 	}
 }
 
-/* The advice for chosen interfaces, per host (per_host[i] for hs->h[i]). */
+/*
+ * The advice for chosen interfaces, per host (per_host[i] for hs->h[i]), for the libraries
+ * in hs->libs. UCX_NET_DEVICES never names a TCP interface on a host with an active RDMA
+ * port: it would move UCX (and Open MPI's UCX PML) off the fabric; the RDMA leaf names
+ * RDMA devices when some must be left out.
+ */
 void socket_advice(struct cd_walk *w, const struct hostset *hs, struct cd_strv *per_host, const char *why)
 {
 	struct cd_strv all = { 0 };
 	char val[256], how[128];
-	int same = 1;
+	int same = 1, rdma = 0;
 
 	for (size_t h = 0; h < hs->n; h++) {
 		if (!per_host[h].n) {
@@ -464,20 +525,26 @@ void socket_advice(struct cd_walk *w, const struct hostset *hs, struct cd_strv *
 			push_unique(&all, per_host[h].v[k]);
 		if (h && (per_host[h].n != per_host[0].n || strcmp(per_host[h].v[0], per_host[0].v[0])))
 			same = 0;
+		rdma |= cd_host_rdma_active(&hs->h[h]);
 	}
-	nccl_ifname(hs, per_host, &all, val, sizeof(val), how, sizeof(how));
-	walk_emit(w, "NCCL_SOCKET_IFNAME", val, hs->scope, "%s%s%s", why, *how ? "; " : "", how);
+	if (hs->libs & LIB_NCCL) {
+		nccl_ifname(hs, per_host, &all, val, sizeof(val), how, sizeof(how));
+		walk_emit(w, "NCCL_SOCKET_IFNAME", val, hs->scope, "%s%s%s", why, *how ? "; " : "", how);
+	}
 	/* Gloo and UCX take exact names: per host when the names differ */
-	for (size_t h = 0; h < hs->n; h++) {
+	for (size_t h = 0; h < hs->n && (hs->libs & (LIB_GLOO | LIB_UCX)); h++) {
 		const char *host = same ? hs->scope : hs->h[h].hostname;
 
-		walk_emit(w, "GLOO_SOCKET_IFNAME", per_host[h].v[0], host, "%s", why);
+		if (hs->libs & LIB_GLOO)
+			walk_emit(w, "GLOO_SOCKET_IFNAME", per_host[h].v[0], host, "%s", why);
 		join(&per_host[h], val, sizeof(val), "");
-		walk_emit(w, "UCX_NET_DEVICES", val, host, "%s", why);
+		if ((hs->libs & LIB_UCX) && !rdma)
+			walk_emit(w, "UCX_NET_DEVICES", val, host, "%s", why);
 		if (same)
 			break;
 	}
-	mpi_advice(w, hs, per_host, &all, same, why);
+	if (hs->libs & LIB_OMPI)
+		mpi_advice(w, hs, per_host, &all, same, why);
 	cd_strv_free(&all);
 }
 
@@ -508,9 +575,11 @@ void l_iface_job(struct cd_walk *w)
 
 	for (size_t h = 0; h < w->r->n_hosts; h++)
 		routed_ifaces(w->r, &w->r->hosts[h], &per[h]);
-	struct hostset hs = { w->r->hosts, w->r->n_hosts, NULL };
+	struct hostset hs = { w->r->hosts, w->r->n_hosts, NULL, w->libs };
 
 	reach_why(w->r, per, why, sizeof(why));
+	if (*w->cause)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", w->cause);
 	socket_advice(w, &hs, per, why);
 	for (size_t h = 0; h < w->r->n_hosts; h++)
 		cd_strv_free(&per[h]);

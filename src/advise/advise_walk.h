@@ -22,12 +22,18 @@ struct cd_walk {
 	int nsteps;
 	struct cd_strv ids;             /* findings the questions relied on */
 	int added;
+	unsigned libs;                  /* LIB_*: whose socket setting the evidence asks for */
+	char cause[768];                /* that evidence, for the advice's why */
 };
+
+/* The libraries a socket setting is for: only those whose own choice was shown not to work. */
+enum { LIB_NCCL = 1, LIB_GLOO = 2, LIB_UCX = 4, LIB_OMPI = 8, LIB_ALL = 15 };
 
 struct hostset {
 	const struct cd_host *h;
 	size_t n;
 	const char *scope;      /* host the advice is for; NULL: the whole job */
+	unsigned libs;          /* LIB_*: which settings to print */
 };
 
 int str_eq(const char *a, const char *b);
@@ -54,6 +60,9 @@ void l_versions(struct cd_walk *w);
 int q_reach(struct cd_walk *w);
 int q_reach_all(struct cd_walk *w);
 int q_reach_same(struct cd_walk *w);
+int q_reach_need(struct cd_walk *w);
+void add_cause(struct cd_walk *w, unsigned lib, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+unsigned libs_of_failures(struct cd_walk *w);
 void join(struct cd_strv *sv, char *buf, size_t len, const char *lead);
 void push_unique(struct cd_strv *sv, const char *s);
 void socket_advice(struct cd_walk *w, const struct hostset *hs, struct cd_strv *per_host, const char *why);

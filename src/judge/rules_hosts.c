@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libdefaults.h"
 #include "measure.h"
 
 static const char *hn(const struct cd_host *h)
@@ -649,6 +650,65 @@ static int rule_nccl_pair_straggler(struct cd_results *r)
 
 /* ---- NET001 and TCP001 from the reachability matrix ---- */
 
+/*
+ * Which libraries would send over interface `iface` of h as configured (its env snapshot)
+ * or by their own defaults: an unreachable interface no one uses (docker0, which NCCL skips
+ * and Open MPI was told to leave) is a fact, not a fault. Fills `who`; 0 when none.
+ */
+static int used_by(const struct cd_host *h, const char *iface, char *who, size_t len)
+{
+	const struct cd_nic *n = NULL, *list[16];
+	const char *ucx = h ? cd_host_env(h, "UCX_NET_DEVICES") : NULL, *gloo = h ? cd_host_env(h, "GLOO_SOCKET_IFNAME") : NULL;
+	size_t used = 0, k;
+	int rdma;
+	char ucx_exact[256];
+
+	who[0] = '\0';
+	for (size_t i = 0; h && i < h->n_nics; i++)
+		if (h->nics[i].name && !strcmp(h->nics[i].name, iface))
+			n = &h->nics[i];
+	if (!n) {
+		/* no interface list (an old or partial document): assume the worst, as before */
+		snprintf(who, len, "a library that picks it");
+		return 1;
+	}
+	rdma = cd_host_rdma_active(h);
+	/* UCX_NET_DEVICES names devices exactly: NCCL's '=' list semantics */
+	snprintf(ucx_exact, sizeof(ucx_exact), "=%s", ucx ? ucx : "");
+	/* NCCL: its bootstrap interface; without RDMA its socket transport uses every listed one */
+	k = cd_nccl_socket_ifaces(h, cd_host_env(h, "NCCL_SOCKET_IFNAME"), list, rdma ? 1 : ARRAY_SIZE(list));
+	for (size_t i = 0; i < k; i++)
+		if (list[i] == n)
+			used += (size_t)snprintf(who + used, len - used, "%sNCCL (%s)", used ? ", " : "",
+						 cd_host_env(h, "NCCL_SOCKET_IFNAME") ? "NCCL_SOCKET_IFNAME"
+							 : "its own order: ib*, then all but docker* and lo");
+	if (used < len && (cd_ompi_tcp_uses(h, n, "btl") || cd_ompi_tcp_uses(h, n, "oob")))
+		used += (size_t)snprintf(who + used, len - used, "%sOpen MPI's TCP (%s)", used ? ", " : "",
+					 cd_host_env(h, "OMPI_MCA_btl_tcp_if_include") ||
+							 cd_host_env(h, "OMPI_MCA_btl_tcp_if_exclude")
+						 ? "its if_include/if_exclude"
+						 : "default: every interface but loopback");
+	/*
+	 * UCX unset ("all") leaves bridges out and, from 1.21, sends to a peer only over the
+	 * kernel's best route to it (uct_tcp_iface_is_reachable_v2): it picks no unreachable
+	 * interface by itself. Only a UCX_NET_DEVICES that names one counts.
+	 */
+	if (used < len && !rdma && ucx && strcmp(ucx, "all") && cd_nccl_ifname_match(ucx_exact, iface))
+		used += (size_t)snprintf(who + used, len - used, "%sUCX's TCP (UCX_NET_DEVICES=%s)", used ? ", " : "",
+					 ucx);
+	if (used < len && gloo && !strcmp(gloo, iface))
+		used += (size_t)snprintf(who + used, len - used, "%sGloo (GLOO_SOCKET_IFNAME)", used ? ", " : "");
+	return used > 0;
+}
+
+static const struct cd_host *host_named(const struct cd_results *r, const char *name)
+{
+	for (size_t h = 0; h < r->n_hosts; h++)
+		if (name && !strcmp(hn(&r->hosts[h]), name))
+			return &r->hosts[h];
+	return NULL;
+}
+
 static int rule_unreachable_iface(struct cd_results *r)
 {
 	int n = 0;
@@ -674,8 +734,19 @@ static int rule_unreachable_iface(struct cd_results *r)
 		}
 		if (ok == tried)
 			continue;
-		f = cd_results_add_finding(r, "NET001", CD_SEV_FAIL, x->to, x->iface,
-					   "interface does not reach other hosts");
+		{
+			char who[512];
+			int picked = used_by(host_named(r, x->to), x->iface, who, sizeof(who));
+
+			f = cd_results_add_finding(r, "NET001", picked ? CD_SEV_FAIL : CD_SEV_INFO, x->to, x->iface,
+						   picked ? "interface does not reach other hosts, and a library uses it"
+							  : "interface does not reach other hosts (no library uses it)");
+			if (picked)
+				cd_finding_evidence(f, "used by %s", who);
+			else
+				cd_finding_evidence(f, "unused: NCCL's order, Open MPI's and UCX's settings and Gloo's "
+						       "leave %s alone as configured", x->iface);
+		}
 		f->measured = (double)ok;
 		f->expected = (double)tried;
 		f->unit = xstrdup("attempts");
@@ -687,8 +758,9 @@ static int rule_unreachable_iface(struct cd_results *r)
 						    y->address ? y->address : "?",
 						    y->ok == CD_TRI_TRUE ? "ok" : y->error ? y->error : "failed");
 		}
-		cd_finding_evidence(f, "a job that picks %s (MPI's TCP transport, NCCL_SOCKET_IFNAME, Gloo) waits on "
-				       "connections that never come: exclude it", x->iface);
+		if (f->severity == CD_SEV_FAIL)
+			cd_finding_evidence(f, "a job that picks %s waits on connections that never come: exclude it",
+					    x->iface);
 		for (size_t h = 0; h < r->n_hosts; h++) {
 			const struct cd_host *host = &r->hosts[h];
 

@@ -889,8 +889,19 @@ static void text_ids(char *buf, size_t len, const struct cd_strv *ids)
 static void render_advice(struct cd_out *o, const struct cd_results *r)
 {
 	out_arr_open(o, "advice");
-	if (r->n_advice)
+	if (r->n_advice) {
 		out_text(o, "\n# advice (%zu)\n", r->n_advice);
+	} else if (r->rules.present) {
+		size_t serious = 0;
+
+		for (size_t i = 0; i < r->n_findings; i++)
+			serious += r->findings[i].severity >= CD_SEV_WARN;
+		/* an empty list is a verdict too: say which one */
+		out_text(o, "\n# advice (0)\n  %s\n",
+			 serious ? "no setting to change: the findings above need the hardware, driver or host fixed"
+				 : "no change needed: no finding at warn or above, and no setting whose library's own "
+				   "choice was shown not to work");
+	}
 	for (size_t i = 0; i < r->n_advice; i++) {
 		const struct cd_advice *a = &r->advice[i];
 		char line[1024], ids[128];

@@ -618,7 +618,13 @@ static void advice(struct cd_out *o, const struct cd_results *r)
 {
 	out_raw(o, "<section id=\"advice\">\n<h2>Advice (%zu)</h2>\n", r->n_advice);
 	if (!r->n_advice) {
-		out_raw(o, "<p>None: nothing in the facts or findings calls for a change.</p>\n</section>\n");
+		size_t serious = 0;
+
+		for (size_t i = 0; i < r->n_findings; i++)
+			serious += r->findings[i].severity >= CD_SEV_WARN;
+		out_raw(o, "<p>%s</p>\n</section>\n",
+			serious ? "No setting to change: the findings above need the hardware, driver or host fixed."
+				: "None: no change needed. Nothing in the facts or findings calls for a setting.");
 		return;
 	}
 	out_raw(o, "<p>Settings are lines to export in the job's environment; commands and physical actions "

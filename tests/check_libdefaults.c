@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The libraries' own interface choices (core/libdefaults.c) against their sources' rules. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libdefaults.h"
+#include "suites.h"
+
+static struct cd_results res;
+#define host (*res.hosts)
+
+static struct cd_nic *nic(const char *name, enum cd_nic_kind kind, const char *v4, const char *v6)
+{
+	struct cd_nic *n = cd_host_add_nic(&host);
+
+	n->name = xstrdup(name);
+	n->kind = kind;
+	n->state = xstrdup("up");
+	n->admin_up = CD_TRI_TRUE;
+	if (v4)
+		cd_strv_push(&n->ipv4, v4);
+	if (v6)
+		cd_strv_push(&n->ipv6, v6);
+	return n;
+}
+
+static void env(const char *key, const char *value)
+{
+	struct cd_kv *kv = CD_PUSH(host.env, host.n_env, host.cap_env);
+
+	kv->key = xstrdup(key);
+	kv->value = xstrdup(value);
+}
+
+static void setup(void)
+{
+	cd_results_init(&res);
+	cd_results_add_host(&res)->hostname = xstrdup("node17");
+}
+
+static void teardown(void)
+{
+	cd_results_free(&res);
+}
+
+static const char *pick(void)
+{
+	const struct cd_nic *n = cd_nccl_bootstrap_nic(&host);
+
+	return n ? n->name : "(none)";
+}
+
+/* matchIfList: prefixes, '^' inverts, '=' exact, ":port" ignored, empty matches all. */
+START_TEST(test_nccl_match)
+{
+	ck_assert(cd_nccl_ifname_match("eth", "eth0"));
+	ck_assert(cd_nccl_ifname_match("eth", "eth0.2093"));
+	ck_assert(!cd_nccl_ifname_match("=eth0", "eth0.2093"));
+	ck_assert(cd_nccl_ifname_match("=eth0", "eth0"));
+	ck_assert(cd_nccl_ifname_match("ib,eth", "eth1"));
+	ck_assert(!cd_nccl_ifname_match("^docker,lo", "docker0"));
+	ck_assert(!cd_nccl_ifname_match("^docker,lo", "lo"));
+	ck_assert(cd_nccl_ifname_match("^docker,lo", "virbr0"));
+	ck_assert(!cd_nccl_ifname_match("^=eth0", "eth0"));
+	ck_assert(cd_nccl_ifname_match("^=eth0", "eth0.5"));
+	ck_assert(cd_nccl_ifname_match("mlx5_0:1", "mlx5_0"));
+	ck_assert(cd_nccl_ifname_match("", "anything"));
+	ck_assert(!cd_nccl_ifname_match("^", "anything"));
+}
+END_TEST
+
+/* ncclFindInterfaces' order before 2.28: ib first, then all but docker and lo, then docker, then lo. */
+START_TEST(test_nccl_order)
+{
+	host.versions.nccl = xstrdup("2.21.5");
+	nic("lo", CD_NIC_LOOPBACK, "127.0.0.1/8", "::1/128");
+	ck_assert_str_eq(pick(), "lo");
+	nic("docker0", CD_NIC_BRIDGE, "172.17.0.1/16", NULL);
+	ck_assert_str_eq(pick(), "docker0");
+	nic("virbr0", CD_NIC_BRIDGE, "192.168.122.1/24", NULL);
+	ck_assert_str_eq(pick(), "virbr0"); /* before eth0 in interface order: the classic */
+	nic("eth0", CD_NIC_PHYSICAL, "10.0.0.17/24", NULL);
+	ck_assert_str_eq(pick(), "virbr0");
+	nic("ib0", CD_NIC_IPOIB, "10.10.0.17/16", NULL);
+	ck_assert_str_eq(pick(), "ib0");
+	env("NCCL_SOCKET_IFNAME", "eth");
+	ck_assert_str_eq(pick(), "eth0");
+	free(host.env[0].value);
+	host.env[0].value = xstrdup("e"); /* one character: NCCL treats it as unset */
+	ck_assert_str_eq(pick(), "ib0");
+	/* before 2.28 an ib0 without carrier is still taken */
+	free(host.nics[4].state);
+	host.nics[4].state = xstrdup("down");
+	ck_assert_str_eq(pick(), "ib0");
+}
+END_TEST
+
+/* From 2.28.3 (and for an unknown version): running interfaces only, virbr* after lo. */
+START_TEST(test_nccl_order_2_28)
+{
+	nic("lo", CD_NIC_LOOPBACK, "127.0.0.1/8", "::1/128");
+	nic("virbr0", CD_NIC_BRIDGE, "192.168.122.1/24", NULL);
+	ck_assert_str_eq(pick(), "lo");
+	nic("docker0", CD_NIC_BRIDGE, "172.17.0.1/16", NULL);
+	ck_assert_str_eq(pick(), "docker0");
+	nic("cni0", CD_NIC_BRIDGE, "10.244.0.1/24", NULL);
+	ck_assert_str_eq(pick(), "cni0"); /* only docker, lo and virbr are left for last */
+	nic("ib0", CD_NIC_IPOIB, "10.10.0.17/16", NULL);
+	free(host.nics[4].state);
+	host.nics[4].state = xstrdup("down");
+	ck_assert_str_eq(pick(), "cni0");
+	host.versions.nccl = xstrdup("2.28.3");
+	ck_assert_str_eq(pick(), "cni0");
+}
+END_TEST
+
+/* getifaddrs lists IPv4 before IPv6: an IPv6-only interface comes after every IPv4 one. */
+START_TEST(test_nccl_ipv6_after_ipv4)
+{
+	const struct cd_nic *list[8];
+
+	nic("lo", CD_NIC_LOOPBACK, "127.0.0.1/8", "::1/128");
+	nic("veth1", CD_NIC_VETH, NULL, "fe80::1/64");
+	nic("eth0", CD_NIC_PHYSICAL, "10.0.0.17/24", "fe80::2/64");
+	ck_assert_str_eq(pick(), "eth0");
+	ck_assert_uint_eq(cd_nccl_socket_ifaces(&host, NULL, list, 8), 2);
+	ck_assert_str_eq(list[1]->name, "veth1");
+	env("NCCL_SOCKET_FAMILY", "AF_INET6");
+	ck_assert_str_eq(pick(), "veth1");
+}
+END_TEST
+
+START_TEST(test_ompi_tcp)
+{
+	const struct cd_nic *lo, *eth, *dock, *v6;
+
+	/* the array moves as it grows: take the pointers once it is complete */
+	nic("lo", CD_NIC_LOOPBACK, "127.0.0.1/8", NULL);
+	nic("eth0", CD_NIC_PHYSICAL, "10.0.0.17/24", NULL);
+	nic("docker0", CD_NIC_BRIDGE, "172.17.0.1/16", NULL);
+	nic("ib0", CD_NIC_IPOIB, NULL, "fd00::17/64");
+	lo = &host.nics[0], eth = &host.nics[1], dock = &host.nics[2], v6 = &host.nics[3];
+
+	/* unset: every IPv4 interface but loopback (btl: by the name 127.0.0.1/8 resolves to) */
+	ck_assert(!cd_ompi_tcp_uses(&host, lo, "btl"));
+	ck_assert(!cd_ompi_tcp_uses(&host, lo, "oob"));
+	ck_assert(cd_ompi_tcp_uses(&host, eth, "btl"));
+	ck_assert(cd_ompi_tcp_uses(&host, dock, "btl"));
+	ck_assert(!cd_ompi_tcp_uses(&host, v6, "btl"));
+	env("OMPI_MCA_btl_tcp_if_exclude", "lo,docker0");
+	ck_assert(!cd_ompi_tcp_uses(&host, dock, "btl"));
+	ck_assert(cd_ompi_tcp_uses(&host, dock, "oob"));
+	env("OMPI_MCA_oob_tcp_if_include", "10.0.0.0/16");
+	ck_assert(cd_ompi_tcp_uses(&host, eth, "oob"));
+	ck_assert(!cd_ompi_tcp_uses(&host, dock, "oob"));
+}
+END_TEST
+
+Suite *libdefaults_suite(void)
+{
+	Suite *s = suite_create("libdefaults");
+	TCase *tc = tcase_create("interfaces");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_nccl_match);
+	tcase_add_test(tc, test_nccl_order);
+	tcase_add_test(tc, test_nccl_order_2_28);
+	tcase_add_test(tc, test_nccl_ipv6_after_ipv4);
+	tcase_add_test(tc, test_ompi_tcp);
+	suite_add_tcase(s, tc);
+	return s;
+}
