@@ -79,6 +79,17 @@ START_TEST(test_interleaved_ranks)
 }
 END_TEST
 
+/* Evidence line of finding f that contains text; NULL when none does. */
+static const char *evidence_with(const struct cd_finding *f, const char *text)
+{
+	for (size_t k = 0; f && k < f->evidence.n; k++)
+		if (strstr(f->evidence.v[k], text))
+			return f->evidence.v[k];
+	return NULL;
+}
+
+/* PyTorch before 2.3 names no process group: with no rank reporting two SeqNums the
+ * reports are one group, and c10's [rankN] prefix gives the global rank. */
 START_TEST(test_watchdog_straggler)
 {
 	const struct cd_finding *f;
@@ -89,8 +100,130 @@ START_TEST(test_watchdog_straggler)
 	      "WorkNCCL(SeqNum=9, OpType=BROADCAST, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n");
 	f = first("LOG001");
 	ck_assert_ptr_nonnull(f);
-	ck_assert_str_eq(f->subject, "rank 2 is behind (SeqNum 9 BROADCAST while others reached 12)");
+	ck_assert_str_eq(f->subject, "global rank 2 is behind: SeqNum 9 BROADCAST while global rank 0 reached 12");
+	ck_assert_ptr_nonnull(evidence_with(f, "the log names no process group"));
 	ck_assert_double_eq(f->expected, 600000);
+}
+END_TEST
+
+/* The same without c10's prefix (PyTorch before 2.2): "[Rank N]" is a rank in the group. */
+START_TEST(test_watchdog_old_unprefixed)
+{
+	parse("[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469508, "
+	      "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.\n"
+	      "[E ProcessGroupNCCL.cpp:737] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469508, "
+	      "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802211 milliseconds before timing out.\n"
+	      "[E ProcessGroupNCCL.cpp:737] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469505, "
+	      "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.\n");
+	ck_assert_str_eq(first("LOG001")->subject,
+			 "group rank 2 (global rank unknown) is behind: SeqNum 469505 ALLREDUCE while group rank 1 (global rank "
+			 "unknown), group rank 3 (global rank unknown) reached 469508");
+}
+END_TEST
+
+/*
+ * Several groups (PyTorch 2.5 tags, lines as nccl#1610 has them): SeqNums are compared
+ * within a group only. The GUID names the group on every rank (rank 12 counts it as its
+ * PG ID 7, rank 13 as 11); "[Rank 1]" of the timeout line is no global rank; the rank
+ * behind is named by c10's [rankN] prefix.
+ */
+START_TEST(test_watchdog_groups)
+{
+	const struct cd_finding *f;
+
+	parse("[rank13]:[E218 04:54:22.864 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: "
+	      "WorkNCCL(SeqNum=216, OpType=ALLTOALL_BASE, NumelIn=1379328, NumelOut=1572864, Timeout(ms)=600000) ran for "
+	      "600045 milliseconds before timing out.\n"
+	      "[rank13]:[E218 04:54:22.864 ProcessGroupNCCL.cpp:1795] [PG ID 11 PG GUID 119 Rank 1] Exception (either an error "
+	      "or timeout) detected by watchdog at work: 216, last enqueued NCCL work: 220, last completed NCCL work: 215.\n"
+	      "[rank15]:[E218 04:54:22.883 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: "
+	      "WorkNCCL(SeqNum=57, OpType=ALLREDUCE, NumelIn=32, NumelOut=32, Timeout(ms)=600000) ran for 600045 "
+	      "milliseconds before timing out.\n"
+	      "[rank15]:[E218 04:54:22.883 ProcessGroupNCCL.cpp:1795] [PG ID 11 PG GUID 112 Rank 0] Exception (either an error "
+	      "or timeout) detected by watchdog at work: 57, last enqueued NCCL work: 57, last completed NCCL work: 56.\n"
+	      "[rank12]:[E218 04:54:22.901 ProcessGroupNCCL.cpp:1844] [PG ID 7 PG GUID 119 Rank 0] Timeout at NCCL work: 212, "
+	      "last enqueued NCCL work: 212, last completed NCCL work: 211.\n");
+	f = first("LOG001");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->subject, "global rank 12 (group rank 0) is behind in PG GUID 119: SeqNum 212 while global rank 13 "
+			 "(group rank 1) reached 216");
+	ck_assert_ptr_nonnull(evidence_with(f, "PG GUID 112: global rank 15 (group rank 0) waits at SeqNum 57 ALLREDUCE"));
+	ck_assert_ptr_nonnull(evidence_with(f, "2 process groups timed out; SeqNums are compared only within a group"));
+	for (size_t i = 0; i < res.n_findings; i++)
+		ck_assert_msg(strcmp(res.findings[i].id, "LOG001") || &res.findings[i] == f, "a second LOG001");
+}
+END_TEST
+
+/* Group ranks with no global rank anywhere in the log: said so, and the group named. */
+START_TEST(test_watchdog_no_mapping)
+{
+	const struct cd_finding *f;
+
+	parse("[E ProcessGroupNCCL.cpp:1664] [PG 3 Rank 5] Exception (either an error or timeout) detected by watchdog at "
+	      "work: 9141, last enqueued NCCL work: 9141, last completed NCCL work: 9140.\n"
+	      "  what():  [PG 3 Rank 2] Process group watchdog thread terminated with exception: [Rank 2] Watchdog caught "
+	      "collective operation timeout: WorkNCCL(SeqNum=9139, OpType=_ALLGATHER_BASE, NumelIn=19008, NumelOut=152064, "
+	      "Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\n");
+	f = first("LOG001");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->subject, "group rank 2 (global rank unknown) is behind in PG 3: SeqNum 9139 _ALLGATHER_BASE "
+			 "while group rank 5 (global rank unknown) reached 9141");
+}
+END_TEST
+
+/*
+ * The mapping from a group's initialization options (glog's format, no [rankN] prefix):
+ * the group's size names the member that did not report, by its global rank.
+ */
+START_TEST(test_watchdog_mapping)
+{
+	const struct cd_finding *f;
+
+	parse("I0527 15:16:51.665375 58626 ProcessGroupNCCL.cpp:869] [PG ID 1 PG GUID 5 Rank 0] ProcessGroupNCCL "
+	      "initialization options: size: 2, global rank: 1, TIMEOUT(ms): 600000, USE_HIGH_PRIORITY_STREAM: 0, "
+	      "SPLIT_FROM: 0, SPLIT_COLOR: 0, PG Name: 5\n"
+	      "I0527 15:16:51.665380 58627 ProcessGroupNCCL.cpp:869] [PG ID 1 PG GUID 5 Rank 1] ProcessGroupNCCL "
+	      "initialization options: size: 2, global rank: 3, TIMEOUT(ms): 600000, USE_HIGH_PRIORITY_STREAM: 0, "
+	      "SPLIT_FROM: 0, SPLIT_COLOR: 0, PG Name: 5\n"
+	      "E0527 15:26:52.100000 58626 ProcessGroupNCCL.cpp:1844] [PG ID 1 PG GUID 5 Rank 0] Timeout at NCCL work: 40, "
+	      "last enqueued NCCL work: 40, last completed NCCL work: 39.\n");
+	f = first("LOG001");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->subject, "PG GUID 5: global rank 1 (group rank 0) waits at SeqNum 40 (last completed 39, last "
+			 "enqueued 40); not reporting, the straggler among them: global rank 3 (group rank 1)");
+}
+END_TEST
+
+/* PyTorch's own verdict (TORCH_NCCL_DESYNC_DEBUG), in ranks of the default group. */
+START_TEST(test_watchdog_desync)
+{
+	parse("[rank0]:[E327 17:04:16.98 ProcessGroupNCCL.cpp:1582] [PG 0 (default_pg) Rank 0] Timeout at NCCL work: 5, "
+	      "last enqueued NCCL work: 5, last completed NCCL work: 4.\n"
+	      "[rank0]:[E327 17:04:16.99 ProcessGroupNCCL.cpp:1600] [PG 0 (default_pg) Rank 0] \n"
+	      "\t - [0] Timeout at collective: ALLREDUCE, #5\n"
+	      "\t - To our best knowledge, ranks [1, 3] are the lagging ranks that caused this timeout. They never joined "
+	      "any collectives\n");
+	ck_assert_str_eq(first("LOG001")->subject,
+			 "PyTorch's desync report names global rank 1, global rank 3 as lagging in PG 0 (default_pg)");
+}
+END_TEST
+
+/* Old lines (pytorch#118369) where one "[Rank 0]" reports three SeqNums: not one group. */
+START_TEST(test_watchdog_cannot_tell)
+{
+	const struct cd_finding *f;
+
+	parse("[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96120, "
+	      "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25624887 milliseconds before timing out.\n"
+	      "[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96117, "
+	      "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25625613 milliseconds before timing out.\n"
+	      "[E ProcessGroupNCCL.cpp:458] [Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=64088, "
+	      "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25625251 milliseconds before timing out.\n");
+	f = first("LOG001");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->subject, "cannot tell which rank is behind"));
+	ck_assert_ptr_null(strstr(f->subject, "rank 7"));
+	ck_assert_ptr_nonnull(strstr(f->subject, "\"[Rank 0]\" reports SeqNums 96120 and 96117"));
 }
 END_TEST
 
@@ -159,6 +292,9 @@ START_TEST(test_arbitrary_bytes)
 		"h:1:2 [0] NCCL INFO NET/Socket : Using [", "x:1:", ":9:9 [", "[[[[", "NCCL version ",
 		"WorkNCCL(SeqNum=", "Duplicate GPU detected : ", " set by environment to ", "connect() to ",
 		"NET/IB : Using [0]mlx5_0:", "Bootstrap : Using [0]a:", "\x1b[", "[rank999999999999]",
+		"[PG ID 1 PG GUID ", "[PG 0 (default_pg) Rank ", "Timeout at NCCL work: ", "detected by watchdog at work: ",
+		"initialization options: size: ", "] are the lagging ranks that caused this timeout", "[Rank 3] Watchdog "
+		"caught collective operation timeout: WorkNCCL(SeqNum=",
 	};
 	size_t len = 1 << 16;
 	char *buf = malloc(len);
@@ -280,6 +416,12 @@ Suite *explain_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_interleaved_ranks);
 	tcase_add_test(tc, test_watchdog_straggler);
+	tcase_add_test(tc, test_watchdog_old_unprefixed);
+	tcase_add_test(tc, test_watchdog_groups);
+	tcase_add_test(tc, test_watchdog_no_mapping);
+	tcase_add_test(tc, test_watchdog_mapping);
+	tcase_add_test(tc, test_watchdog_desync);
+	tcase_add_test(tc, test_watchdog_cannot_tell);
 	tcase_add_test(tc, test_causes);
 	tcase_add_test(tc, test_unexplained);
 	tcase_add_test(tc, test_result_codes);

@@ -12,19 +12,12 @@
 #include <string.h>
 
 #include "explain.h"
+#include "explain_torch.h"
 
 #define MAX_HOSTS 256
 #define MAX_FINDINGS 512
 #define MAX_EVIDENCE 3
 #define EVIDENCE_CHARS 220
-#define MAX_RANKS 4096
-
-struct rankinfo {
-	int rank;
-	long seq;
-	char op[32];
-};
-
 struct state {
 	struct cd_results *r;
 	const char *name;
@@ -34,9 +27,8 @@ struct state {
 	int recognised, errors, warns;
 	int gdr_yes, gdr_no, ib_none, net_socket, net_ib;
 	char transports[256];
-	long timeout_ms;
-	struct rankinfo ranks[64];
-	int nranks_seen, world;
+	struct cd_torch *torch;        /* PyTorch's watchdog: reports per process group */
+	int world, world_mixed;        /* NCCL's communicator size; several different ones */
 	char unmatched[MAX_EVIDENCE][EVIDENCE_CHARS];
 	int n_unmatched;
 	/* NCCL's error trace lines "file.cc:LINE -> CODE": per ncclResult_t, how many and where first */
@@ -440,82 +432,27 @@ static int addr_after(const char *line, const char *pat, char *buf, size_t len)
 	return p && token(p, addrchar, buf, len) && strchr(buf, '.');
 }
 
-/* ---- PyTorch's watchdog ---- */
+/* ---- PyTorch's watchdog (explain_torch.c reads it) ---- */
 
-static void parse_watchdog(struct state *st, struct cd_host *h, const char *line)
+/*
+ * One LOG001 per log, on the host of its first timeout line: which rank is behind is a
+ * question about the job's process groups, not about the host a line happens to follow.
+ */
+static void timeout_line(struct state *st, struct cd_host *h, const char *line)
 {
-	const char *p = after(line, "WorkNCCL(");
-	const char *rk = strstr(line, "[Rank ");
-	struct rankinfo ri = { -1, -1, "" };
-	const char *s;
+	for (size_t i = st->first_finding; i < st->r->n_findings; i++) {
+		struct cd_finding *f = &st->r->findings[i];
 
-	if (!p)
-		return;
-	if ((s = after(p, "SeqNum=")))
-		ri.seq = strtol(s, NULL, 10);
-	if ((s = after(p, "OpType=")))
-		token(s, wordchar, ri.op, sizeof(ri.op));
-	if (ri.op[0] && ri.op[strlen(ri.op) - 1] == ',')
-		ri.op[strlen(ri.op) - 1] = '\0';
-	if ((s = after(p, "Timeout(ms)=")))
-		st->timeout_ms = strtol(s, NULL, 10);
-	if (rk)
-		ri.rank = (int)strtol(rk + 6, NULL, 10);
-	else if ((s = after(line, "[rank")))
-		ri.rank = (int)strtol(s, NULL, 10);
-	if (st->nranks_seen < (int)ARRAY_SIZE(st->ranks))
-		st->ranks[st->nranks_seen++] = ri;
-	log_finding(st, "LOG001", CD_SEV_FAIL, h, NULL, "collective operation timed out (PyTorch watchdog)", line);
-}
-
-/* Which rank is behind: the lowest SeqNum among the reports, or ranks that never reported. */
-static void summarise_watchdog(struct state *st)
-{
-	struct cd_finding *f = NULL;
-	long lo = -1, hi = -1;
-	int lo_rank = -1, reported[MAX_RANKS] = { 0 };
-	char subject[256] = "", op[32] = "";
-	size_t used = 0;
-
-	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
-		if (!strcmp(st->r->findings[i].id, "LOG001"))
-			f = &st->r->findings[i];
-	if (!f || !st->nranks_seen)
-		return;
-	for (int i = 0; i < st->nranks_seen; i++) {
-		const struct rankinfo *x = &st->ranks[i];
-
-		if (x->rank >= 0 && x->rank < MAX_RANKS)
-			reported[x->rank] = 1;
-		if (x->seq >= 0 && (lo < 0 || x->seq < lo)) {
-			lo = x->seq;
-			lo_rank = x->rank;
-			snprintf(op, sizeof(op), "%s", x->op);
+		if (strcmp(f->id, "LOG001"))
+			continue;
+		if (f->evidence.n < MAX_EVIDENCE) {
+			while (*line == ' ' || *line == '\t')
+				line++;
+			cd_finding_evidence(f, "%.*s", EVIDENCE_CHARS, line);
 		}
-		if (x->seq > hi)
-			hi = x->seq;
+		return;
 	}
-	if (lo >= 0 && hi > lo)
-		used = (size_t)snprintf(subject, sizeof(subject), "rank %d is behind (SeqNum %ld %s while others reached %ld)",
-					lo_rank, lo, op, hi);
-	else if (st->world > 0 && st->world <= MAX_RANKS) {
-		used = (size_t)snprintf(subject, sizeof(subject), "ranks waiting at SeqNum %ld %s; not reporting:", lo, op);
-		for (int k = 0, shown = 0; k < st->world && used < sizeof(subject) && shown < 8; k++)
-			if (!reported[k]) {
-				used += (size_t)snprintf(subject + used, sizeof(subject) - used, " %d", k);
-				shown++;
-			}
-	} else {
-		snprintf(subject, sizeof(subject), "all reporting ranks wait at SeqNum %ld %s: a rank that did not "
-			 "report, or one stuck earlier, is the straggler", lo, op);
-	}
-	free(f->subject);
-	f->subject = xstrdup(subject);
-	if (st->timeout_ms > 0) {
-		f->expected = (double)st->timeout_ms;
-		free(f->unit);
-		f->unit = xstrdup("ms");
-	}
+	log_finding(st, "LOG001", CD_SEV_FAIL, h, NULL, "collective operation timed out (PyTorch watchdog)", line);
 }
 
 /* ---- NCCL's result codes ---- */
@@ -617,6 +554,7 @@ static void classify(struct state *st, const char *line)
 	const char *p;
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
+	int torch = cd_torch_line(st->torch, line);
 
 	parse_result_trace(st, line);
 
@@ -633,12 +571,16 @@ static void classify(struct state *st, const char *line)
 		st->net_ib = 1;
 	else if ((p = after(line, " via ")) && strstr(line, "Channel"))
 		note_transport(st, p);
-	else if ((p = after(line, " nranks ")) && strstr(line, "comm 0x"))
-		st->world = (int)strtol(p, NULL, 10);
-	else if (!known)
+	else if ((p = after(line, " nranks ")) && strstr(line, "comm 0x")) {
+		int n = (int)strtol(p, NULL, 10);
+
+		st->world_mixed |= st->world && n != st->world;
+		st->world = n;
+	} else if (!known)
 		known = strstr(line, "NCCL INFO") != NULL;
 	if (known != 0 && known != 1)
 		known = 1;
+	known |= torch;
 	if (strstr(line, "via NET/IB/") || strstr(line, "via NET/IBext")) {
 		if (strstr(line, "GDRDMA"))
 			st->gdr_yes = 1;
@@ -659,8 +601,9 @@ static void classify(struct state *st, const char *line)
 		if (rk)
 			snprintf(who, sizeof(who), "%.*s", (int)(strstr(rk, " both") ? strstr(rk, " both") - rk : 0), rk);
 		log_finding(st, "LOG006", CD_SEV_FAIL, h, *who ? who : NULL, "two ranks use the same GPU", line);
-	} else if (strstr(line, "Watchdog caught collective operation timeout"))
-		parse_watchdog(st, h, line);
+	} else if (torch && cd_torch_timed_out(st->torch) &&
+		   (strstr(line, "Watchdog caught collective operation timeout") || strstr(line, "Timeout at NCCL work")))
+		timeout_line(st, h, line);
 	else if (strstr(line, "Got completion") && (strstr(line, "error 12") || strstr(line, "status=12")))
 		log_finding(st, "LOG007", CD_SEV_FAIL, h,
 			    strstr(line, "::ffff:") || strstr(line, "RoCE") ? "RoCE" : NULL,
@@ -716,7 +659,9 @@ static void finish(struct state *st, struct cd_host *first)
 {
 	struct cd_finding *f;
 
-	summarise_watchdog(st);
+	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
+		if (!strcmp(st->r->findings[i].id, "LOG001"))
+			cd_torch_summarise(st->torch, &st->r->findings[i], st->world_mixed ? 0 : st->world);
 	if (st->gdr_yes && st->gdr_no)
 		log_finding(st, "LOG011", CD_SEV_WARN, first, "gdr",
 			    "GPUDirect RDMA used on some IB connections and not on others", NULL);
@@ -786,6 +731,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	st->r = r;
 	st->name = name && *name ? name : "log";
 	st->first_finding = r->n_findings;
+	st->torch = cd_torch_new();
 	while (text && pos < len) {
 		size_t end = pos, l = 0;
 
@@ -813,6 +759,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	finish(st, first);
 	n = st->recognised;
 	free(line);
+	cd_torch_free(st->torch);
 	free(st);
 	return n;
 }
