@@ -3,7 +3,8 @@
 # The man page and the README against the binary they document: every command, option
 # (short and long) and rule id that `help`, `help COMMAND` and `rules` list is in
 # man/commdiag.1 (commands under COMMANDS, options under OPTIONS with the commands they
-# apply to, rule ids under FINDINGS, probes under PROBES); no sentence of an older version
+# apply to, rule ids under FINDINGS, probes under PROBES); every variable the decision tree
+# can print has an entry under LIBRARY DEFAULTS; no sentence of an older version
 # is left in the man page or the README; the README is at most 300 lines and its Quick
 # start block is exactly the two commands CI runs in a bare clone; man renders the page
 # without a warning (skipped without man).
@@ -115,6 +116,29 @@ section PROBES >"$TMP/man-probes"
 while read -r p; do
 	if has_word "$TMP/man-probes" "$p"; then ok; else bad "PROBES lacks probe $p"; fi
 done <"$TMP/probe-names"
+
+# --- every variable the decision tree can print has an entry under LIBRARY DEFAULTS ---
+# The list comes from the tree's sources, not the binary: no command lists the settings the
+# tree can emit (advise --explain prints one summary per leaf, which names only some of them),
+# and strings(1) of the binary would also return the embedded env catalogue, whose hundreds of
+# names the tree never prints on its own (leaf.env only renames or unsets a variable the user
+# set). So: every string literal in src/advise/advise*.[ch] (the tree; envlint.c and explain.c
+# are the linter and the log reader), and in it every name of a family that commdiag advises
+# on. That covers the walk_emit setting names and the names advice texts tell users to export
+# ("slower fallback: export NCCL_SHM_DISABLE=1"); a new variable in either place fails here
+# until the man page says what its library does when it is unset.
+grep -ohE '"([^"\\]|\\.)*"' src/advise/advise*.c src/advise/advise*.h |
+	grep -oE '(^|[^A-Za-z0-9_])(NCCL|TORCH|GLOO|UCX|OMPI|PRTE|PMIX|CUDA|FI|HCOLL|UCC|NVSHMEM|MPICH|I_MPI)_[A-Za-z0-9_]*[A-Za-z0-9]' |
+	sed -E 's/^[^A-Z]//' | sort -u >"$TMP/tree-vars"
+if [ "$(wc -l <"$TMP/tree-vars")" -ge 15 ]; then
+	ok
+else
+	bad "only $(wc -l <"$TMP/tree-vars") variable names found in src/advise/advise*.[ch]"
+fi
+entries "LIBRARY DEFAULTS" >"$TMP/man-defaults"
+while read -r v; do
+	if has_word "$TMP/man-defaults" "$v"; then ok; else bad "LIBRARY DEFAULTS has no entry for $v"; fi
+done <"$TMP/tree-vars"
 
 # --- nothing that describes an older version ---
 stale=(
