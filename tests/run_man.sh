@@ -128,8 +128,8 @@ done <"$TMP/probe-names"
 # ("slower fallback: export NCCL_SHM_DISABLE=1"); a new variable in either place fails here
 # until the man page says what its library does when it is unset.
 grep -ohE '"([^"\\]|\\.)*"' src/advise/advise*.c src/advise/advise*.h |
-	grep -oE '(^|[^A-Za-z0-9_])(NCCL|TORCH|GLOO|UCX|OMPI|PRTE|PMIX|CUDA|FI|HCOLL|UCC|NVSHMEM|MPICH|I_MPI)_[A-Za-z0-9_]*[A-Za-z0-9]' |
-	sed -E 's/^[^A-Z]//' | sort -u >"$TMP/tree-vars"
+	grep -oE '(^|[^A-Za-z0-9_])(NCCL|TORCH|GLOO|UCX|OMPI|PRTE|PMIX|CUDA|FI|HCOLL|UCC|NVSHMEM|MPICH|I_MPI)_[A-Za-z0-9_]*' |
+	sed -E 's/^[^A-Z]//' | grep -v '_$' | sort -u >"$TMP/tree-vars" # "OMPI_MCA_": a family prefix, no variable
 if [ "$(wc -l <"$TMP/tree-vars")" -ge 15 ]; then
 	ok
 else
