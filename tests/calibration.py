@@ -250,8 +250,9 @@ def cmd_table(binary, names):
     parts = ("tune", "holdout")
     ids = sorted({i for _, r in results for i in r["tp"] | r["fp"] | r["fn"]} |
                  {e["id"] for c, _ in results for e in c["findings_spec"]})
+    shown = "./" + os.path.relpath(binary, ROOT) if os.path.abspath(binary).startswith(ROOT + os.sep) else binary
     print("calibration corpus: %d cases (%s), binary %s" % (
-        len(cases), ", ".join("%s %d" % (p, sum(1 for c in cases if c["part"] == p)) for p in parts), binary))
+        len(cases), ", ".join("%s %d" % (p, sum(1 for c in cases if c["part"] == p)) for p in parts), shown))
     print()
     print("## per rule: cases where the rule was expected and fired (TP), fired unexpected (FP), expected and")
     print("## silent (FN); a case counts once per rule")
