@@ -83,7 +83,8 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out $(MAIN_SRC:.c=.o),$(OBJ))
 # units, the bad-input catalogue, the scripts (Slurm, CI, bash completion, install/uninstall),
 # the HTML report in headless Chromium (skipped without it), what ships for deployment (systemd,
 # alerts, Grafana, Kubernetes, Containerfile: tests/run_deploy.sh), the man page against the binary,
-# the attacks of tests/security (what needs root is skipped with a reason without it).
+# the attacks of tests/security (what needs root is skipped with a reason without it), and last the
+# calibration corpus (tests/data/calibration: the verdict each healthy and broken case must get).
 # Every JSON document the shell suites see commdiag write is validated against docs/schema.
 check: commdiag tests/check_commdiag
 	python3 tests/layout_check.py

@@ -282,6 +282,26 @@ START_TEST(test_one_host_socket_evidence)
 }
 END_TEST
 
+/* NCCL_P2P_DISABLE=1 on an NVLink node (P2P003): unset it. Without P2P003, nothing. */
+START_TEST(test_p2p_env_off)
+{
+	struct cd_host *h = add_host("gpu-node07");
+	const struct cd_advice *a;
+
+	for (int i = 0; i < 2; i++)
+		cd_host_add_gpu(h)->index = i;
+	set_env(h, "NCCL_P2P_DISABLE", "1");
+	cd_advise(&res);
+	ck_assert_ptr_null(advice("NCCL_P2P_DISABLE", NULL));
+	cd_results_clear_judgement(&res);
+	cd_results_add_finding(&res, "P2P003", CD_SEV_FAIL, "gpu-node07", "gpus", "NCCL P2P off");
+	cd_advise(&res);
+	a = advice("NCCL_P2P_DISABLE", NULL);
+	ck_assert_ptr_nonnull(a);
+	ck_assert(answers(a, "P2P003"));
+}
+END_TEST
+
 /* A straggler and a timeout finding (MPI003, LOG001): name the rank, heartbeat past the timeout. */
 START_TEST(test_straggler_and_timeout)
 {
@@ -375,6 +395,7 @@ Suite *advise_suite(void)
 	tcase_add_test(tc, test_two_hosts_rdma_keeps_ucx);
 	tcase_add_test(tc, test_nccl_own_pick_unreachable);
 	tcase_add_test(tc, test_one_host_socket_evidence);
+	tcase_add_test(tc, test_p2p_env_off);
 	tcase_add_test(tc, test_straggler_and_timeout);
 	tcase_add_test(tc, test_nccl_straggler);
 	tcase_add_test(tc, test_reserved_findings);

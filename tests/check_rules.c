@@ -433,7 +433,7 @@ START_TEST(test_table)
 	/* the rules these tests cover are in the table */
 	for (const char *const *id = (const char *const[]){ "SYS001", "SYS002", "SYS003", "NET002", "NET003", "NET004",
 							    "NET005", "PCIE001", "PCIE002", "PCIE003", "NVL001", "NVL002",
-							    "IB001", "IB002", "IB003", "IB004", "GPU001", "GPU002", "GPU003", "GPU004", "NET006", "REQ001", "COPY001",
+							    "IB001", "IB002", "IB003", "IB004", "IB005", "GPU001", "GPU002", "GPU003", "GPU004", "NET006", "REQ001", "COPY001",
 							    "COPY002", "P2P001", "P2P002", "P2P003", "NCCL001", "NCCL002", "NCCL003",
 							    "BAL001", "BAL002", "STAB001", "STAB002", "STAB003", "STAB004",
 							    NULL };
@@ -635,6 +635,61 @@ START_TEST(test_net004_net005_fabric)
 	ck_assert_double_eq(f->expected, 400000);
 	ck_assert_str_eq(f->unit, "mbit_s");
 	define("net.fabric_min_mbit_s = 500 Gb/s"); /* nothing is fabric now */
+	ck_assert_int_eq(judge(), 0);
+}
+END_TEST
+
+/*
+ * RoCE rails and the front end are different groups: a 100 GbE front end at MTU 1500 beside
+ * 200 GbE rails at 9000 is a design; one rail at 1500 among the rails is NET004.
+ */
+START_TEST(test_net004_rails_and_front_end)
+{
+	static const char *const rails[] = { "ens1np0", "ens2np0", "ens3np0" };
+	const struct cd_finding *f;
+
+	for (size_t i = 0; i < 3; i++) {
+		struct cd_ib_port *p = add_port(i == 0 ? "mlx5_0" : i == 1 ? "mlx5_1" : "mlx5_2", "active", 200);
+
+		p->link_layer = (free(p->link_layer), xstrdup("ethernet"));
+		p->netdev = xstrdup(rails[i]);
+		add_nic(rails[i], CD_NIC_PHYSICAL, "up", CD_TRI_TRUE);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		struct cd_nic *n = nic(rails[i]);
+
+		cd_strv_push(&n->ipv4, "10.0.0.1/24");
+		n->mtu = 9000;
+		n->speed_mbit_s = 200000;
+	}
+	nic("eth0")->mtu = 1500;
+	nic("eth0")->speed_mbit_s = 100000;
+	ck_assert_int_eq(judge(), 0);
+	nic("ens2np0")->mtu = 1500;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NET004");
+	ck_assert_str_eq(f->subject, "ens2np0");
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[0], "most physical RDMA fabric ports have 9000"));
+}
+END_TEST
+
+/* IB005: an active RoCE port with only RoCE v1 GIDs; v2 with IPv4, or an unread table, is quiet. */
+START_TEST(test_ib005_roce_v2_gid)
+{
+	struct cd_ib_port *p = add_port("mlx5_4", "active", 200);
+	struct cd_gid *g;
+
+	p->link_layer = (free(p->link_layer), xstrdup("ethernet"));
+	ck_assert_int_eq(judge(), 0); /* no GID table read */
+	g = CD_PUSH(p->gids, p->n_gids, p->cap_gids);
+	g->index = 0;
+	g->type = xstrdup("IB/RoCE v1");
+	g->gid = xstrdup("fe80:0000:0000:0000:0000:0000:0000:0001");
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("IB005")->subject, "mlx5_4/1");
+	ck_assert_int_eq(first_id("IB005")->severity, CD_SEV_WARN);
+	ck_assert_str_eq(first_id("IB005")->evidence.v[0], "mlx5_4/1 is an active RoCE port; its GIDs: 0 IB/RoCE v1");
+	p->roce_v2_gid_index = 3;
 	ck_assert_int_eq(judge(), 0);
 }
 END_TEST
@@ -1363,6 +1418,8 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_gpu004_lost_one);
 	tcase_add_test(tc, test_expected_counts);
 	tcase_add_test(tc, test_req001_required);
+	tcase_add_test(tc, test_net004_rails_and_front_end);
+	tcase_add_test(tc, test_ib005_roce_v2_gid);
 	suite_add_tcase(s, tc);
 	return s;
 }

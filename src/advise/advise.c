@@ -256,7 +256,7 @@ enum {
 	H_CNET, L_NETHOST, H_SOCK, H_SOCK_NEED, H_SOCK_USABLE, L_IFACE_HOST, H_SOCK_BADADDR, L_OMPI_EXCLUDE, L_NOIFACE,
 	H_IB, H_IB_DISABLED, L_IB_ENABLE, H_IB_DOWN, H_IB_RATES, H_IB_FAR, L_IB_HCA, H_ROCE, H_ROCE_OLD, L_GID_SET,
 	H_GID_SET, L_GID_UNSET, H_MEMLOCK, L_MEMLOCK, H_PEERMEM, L_PEERMEM, H_DEVIB, L_DEVIB,
-	H_P2P, H_ACS, L_ACS, H_IOMMU, L_IOMMU, H_P2P_BROKEN, L_P2P_DISABLE, H_CUMEM, L_CUMEM,
+	H_P2P, H_P2P_ENV, L_P2P_ENABLE, H_ACS, L_ACS, H_IOMMU, L_IOMMU, H_P2P_BROKEN, L_P2P_DISABLE, H_CUMEM, L_CUMEM,
 	H_SHM, L_SHM, H_NVS, H_FM, L_FM, H_NVLS, L_NVLS, H_PCIE, L_PCIE,
 	N_NODES
 };
@@ -339,7 +339,10 @@ static const struct cd_advise_node tree[N_NODES] = {
 	Q(H_DEVIB, "host.dev-infiniband", H, NULL, "a container without /dev/infiniband on an RDMA host?", q_devib,
 	  L_DEVIB, H_P2P),
 	L(L_DEVIB, "leaf.dev-infiniband", H, "pass /dev/infiniband into the container", l_devib, H_P2P),
-	Q(H_P2P, "host.p2p", H, "gpu peer-to-peer", "two or more GPUs (or P2P errors)?", q_gpus2, H_ACS, H_SHM),
+	Q(H_P2P, "host.p2p", H, "gpu peer-to-peer", "two or more GPUs (or P2P errors)?", q_gpus2, H_P2P_ENV, H_SHM),
+	Q(H_P2P_ENV, "host.p2p-env-off", H, NULL, "NCCL_P2P_DISABLE set while NVLink connects the GPUs (P2P003)?",
+	  q_p2p_env_off, L_P2P_ENABLE, H_ACS),
+	L(L_P2P_ENABLE, "leaf.p2p-enable", H, "unset NCCL_P2P_DISABLE", l_p2p_enable, H_ACS),
 	Q(H_ACS, "host.acs", H, NULL, "ACS redirect on a PCIe bridge between GPUs?", q_acs, L_ACS, H_IOMMU),
 	L(L_ACS, "leaf.acs", H, "setpci ACS off on the named bridges; NCCL_P2P_DISABLE=1 until then", l_acs, H_IOMMU),
 	Q(H_IOMMU, "host.iommu", H, NULL, "the IOMMU translating DMA (on, not passthrough)?", q_iommu, L_IOMMU, H_P2P_BROKEN),

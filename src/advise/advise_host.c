@@ -490,6 +490,21 @@ int q_gpus2(struct cd_walk *w)
 	return w->h->n_gpus >= 2 || has(w, "LOG005") || has(w, "P2P002");
 }
 
+/* NCCL's P2P is off between NVLink-connected GPUs (P2P003) and the environment turned it off. */
+int q_p2p_env_off(struct cd_walk *w)
+{
+	const char *v = env_get(w->h, "NCCL_P2P_DISABLE");
+
+	return v && strcmp(v, "0") && has(w, "P2P003");
+}
+
+void l_p2p_enable(struct cd_walk *w)
+{
+	walk_emit(w, "NCCL_P2P_DISABLE", NULL, scope_host(w), "NCCL_P2P_DISABLE=%s turns peer-to-peer off between GPUs "
+		  "that NVLink connects: every intra-node transfer then goes through host memory",
+		  env_get(w->h, "NCCL_P2P_DISABLE"));
+}
+
 int q_acs(struct cd_walk *w)
 {
 	for (size_t i = 0; i < w->h->n_acs; i++)

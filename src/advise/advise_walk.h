@@ -106,6 +106,8 @@ void l_peermem(struct cd_walk *w);
 int q_devib(struct cd_walk *w);
 void l_devib(struct cd_walk *w);
 int q_gpus2(struct cd_walk *w);
+int q_p2p_env_off(struct cd_walk *w);
+void l_p2p_enable(struct cd_walk *w);
 int q_acs(struct cd_walk *w);
 void l_acs(struct cd_walk *w);
 int q_iommu(struct cd_walk *w);

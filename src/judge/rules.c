@@ -107,6 +107,8 @@ static const struct cd_rule rules[] = {
 	  rule_port_floor },
 	{ "IB004", "ib", "fail", "fewer RDMA ports than ib.ports_expected (none found counts)", { CD_K_IB_PORTS }, 1,
 	  rule_port_count },
+	{ "IB005", "ib", "warn", "an active RoCE port has no RoCE v2 GID with an IPv4 address", { 0 }, 1,
+	  rule_roce_v2_gid },
 	{ "GPU004", "gpu", "fail", "NVIDIA GPUs on the PCI bus that the driver does not give (not loaded, failed, lost)",
 	  { 0 }, 1, rule_gpu_driver },
 	{ "GPU001", "gpu", "fail", "fewer GPUs than gpu.count_expected (none found counts)", { CD_K_GPU_COUNT }, 1,

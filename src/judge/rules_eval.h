@@ -62,6 +62,7 @@ int rule_data_errors(struct cd_eval *e, const struct cd_host *unused);
 int rule_spread(struct cd_eval *e, const struct cd_host *unused);
 int rule_gpu_driver(struct cd_eval *e, const struct cd_host *h);
 int rule_port_count(struct cd_eval *e, const struct cd_host *h);
+int rule_roce_v2_gid(struct cd_eval *e, const struct cd_host *h);
 int rule_nic_count(struct cd_eval *e, const struct cd_host *h);
 int rule_required(struct cd_eval *e, const struct cd_host *unused);
 int host_discovered(const struct cd_host *h);

@@ -180,25 +180,43 @@ int rule_nic_count(struct cd_eval *e, const struct cd_host *h)
 }
 
 /* An up physical or IPoIB interface at fabric speed: the ones jobs' traffic uses. */
-static int is_fabric(const struct cd_eval *e, const struct cd_nic *n, enum cd_nic_kind kind)
+/* The netdev of an RDMA port (a RoCE rail, or IPoIB): its peers are the other rails. */
+static int rdma_netdev(const struct cd_host *h, const struct cd_nic *n)
 {
-	return n->kind == kind && cd_nic_is_up(n) && n->speed_mbit_s != CD_NULL_I64 &&
+	for (size_t i = 0; i < h->n_hcas; i++)
+		for (size_t j = 0; j < h->hcas[i].n_ports; j++)
+			if (h->hcas[i].ports[j].netdev && n->name && !strcmp(h->hcas[i].ports[j].netdev, n->name))
+				return 1;
+	return 0;
+}
+
+/*
+ * A fabric port of one group: the same kind, and the same role (the netdev of an RDMA port,
+ * or not): a 100 GbE front end at MTU 1500 beside 200 GbE RoCE rails at 9000 is a design,
+ * not a mismatch; one rail at 1500 among rails at 9000 is.
+ */
+static int is_fabric(const struct cd_eval *e, const struct cd_host *h, const struct cd_nic *n, enum cd_nic_kind kind,
+		     int rdma)
+{
+	return n->kind == kind && rdma_netdev(h, n) == rdma && cd_nic_is_up(n) && n->speed_mbit_s != CD_NULL_I64 &&
 	       (double)n->speed_mbit_s >= key(e, CD_K_NET_FABRIC_MIN);
 }
 
-/* NET004 (MTU) and NET005 (speed): a fabric port that differs from the most common value of its kind. */
+/* NET004 (MTU) and NET005 (speed): a fabric port that differs from the most common value of its group. */
 static int fabric_outliers(struct cd_eval *e, const struct cd_host *h, int speed)
 {
 	static const enum cd_nic_kind kinds[] = { CD_NIC_PHYSICAL, CD_NIC_IPOIB };
 	int64_t *v = xcalloc(h->n_nics + 1, sizeof(*v));
 	int found = 0;
 
-	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+	for (size_t g = 0; g < 2 * ARRAY_SIZE(kinds); g++) {
+		const size_t k = g / 2;
+		const int rdma = (int)(g % 2);
 		size_t n = 0;
 		int64_t common;
 
 		for (size_t i = 0; i < h->n_nics; i++)
-			if (is_fabric(e, &h->nics[i], kinds[k]))
+			if (is_fabric(e, h, &h->nics[i], kinds[k], rdma))
 				v[n++] = speed ? h->nics[i].speed_mbit_s : h->nics[i].mtu;
 		if (n < 2)
 			continue;
@@ -208,21 +226,22 @@ static int fabric_outliers(struct cd_eval *e, const struct cd_host *h, int speed
 			int64_t x = speed ? nic->speed_mbit_s : nic->mtu;
 			struct cd_finding *f;
 
-			if (!is_fabric(e, nic, kinds[k]) || x == common || (speed && x > common))
+			if (!is_fabric(e, h, nic, kinds[k], rdma) || x == common || (speed && x > common))
 				continue;
 			if (speed) {
 				f = add(e, "NET005", CD_SEV_WARN, h->hostname, nic->name,
 					"fabric interface runs slower than its peers", (double)x, (double)common, "mbit_s",
 					CD_K_NET_FABRIC_MIN);
-				cd_finding_evidence(f, "%s (%s) negotiated %" PRId64 " Mb/s; most %s fabric ports have %" PRId64
+				cd_finding_evidence(f, "%s (%s) negotiated %" PRId64 " Mb/s; most %s%s fabric ports have %" PRId64
 						    " Mb/s", nic->name, cd_nic_kind_str(nic->kind), x,
-						    cd_nic_kind_str(nic->kind), common);
+						    cd_nic_kind_str(nic->kind), rdma ? " RDMA" : "", common);
 			} else {
 				f = add(e, "NET004", CD_SEV_WARN, h->hostname, nic->name,
 					"fabric interface MTU differs from its peers", (double)x, (double)common, "bytes",
 					CD_K_NET_FABRIC_MIN);
-				cd_finding_evidence(f, "%s (%s) has MTU %" PRId64 "; most %s fabric ports have %" PRId64,
-						    nic->name, cd_nic_kind_str(nic->kind), x, cd_nic_kind_str(nic->kind), common);
+				cd_finding_evidence(f, "%s (%s) has MTU %" PRId64 "; most %s%s fabric ports have %" PRId64,
+						    nic->name, cd_nic_kind_str(nic->kind), x, cd_nic_kind_str(nic->kind),
+						    rdma ? " RDMA" : "", common);
 			}
 			found++;
 		}
@@ -606,6 +625,45 @@ int rule_port_count(struct cd_eval *e, const struct cd_host *h)
 					    hca_pci == 1 ? "" : "s");
 	}
 	return 1;
+}
+
+/*
+ * IB005: an active RoCE port whose GID table has no RoCE v2 entry with an IPv4 address.
+ * NCCL from 2.21 picks that entry itself (ncclIbGetGidIndex), and before it needs it in
+ * NCCL_IB_GID_INDEX; without one, traffic goes as RoCE v1, which no IP router forwards
+ * and many fabrics do not carry. An unread table (no gids) says nothing.
+ */
+int rule_roce_v2_gid(struct cd_eval *e, const struct cd_host *h)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < h->n_hcas; i++) {
+		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
+			const struct cd_ib_port *p = &h->hcas[i].ports[j];
+			struct cd_finding *f;
+			char subj[96], types[256];
+			size_t used = 0;
+
+			if (!port_active(p) || !p->link_layer || strcmp(p->link_layer, "ethernet") || !p->n_gids ||
+			    p->roce_v2_gid_index != CD_NULL_I64)
+				continue;
+			snprintf(subj, sizeof(subj), "%s/%" PRId64, h->hcas[i].name, p->port);
+			types[0] = '\0';
+			for (size_t k = 0; k < p->n_gids && used < sizeof(types); k++)
+				used += (size_t)snprintf(types + used, sizeof(types) - used, "%s%" PRId64 " %s%s",
+							 k ? ", " : "", p->gids[k].index,
+							 p->gids[k].type ? p->gids[k].type : "?",
+							 p->gids[k].ipv4 == CD_TRI_TRUE ? " IPv4" : "");
+			f = add(e, "IB005", CD_SEV_WARN, h->hostname, subj, "RoCE port has no RoCE v2 GID with an IPv4 address",
+				NAN, NAN, NULL, CD_K_NONE);
+			cd_finding_evidence(f, "%s is an active RoCE port; its GIDs: %s", subj, types);
+			cd_finding_evidence(f, "RoCE v2 GIDs appear when the netdev%s%s has an IPv4 address and the RDMA "
+					    "CM default is v2 (cma_roce_mode)", p->netdev ? " " : "",
+					    p->netdev ? p->netdev : "");
+			n++;
+		}
+	}
+	return n;
 }
 
 /* IB002 (below the host's usual rate) and IB003 (below the profile's floor) for active ports. */
