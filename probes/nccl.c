@@ -637,8 +637,8 @@ static void run_init(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	run->status = CD_ST_OK;
 	s = cd_probe_add_sample(run);
 	s->bytes = 0;
+	cd_stats_fill(s, &W.init_us, 1);
 	s->iters = 1;
-	s->time_us = s->min_time_us = s->max_time_us = W.init_us;
 }
 
 static enum coll coll_of(const char *name)

@@ -201,6 +201,40 @@ double cd_stats_max(const double *v, size_t n)
 	return m;
 }
 
+double cd_stats_quantile(const double *sorted, size_t n, double q)
+{
+	double h, lo;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	h = (double)(n - 1) * (q < 0 ? 0 : q > 1 ? 1 : q);
+	lo = floor(h);
+	i = (size_t)lo;
+	return i + 1 < n ? sorted[i] + (h - lo) * (sorted[i + 1] - sorted[i]) : sorted[n - 1];
+}
+
+void cd_stats_fill(struct cd_probe_sample *s, double *v, size_t n)
+{
+	double iqr;
+	int64_t out = 0;
+
+	s->time_us = cd_stats_median(v, n); /* sorts v */
+	if (!n)
+		return;
+	s->min_time_us = v[0];
+	s->max_time_us = v[n - 1];
+	s->p10_time_us = cd_stats_quantile(v, n, 0.10);
+	s->p25_time_us = cd_stats_quantile(v, n, 0.25);
+	s->p75_time_us = cd_stats_quantile(v, n, 0.75);
+	s->p90_time_us = cd_stats_quantile(v, n, 0.90);
+	/* Tukey's "far out" values (Exploratory Data Analysis, 1977): 3 IQR beyond the quartiles */
+	iqr = s->p75_time_us - s->p25_time_us;
+	for (size_t i = 0; i < n; i++)
+		out += v[i] < s->p25_time_us - 3 * iqr || v[i] > s->p75_time_us + 3 * iqr;
+	s->outliers = out;
+}
+
 /* ---- probe plumbing ---- */
 
 int cd_probe_fail(struct cd_probe_env *env, const char *fmt, ...)
@@ -406,9 +440,7 @@ static int one_size(struct sweep_state *st, size_t bytes, int warmup, int iters,
 	s = cd_probe_add_sample(st->out);
 	s->bytes = (int64_t)bytes;
 	s->iters = iters;
-	s->min_time_us = cd_stats_min(t_us, (size_t)iters);
-	s->max_time_us = cd_stats_max(t_us, (size_t)iters);
-	s->time_us = cd_stats_median(t_us, (size_t)iters);
+	cd_stats_fill(s, t_us, (size_t)iters);
 	factor = st->p->busbw_factor ? st->p->busbw_factor(st->env->nranks) : 1.0;
 	if (s->time_us > 0) {
 		s->algbw_gbyte_s = (double)bytes / s->time_us / 1e3; /* B/µs = MB/s; /1e3 = GB/s */
