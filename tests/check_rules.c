@@ -548,7 +548,10 @@ static struct cd_ib_port *add_port(const char *hca, const char *state, double ra
 	return p;
 }
 
-/* A probe with one sample per (bytes, GB/s) pair; time from bytes and rate, 2 % spread. */
+/*
+ * A probe with one sample per (bytes, GB/s) pair; time from bytes and rate, 20 iterations
+ * within 2 % (min to max) and 1 % (the middle half), no outliers.
+ */
 static struct cd_probe_run *add_probe(const char *name, int64_t device, int64_t peer, int n, const int64_t *bytes,
 				      const double *gbs)
 {
@@ -566,6 +569,11 @@ static struct cd_probe_run *add_probe(const char *name, int64_t device, int64_t 
 		sm->time_us = (double)bytes[i] / gbs[i] / 1e3;
 		sm->min_time_us = sm->time_us * 0.99;
 		sm->max_time_us = sm->time_us * 1.01;
+		sm->p10_time_us = sm->time_us * 0.993;
+		sm->p25_time_us = sm->time_us * 0.995;
+		sm->p75_time_us = sm->time_us * 1.005;
+		sm->p90_time_us = sm->time_us * 1.007;
+		sm->outliers = 0;
 		sm->algbw_gbyte_s = gbs[i];
 		sm->busbw_gbyte_s = gbs[i];
 		sm->errors = 0;
@@ -1082,7 +1090,7 @@ START_TEST(test_stab_rules)
 	ck_assert_str_eq(f->subject, "copy.h2d gpu0");
 	ck_assert_double_eq(f->measured, 3);
 	p->samples[0].errors = 0;
-	p->samples[0].max_time_us = p->samples[0].time_us * 1.2; /* spread 21 % */
+	p->samples[0].p75_time_us = p->samples[0].time_us * 1.205; /* the middle half spans 21 % */
 	ck_assert_int_eq(judge(), 1);
 	f = first_id("STAB004");
 	ck_assert_double_eq_tol(f->measured, 21.0, 1e-6);
@@ -1103,6 +1111,92 @@ START_TEST(test_stab_rules)
 	ck_assert_str_eq(f->subject, "nccl.all_reduce 8 ranks");
 	ck_assert_str_eq(f->evidence.v[0], "nccl.all_reduce timeout in connect: no progress for 30 s");
 	ck_assert_str_eq(first_id("STAB002")->subject, "p2p.bw gpu0-gpu1");
+}
+END_TEST
+
+/*
+ * STAB004 reads the interquartile range, not max - min: twenty iterations of an MPI
+ * ping-pong within 2 % and one preempted for 5 ms (max 50x the median) are stable. The
+ * old (max - min) / median called this a 4900 % spread. The preempted iteration is an
+ * outlier, said as such (STAB005, info), and no verdict.
+ */
+START_TEST(test_stab004_preemption_is_an_outlier)
+{
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	p = add_probe("mpi.latency", CD_NULL_I64, 1, 1, (const int64_t[]){ 1 << 20 }, (const double[]){ 10 });
+	p->rank = 0;
+	p->nranks = 2;
+	p->samples[0].max_time_us = p->samples[0].time_us * 50;
+	p->samples[0].outliers = 1;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_uint_eq(count_id("STAB004"), 0);
+	f = first_id("STAB005");
+	ck_assert_int_eq(f->severity, CD_SEV_INFO);
+	ck_assert_str_eq(f->subject, "node17");
+	ck_assert_double_eq(f->measured, 1);
+	ck_assert_str_eq(f->evidence.v[1], "mpi.latency 2 ranks: 1 outlier; at 1.0 MiB the slowest took 5242.9 us "
+					   "against a median of 104.9 us");
+	ck_assert_int_lt(cd_results_worst(&res), CD_SEV_WARN);
+	/* half the iterations slow is a spread, not an outlier: STAB004 */
+	p->samples[0].p75_time_us = p->samples[0].time_us * 1.6;
+	ck_assert_int_eq(judge(), 2);
+	f = first_id("STAB004");
+	ck_assert_double_eq_tol(f->measured, 60.5, 1e-6);
+	ck_assert_str_eq(f->evidence.v[0], "mpi.latency at 1.0 MiB: the middle half of 20 iterations took 104.3 to 167.8 "
+					   "us around a median of 104.9 us: an interquartile range of 61 % of the median");
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[1], "1 iteration beyond Tukey's far-out fences (up to 5242.9 us)"));
+}
+END_TEST
+
+/* Four ranks on two CPUs: the iteration times are the scheduler's; the spread is not judged, and said so. */
+START_TEST(test_stab004_oversubscribed)
+{
+	struct cd_probe_run *p;
+
+	p = add_probe("mpi.bw", CD_NULL_I64, 1, 1, (const int64_t[]){ 4 << 20 }, (const double[]){ 1 });
+	p->rank = 0;
+	p->nranks = 2;
+	p->samples[0].p75_time_us = p->samples[0].time_us * 3;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_uint_eq(count_id("STAB004"), 1);
+	host->system.cpus_online = 2;
+	for (int r = 0; r < 4; r++) {
+		struct cd_rank *k = cd_results_add_rank(&res, r);
+
+		k->host_index = 0;
+		k->host = xstrdup("node17");
+	}
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "node17 runs 4 ranks on 2 CPUs (oversubscribed)"));
+	/* as many ranks as CPUs: judged */
+	host->system.cpus_online = 4;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 0);
+}
+END_TEST
+
+/* A document without percentiles (older, or imported): its min and max are not a spread. */
+START_TEST(test_stab004_no_percentiles)
+{
+	struct cd_probe_run *p = bw_probe("copy.h2d", 0, CD_NULL_I64, 55.0);
+
+	add_gpus(1);
+	p->samples[0].p10_time_us = p->samples[0].p25_time_us = NAN;
+	p->samples[0].p75_time_us = p->samples[0].p90_time_us = NAN;
+	p->samples[0].outliers = CD_NULL_I64;
+	p->samples[0].max_time_us = p->samples[0].time_us * 3;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "1 probe run (first copy.h2d) have no per-iteration percentiles"));
+	/* a few iterations have no spread to judge, and nothing is missing */
+	p->samples[0].iters = 3;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 0);
 }
 END_TEST
 
@@ -1195,6 +1289,9 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_bal001_gpu_outlier);
 	tcase_add_test(tc, test_bal002_host_outlier);
 	tcase_add_test(tc, test_stab_rules);
+	tcase_add_test(tc, test_stab004_preemption_is_an_outlier);
+	tcase_add_test(tc, test_stab004_oversubscribed);
+	tcase_add_test(tc, test_stab004_no_percentiles);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -66,7 +66,7 @@ START_TEST(test_faulty_h100)
 		ck_assert_str_eq(res.findings[i].subject, want[i][1]);
 		ck_assert_int_eq(res.findings[i].severity, CD_SEV_FAIL);
 	}
-	card(57, 0, 100, 50, 96);
+	card(57, 0, 100, 50, 99); /* stability: the interquartile range, 0.7 % at worst */
 	ck_assert_str_eq(res.score.grade, "needs work");
 	ck_assert_int_eq(res.score.renormalised, CD_TRI_FALSE);
 	ck_assert_double_eq(res.score.weight[CD_DIM_BANDWIDTH], 0.3);
@@ -80,7 +80,7 @@ START_TEST(test_clean_h100)
 {
 	judge_file("tests/data/docs/h100-clean.json");
 	ck_assert_uint_eq(res.n_findings, 0);
-	card(99, 100, 100, 99, 96);
+	card(100, 100, 100, 99, 99);
 	ck_assert_str_eq(res.score.grade, "excellent");
 	ck_assert_uint_eq(res.rules.n_not_evaluated, 1);
 	ck_assert_str_eq(res.rules.not_evaluated[0].group, "p2p");
@@ -118,6 +118,7 @@ START_TEST(test_no_data)
 }
 END_TEST
 
+/* One size of 20 iterations whose middle half spans `spread` of the median (IQR / median). */
 static struct cd_probe_run *probe(const char *name, int64_t device, int64_t bytes, double gbs, double spread)
 {
 	struct cd_probe_run *p = cd_results_add_probe(&res, name);
@@ -126,9 +127,11 @@ static struct cd_probe_run *probe(const char *name, int64_t device, int64_t byte
 	p->status = CD_ST_OK;
 	p->device = device;
 	sm->bytes = bytes;
+	sm->iters = 20;
 	sm->time_us = (double)bytes / gbs / 1e3;
-	sm->min_time_us = sm->time_us;
-	sm->max_time_us = sm->time_us * (1 + spread);
+	sm->min_time_us = sm->p10_time_us = sm->p25_time_us = sm->time_us;
+	sm->max_time_us = sm->p90_time_us = sm->p75_time_us = sm->time_us * (1 + spread);
+	sm->outliers = 0;
 	sm->algbw_gbyte_s = gbs;
 	sm->busbw_gbyte_s = gbs;
 	return p;
@@ -221,6 +224,61 @@ START_TEST(test_links_count)
 }
 END_TEST
 
+/*
+ * Stability grades the interquartile range, so one preempted iteration (max 50x the
+ * median) costs nothing: the old (max - min) / median graded this run 0.
+ */
+START_TEST(test_stability_robust)
+{
+	struct cd_probe_run *p;
+
+	gpu_host(1);
+	p = probe("copy.h2d", 0, 1 << 28, 20.0, 0.02);
+	p->samples[0].max_time_us = p->samples[0].time_us * 50;
+	p->samples[0].outliers = 1;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 96); /* 1 - 2 % / 50 % */
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY],
+			 "mean of 1; worst copy.h2d gpu0 spread 2.0 % (interquartile range / median)");
+}
+END_TEST
+
+/*
+ * What stability cannot grade it leaves out and names: runs without percentiles (an older
+ * document, an import) and runs on a host with more ranks than CPUs. Failures still count.
+ */
+START_TEST(test_stability_not_graded)
+{
+	struct cd_probe_run *p;
+
+	gpu_host(1);
+	p = probe("copy.h2d", 0, 1 << 28, 20.0, 0.02);
+	p->samples[0].p25_time_us = p->samples[0].p75_time_us = NAN;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], CD_NULL_I64);
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY],
+			 "1 run without per-iteration percentiles (older document or import) is not graded");
+	p = cd_results_add_probe(&res, "copy.d2h");
+	p->status = CD_ST_TIMEOUT;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 0);
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_STABILITY], "; 1 run without per-iteration percentiles"));
+	cd_results_free(&res);
+	cd_results_init(&res);
+	gpu_host(1);
+	res.hosts[0].system.cpus_online = 2;
+	for (int r = 0; r < 4; r++)
+		cd_results_add_rank(&res, r)->host_index = 0;
+	p = probe("mpi.latency", CD_NULL_I64, 1 << 20, 1.0, 0.9);
+	p->rank = 0;
+	p->peer = 1;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], CD_NULL_I64);
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY], "1 run on oversubscribed node17 (4 ranks on 2 CPUs: times "
+							    "measure the scheduler) is not graded");
+}
+END_TEST
+
 Suite *score_suite(void)
 {
 	Suite *s = suite_create("score");
@@ -237,6 +295,8 @@ Suite *score_suite(void)
 	tcase_add_test(tc, test_renormalised);
 	tcase_add_test(tc, test_dimensions);
 	tcase_add_test(tc, test_links_count);
+	tcase_add_test(tc, test_stability_robust);
+	tcase_add_test(tc, test_stability_not_graded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -124,7 +124,7 @@ out_has "score faulty: card" "# score 57/100 · needs work"
 json_true "faulty: exactly those findings" "$TMP/faulty.json" \
 	'[(f["id"], f["subject"], f["severity"]) for f in d["findings"]] == [("PCIE002", "mlx5_6", "fail"), ("IB001", "mlx5_3/1", "fail"), ("COPY001", "gpu5", "fail")]'
 json_true "faulty: score below 70" "$TMP/faulty.json" 'd["score"]["total"] == 57 and d["score"]["total"] < 70 and d["score"]["grade"] == "needs work"'
-json_true "faulty: dimensions" "$TMP/faulty.json" '[d["score"][k] for k in ("bandwidth", "latency", "balance", "stability")] == [0, 100, 50, 96]'
+json_true "faulty: dimensions" "$TMP/faulty.json" '[d["score"][k] for k in ("bandwidth", "latency", "balance", "stability")] == [0, 100, 50, 99]'
 json_true "faulty: profile and not-evaluated groups" "$TMP/faulty.json" \
 	'd["rules"]["profile"] == "h100-sxm" and [g["group"] for g in d["rules"]["not_evaluated"]] == ["p2p"]'
 json_true "faulty: threshold key named" "$TMP/faulty.json" 'd["findings"][2]["threshold"] == "copy.fail_pct"'
@@ -134,7 +134,7 @@ if cmp -s "$TMP/faulty.json" "$TMP/faulty-rt.json"; then ok; else bad "score rou
 if cmp -s "$TMP/faulty.json" "$TMP/faulty2.json"; then ok; else bad "score FILE differs from check --from FILE"; fi
 run "score clean" 0 "$BIN" score "$DATA/docs/h100-clean.json" --fail-on info
 "$BIN" score "$DATA/docs/h100-clean.json" --json >"$TMP/clean.json" 2>"$TMP/err"
-json_true "clean: no findings, score >= 85" "$TMP/clean.json" 'd["findings"] == [] and d["score"]["total"] == 99 and d["score"]["total"] >= 85 and d["score"]["grade"] == "excellent"'
+json_true "clean: no findings, score >= 85" "$TMP/clean.json" 'd["findings"] == [] and d["score"]["total"] == 100 and d["score"]["total"] >= 85 and d["score"]["grade"] == "excellent"'
 "$BIN" score - --json <"$DATA/docs/h100-faulty.json" >"$TMP/stdin.json" 2>"$TMP/err"
 json_true "score from stdin" "$TMP/stdin.json" 'd["score"]["total"] == 57'
 # thresholds from the command line change the judgement of the same facts

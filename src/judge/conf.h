@@ -66,10 +66,11 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	X(BAL_MIN_DEV, "balance.min_dev_pct", CD_U_PCT, "and it is at least this far below the median (BAL001, BAL002)") \
 	X(BAL_MIN_PEERS, "balance.min_peers", CD_U_NUMBER, "members a comparison needs (BAL001, BAL002)")        \
 	X(STAB_SPREAD_WARN, "stability.spread_warn_pct", CD_U_PCT,                                               \
-	  "(max - min) / median time at the largest size above this warns (STAB004)")                            \
+	  "interquartile range / median of the iteration times at the largest size above this warns (STAB004)") \
 	X(SCORE_BW_FULL, "score.bw_full_pct", CD_U_PCT,                                                          \
 	  "a measurement at this share of its link's theoretical rate scores 100 (score)")                       \
-	X(SCORE_SPREAD_ZERO, "score.spread_zero_pct", CD_U_PCT, "a probe with this spread scores 0 stability")   \
+	X(SCORE_SPREAD_ZERO, "score.spread_zero_pct", CD_U_PCT,                                                  \
+	  "a probe whose interquartile range is this share of its median scores 0 stability")                    \
 	X(PROFILE_DESC, "profile.description", CD_U_TEXT, "what the profile is for (profiles only)")            \
 	X(PROFILE_GPUS, "profile.gpu_names", CD_U_TEXT,                                                          \
 	  "comma-separated patterns (fnmatch, any case) every GPU name must match (profiles only)")             \

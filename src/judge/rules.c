@@ -127,8 +127,11 @@ static const struct cd_rule rules[] = {
 	{ "STAB001", "stability", "fail", "a probe timed out", { 0 }, 0, rule_timeout },
 	{ "STAB002", "stability", "fail", "a probe failed (status error)", { 0 }, 0, rule_probe_error },
 	{ "STAB003", "stability", "fail", "a probe's data check found wrong elements", { 0 }, 0, rule_data_errors },
-	{ "STAB004", "stability", "warn", "run-to-run spread at the largest size above stability.spread_warn_pct",
+	{ "STAB004", "stability", "warn",
+	  "interquartile range of the iteration times at the largest size above stability.spread_warn_pct of the median",
 	  { CD_K_STAB_SPREAD_WARN }, 0, rule_spread },
+	{ "STAB005", "stability", "info", "iterations beyond Tukey's far-out fences (outliers), per host", { 0 }, 1,
+	  rule_outliers },
 };
 
 static const struct cd_rule_group groups[] = {
@@ -345,6 +348,7 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 		cd_strv_push(&r->rules.evaluated, groups[g].name);
 	}
 	note_nccl_floor(r, c);
+	note_spread(r);
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
 		int skip = 0;
 

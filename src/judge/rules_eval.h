@@ -59,5 +59,8 @@ int rule_timeout(struct cd_eval *e, const struct cd_host *unused);
 int rule_probe_error(struct cd_eval *e, const struct cd_host *unused);
 int rule_data_errors(struct cd_eval *e, const struct cd_host *unused);
 int rule_spread(struct cd_eval *e, const struct cd_host *unused);
+int rule_outliers(struct cd_eval *e, const struct cd_host *h);
+/* rules.not_evaluated entries for what STAB004 could not judge (rules_probes.c) */
+void note_spread(struct cd_results *r);
 
 #endif

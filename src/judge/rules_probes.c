@@ -478,28 +478,147 @@ int rule_data_errors(struct cd_eval *e, const struct cd_host *unused)
 int rule_spread(struct cd_eval *e, const struct cd_host *unused)
 {
 	double warn = pct(e, CD_K_STAB_SPREAD_WARN);
+	int64_t *ranks = cd_hosts_ranks(e->r);
 	int n = 0;
 
 	(void)unused;
-	for (size_t i = 0; i < e->r->n_probes; i++) {
+	for (size_t i = 0; i < e->r->n_probes && warn > 0; i++) {
 		const struct cd_probe_run *p = &e->r->probes[i];
-		double s = cd_probe_spread(p);
+		double s = cd_probe_spread(p, NULL);
 		const struct cd_probe_sample *big;
 		struct cd_finding *f;
-		char subj[96], where[64];
+		char subj[96], where[64], size[32];
 
-		if (isnan(s) || s <= warn)
+		/* an oversubscribed host's spread is its scheduler's: rules.not_evaluated says so */
+		if (isnan(s) || s <= warn || cd_probe_oversubscribed(e->r, ranks, p))
 			continue;
 		big = cd_probe_largest(p);
 		probe_subject(p, where, sizeof(where));
 		snprintf(subj, sizeof(subj), "%s %s", p->name, where);
-		f = add(e, "STAB004", CD_SEV_WARN, probe_host_name(e->r, p), subj, "run-to-run spread is high",
-			100.0 * s, 100.0 * warn, "pct", CD_K_STAB_SPREAD_WARN);
-		cd_finding_evidence(f, "%s at %" PRId64 " bytes: iterations took %.1f to %.1f us around a median of %.1f us",
-				    p->name, big->bytes, big->min_time_us, big->max_time_us, big->time_us);
+		f = add(e, "STAB004", CD_SEV_WARN, probe_host_name(e->r, p), subj,
+			"iteration times spread widely around their median", 100.0 * s, 100.0 * warn, "pct",
+			CD_K_STAB_SPREAD_WARN);
+		cd_finding_evidence(f, "%s at %s: the middle half of %" PRId64 " iterations took %.1f to %.1f us around a "
+				    "median of %.1f us: an interquartile range of %.0f %% of the median",
+				    p->name, cd_fmt_bytes(size, sizeof(size), big->bytes), big->iters, big->p25_time_us,
+				    big->p75_time_us, big->time_us, 100.0 * s);
+		if (big->outliers != CD_NULL_I64 && big->outliers > 0)
+			cd_finding_evidence(f, "besides, %" PRId64 " iteration%s beyond Tukey's far-out fences (up to %.1f "
+					    "us): outliers, counted apart (STAB005), not part of the spread",
+					    big->outliers, big->outliers == 1 ? "" : "s", big->max_time_us);
 		n++;
 	}
+	free(ranks);
 	return n;
+}
+
+/*
+ * STAB005. Iterations far outside the others (beyond Q1 - 3 IQR or Q3 + 3 IQR) are a
+ * preemption, a page fault, a retransmission: worth knowing, not a verdict. One info
+ * finding per host names how many there were and the runs with the most.
+ */
+int rule_outliers(struct cd_eval *e, const struct cd_host *h)
+{
+	size_t runs = 0, top[3] = { 0 }, n_top = 0;
+	int64_t total = 0, iters = 0;
+	struct cd_finding *f;
+
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		int64_t k = cd_probe_outliers(p);
+
+		if (p->status != CD_ST_OK || cd_probe_host(e->r, p) != h)
+			continue;
+		for (size_t j = 0; j < p->n_samples; j++)
+			if (p->samples[j].outliers != CD_NULL_I64 && p->samples[j].iters != CD_NULL_I64)
+				iters += p->samples[j].iters;
+		if (!k)
+			continue;
+		total += k;
+		runs++;
+		/* the three runs with the most, most first */
+		if (n_top < ARRAY_SIZE(top))
+			top[n_top++] = i;
+		else if (k > cd_probe_outliers(&e->r->probes[top[n_top - 1]]))
+			top[n_top - 1] = i;
+		for (size_t j = n_top - 1; j > 0 && cd_probe_outliers(&e->r->probes[top[j]]) >
+							cd_probe_outliers(&e->r->probes[top[j - 1]]); j--) {
+			size_t t = top[j];
+
+			top[j] = top[j - 1];
+			top[j - 1] = t;
+		}
+	}
+	if (!total)
+		return 0;
+	f = add(e, "STAB005", CD_SEV_INFO, h->hostname, h->hostname ? h->hostname : "host",
+		"some iterations took far longer than the others (outliers)", (double)total, 0, "iterations", CD_K_NONE);
+	cd_finding_evidence(f, "%" PRId64 " of %" PRId64 " timed iterations in %zu probe run%s lie beyond Tukey's far-out "
+			    "fences (3 interquartile ranges outside the middle half): a preemption, a page fault or a "
+			    "retransmission each; the medians the rules judge barely move for them, and the interquartile "
+			    "spread (STAB004) not at all",
+			    total, iters, runs, runs == 1 ? "" : "s");
+	for (size_t j = 0; j < n_top; j++) {
+		const struct cd_probe_run *p = &e->r->probes[top[j]];
+		const struct cd_probe_sample *w = NULL;
+		char where[64], size[32];
+
+		for (size_t k = 0; k < p->n_samples; k++)
+			if (p->samples[k].outliers != CD_NULL_I64 && p->samples[k].outliers > 0 &&
+			    (!w || p->samples[k].max_time_us / p->samples[k].time_us > w->max_time_us / w->time_us))
+				w = &p->samples[k];
+		probe_subject(p, where, sizeof(where));
+		cd_finding_evidence(f, "%s %s: %" PRId64 " outlier%s; at %s the slowest took %.1f us against a median of "
+				    "%.1f us", p->name, where, cd_probe_outliers(p), cd_probe_outliers(p) == 1 ? "" : "s",
+				    cd_fmt_bytes(size, sizeof(size), w->bytes), w->max_time_us, w->time_us);
+	}
+	return 1;
+}
+
+/*
+ * What STAB004 could not judge, for rules.not_evaluated: runs on an oversubscribed host
+ * (their spread is the CPU scheduler's) and runs without per-iteration percentiles
+ * (documents written before them, imports). Never min and max in their place.
+ */
+void note_spread(struct cd_results *r)
+{
+	int64_t *ranks = cd_hosts_ranks(r);
+	size_t unknown = 0, first_unknown = 0;
+
+	for (size_t h = 0; h < r->n_hosts; h++) {
+		size_t runs = 0;
+		char *why;
+
+		if (!cd_host_oversubscribed(r, ranks, h))
+			continue;
+		for (size_t i = 0; i < r->n_probes; i++)
+			runs += !isnan(cd_probe_spread(&r->probes[i], NULL)) &&
+				cd_probe_oversubscribed(r, ranks, &r->probes[i]) == &r->hosts[h];
+		if (!runs)
+			continue;
+		why = xasprintf("%s runs %" PRId64 " ranks on %" PRId64 " CPUs (oversubscribed): each rank waits for a CPU, "
+				"so the iteration times of its %zu probe run%s measure the scheduler and their spread "
+				"is not judged", r->hosts[h].hostname ? r->hosts[h].hostname : "a host", ranks[h],
+				r->hosts[h].system.cpus_online, runs, runs == 1 ? "" : "s");
+		cd_rules_run_add_not_evaluated(&r->rules, "stability (STAB004)", why);
+		free(why);
+	}
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const char *w;
+
+		if (isnan(cd_probe_spread(&r->probes[i], &w)) && w && !strcmp(w, "unknown") && !unknown++)
+			first_unknown = i;
+	}
+	if (unknown) {
+		char *why = xasprintf("%zu probe run%s (first %s) have no per-iteration percentiles: the document was "
+				      "written before commdiag recorded them, or imported from a tool that prints one "
+				      "time per size; their spread is not judged", unknown, unknown == 1 ? "" : "s",
+				      r->probes[first_unknown].name);
+
+		cd_rules_run_add_not_evaluated(&r->rules, "stability (STAB004)", why);
+		free(why);
+	}
+	free(ranks);
 }
 
 /*

@@ -28,6 +28,7 @@ struct acc {
 	size_t n;
 	double sum, min;
 	char *why;   /* the deciding item (minimum) or the worst one (mean) */
+	char *left;  /* what was seen but could not be graded, for the basis; NULL when nothing */
 };
 
 static double clamp01(double v)
@@ -238,13 +239,25 @@ static void balance(struct acc *a, const struct cd_results *r)
 
 /* ---- stability: per probe run ---- */
 
+/*
+ * A finished probe scores 1 - spread / score.spread_zero_pct, the spread being the
+ * interquartile range over the median at its largest size (cd_probe_spread); one of a
+ * single or few timed operations (nccl.init) scores as finished. Runs whose spread is not
+ * known (no percentiles: older documents, imports) or not the fabric's (an oversubscribed
+ * host) are left out and named in the basis: never graded from min and max instead.
+ */
 static void stability(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
 	double zero = cd_conf_get(c, CD_K_SCORE_SPREAD_ZERO) / 100.0;
+	int64_t *ranks = cd_hosts_ranks(r);
+	size_t unknown = 0, busy = 0;
+	const struct cd_host *busy_host = NULL;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
-		double s = cd_probe_spread(p);
+		const char *why;
+		double s = cd_probe_spread(p, &why);
+		const struct cd_host *h;
 		char label[96];
 
 		if (p->status == CD_ST_SKIPPED)
@@ -254,11 +267,29 @@ static void stability(struct acc *a, const struct cd_results *r, const struct cd
 			item(a, 0, "%s %s", label, cd_status_str(p->status));
 		else if (cd_probe_errors(p))
 			item(a, 0, "%s delivered %" PRId64 " wrong elements", label, cd_probe_errors(p));
+		else if (!isnan(s) && (h = cd_probe_oversubscribed(r, ranks, p)))
+			busy++, busy_host = h;
 		else if (!isnan(s) && zero > 0)
-			item(a, 1 - s / zero, "%s spread %.1f %%", label, 100.0 * s);
+			item(a, 1 - s / zero, "%s spread %.1f %% (interquartile range / median)", label, 100.0 * s);
+		else if (why && !strcmp(why, "unknown"))
+			unknown++;
 		else
 			item(a, 1, "%s finished", label);
 	}
+	if (busy && unknown)
+		a->left = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs) and %zu without "
+				    "per-iteration percentiles are not graded", busy, busy == 1 ? "" : "s",
+				    busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
+				    busy_host->system.cpus_online, unknown);
+	else if (busy)
+		a->left = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: times measure "
+				    "the scheduler) %s not graded", busy, busy == 1 ? "" : "s",
+				    busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
+				    busy_host->system.cpus_online, busy == 1 ? "is" : "are");
+	else if (unknown)
+		a->left = xasprintf("%zu run%s without per-iteration percentiles (older document or import) %s not graded",
+				    unknown, unknown == 1 ? "" : "s", unknown == 1 ? "is" : "are");
+	free(ranks);
 }
 
 static const char *const no_data[CD_DIM_COUNT] = {
@@ -273,17 +304,20 @@ static void settle(struct cd_score *s, enum cd_dim d, struct acc *a)
 	double v;
 
 	if (!a->n) {
-		s->basis[d] = xstrdup(no_data[d]);
+		s->basis[d] = xstrdup(a->left ? a->left : no_data[d]);
 		free(a->why);
+		free(a->left);
 		return;
 	}
 	v = a->use_min ? a->min : a->sum / (double)a->n;
 	s->dim[d] = (int64_t)lround(100.0 * v);
 	if (a->use_min)
-		s->basis[d] = xasprintf("lowest of %zu: %s", a->n, a->why);
+		s->basis[d] = xasprintf("lowest of %zu: %s%s%s", a->n, a->why, a->left ? "; " : "", a->left ? a->left : "");
 	else
-		s->basis[d] = xasprintf("mean of %zu; worst %s", a->n, a->why);
+		s->basis[d] = xasprintf("mean of %zu; worst %s%s%s", a->n, a->why, a->left ? "; " : "",
+					a->left ? a->left : "");
 	free(a->why);
+	free(a->left);
 }
 
 void cd_score_compute(struct cd_results *r, const struct cd_conf *c)
