@@ -916,6 +916,127 @@ START_TEST(test_nccl001_nccl002)
 END_TEST
 
 /*
+ * NCCL001 judges the largest size from nccl.floor_min_bytes (256 MiB) up, the floor quoted
+ * at 16 GiB scaled by Hockney's model (n_half 64 MiB) to that size: 460 GB/s at 16 GiB is
+ * 458.2 at 8 GiB and 369.4 at 256 MiB. The old rule judged nothing below 16 GiB.
+ */
+START_TEST(test_nccl001_scaled_floor)
+{
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	define("nccl.all_reduce_min_busbw_gbyte_s = 460");
+	/* nccl-tests -e 8G at 440 GB/s: below the floor scaled to 8 GiB */
+	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 2, (const int64_t[]){ 1LL << 30, 8LL << 30 },
+		      (const double[]){ 300, 440 });
+	p->nranks = 8;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NCCL001");
+	ck_assert_double_eq_tol(f->expected, 460.0 * (8192.0 / 8256.0) * (16448.0 / 16384.0), 1e-9);
+	ck_assert_str_eq(f->evidence.v[0], "nccl.all_reduce busbw 440.0 GB/s at 8.0 GiB, floor 458.2 GB/s there: 460.0 "
+					   "GB/s at 16.0 GiB scaled by Hockney's r(S) = r_max S / (n_half + S), n_half "
+					   "64.0 MiB (nccl.floor_half_bytes)");
+	ck_assert_str_eq(f->threshold, "nccl.all_reduce_min_busbw_gbyte_s");
+	/* h100-clean.json's healthy 406 GB/s at 256 MiB is above 369.4: no finding */
+	p->samples[1].bytes = 256LL << 20;
+	p->samples[1].busbw_gbyte_s = 406;
+	p->samples[0].bytes = 64LL << 20;
+	ck_assert_int_eq(judge(), 0);
+	p->samples[1].busbw_gbyte_s = 360;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_double_eq_tol(first_id("NCCL001")->expected, 369.4, 0.05);
+	/* a sweep that ends at 128 MiB is not judged, and said so */
+	p->samples[1].bytes = 128LL << 20;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("nccl (NCCL001)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "reached 128.0 MiB, below nccl.floor_min_bytes 256.0 MiB"));
+	/* past the quoted size the floor is the quoted one, not more */
+	p->samples[1].bytes = 32LL << 30;
+	p->samples[1].busbw_gbyte_s = 455;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_double_eq(first_id("NCCL001")->expected, 460);
+}
+END_TEST
+
+/*
+ * A single-host floor (NVSwitch) says nothing about an all_reduce across hosts: not judged,
+ * and said so, unless nccl.net_all_reduce_min_busbw_gbyte_s is set.
+ */
+START_TEST(test_nccl001_across_hosts)
+{
+	struct cd_probe_run *p;
+
+	quiet_host(&res, "node18");
+	host = &res.hosts[0];
+	define("nccl.all_reduce_min_busbw_gbyte_s = 460");
+	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 8LL << 30 },
+		      (const double[]){ 338.8 });
+	p->nranks = 16;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("nccl (NCCL001)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "ran across 2 hosts and the profile's floor is for one host"));
+	define("nccl.net_all_reduce_min_busbw_gbyte_s = 400");
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("NCCL001")->threshold, "nccl.net_all_reduce_min_busbw_gbyte_s");
+	ck_assert_str_eq(first_id("NCCL001")->evidence.v[1], "across 2 hosts: the floor for rings through the NICs");
+}
+END_TEST
+
+/*
+ * NCCL002 reads sizes of 8 KiB or less only: nccl-tests -b 64M has no latency to judge
+ * (the old rule took its smallest size, 64 MiB in 1261 us, for one). Across hosts the
+ * warn level is nccl.net_latency_warn_us, times log2 of the hosts.
+ */
+START_TEST(test_nccl002_small_sizes_and_scope)
+{
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 2, (const int64_t[]){ 64LL << 20, 128LL << 20 },
+		      (const double[]){ 53.2, 81.2 });
+	p->nranks = 16;
+	ck_assert_double_gt(p->samples[0].time_us, 1000);
+	ck_assert_int_eq(judge(), 0);
+	/* the fastest of the small sizes, not the first (nccl-tests' first row is often slow) */
+	p = add_probe("nccl.all_gather", CD_NULL_I64, CD_NULL_I64, 3, (const int64_t[]){ 8, 16, 8192 },
+		      (const double[]){ 1, 1, 1 });
+	p->nranks = 8;
+	p->samples[0].time_us = 2000;
+	p->samples[1].time_us = 600;
+	p->samples[2].time_us = 700;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NCCL002");
+	ck_assert_double_eq(f->measured, 600);
+	ck_assert_double_eq(f->expected, 500);
+	ck_assert_str_eq(f->evidence.v[1], "scope: one host, transport not known: PCIe assumed; warn level 500 us");
+	/* four hosts: 1 ms x log2(4) */
+	for (int i = 0; i < 3; i++)
+		quiet_host(&res, i == 0 ? "node18" : i == 1 ? "node19" : "node20");
+	host = &res.hosts[0];
+	ck_assert_int_eq(judge(), 0);
+	p = &res.probes[1];
+	p->samples[0].time_us = p->samples[1].time_us = p->samples[2].time_us = 2500;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NCCL002");
+	ck_assert_double_eq(f->expected, 2000);
+	ck_assert_str_eq(f->threshold, "nccl.net_latency_warn_us");
+	ck_assert_str_eq(f->evidence.v[1], "scope: 4 hosts over TCP; warn level 2000 us (times log2 of the hosts: the "
+					   "depth of NCCL's tree)");
+	/* every host with an active RDMA port: InfiniBand/RoCE */
+	for (size_t i = 0; i < res.n_hosts; i++) {
+		host = &res.hosts[i];
+		add_port("mlx5_0", "active", 400);
+	}
+	host = &res.hosts[0];
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("NCCL002")->evidence.v[1], "scope: 4 hosts over InfiniBand/RoCE; warn level 2000 us "
+							   "(times log2 of the hosts: the depth of NCCL's tree)");
+}
+END_TEST
+
+/*
  * NCCL002 is about a collective's small-message latency. nccl.init's one sample is the
  * time to make the communicators (hundreds of ms on a real host), and nccl.pairs runs one
  * large size between two ranks: neither is a latency, neither is judged by it.
@@ -934,7 +1055,8 @@ START_TEST(test_nccl002_not_init_or_pairs)
 	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 8 }, (const double[]){ 1 });
 	p->samples[0].time_us = 900;
 	ck_assert_int_eq(judge(), 1);
-	ck_assert_str_eq(first_id("NCCL002")->evidence.v[0], "nccl.all_reduce: 900.0 us at 8 bytes");
+	ck_assert_str_eq(first_id("NCCL002")->evidence.v[0], "nccl.all_reduce: 900.0 us at 8 bytes (the fastest size up to "
+							   "8 KiB)");
 }
 END_TEST
 
@@ -1289,6 +1411,9 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_bal001_gpu_outlier);
 	tcase_add_test(tc, test_bal002_host_outlier);
 	tcase_add_test(tc, test_stab_rules);
+	tcase_add_test(tc, test_nccl001_scaled_floor);
+	tcase_add_test(tc, test_nccl001_across_hosts);
+	tcase_add_test(tc, test_nccl002_small_sizes_and_scope);
 	tcase_add_test(tc, test_stab004_preemption_is_an_outlier);
 	tcase_add_test(tc, test_stab004_oversubscribed);
 	tcase_add_test(tc, test_stab004_no_percentiles);

@@ -107,11 +107,27 @@ const struct cd_probe_sample *cd_probe_smallest(const struct cd_probe_run *p)
 	return best;
 }
 
+const struct cd_probe_sample *cd_probe_lat_sample(const struct cd_probe_run *p)
+{
+	const struct cd_probe_sample *best = NULL;
+
+	if (p->status != CD_ST_OK)
+		return NULL;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const struct cd_probe_sample *s = &p->samples[i];
+
+		if (s->bytes != CD_NULL_I64 && s->bytes <= CD_LAT_MAX_BYTES && isfinite(s->time_us) &&
+		    (!best || s->time_us < best->time_us))
+			best = s;
+	}
+	return best;
+}
+
 double cd_probe_lat_us(const struct cd_probe_run *p)
 {
-	const struct cd_probe_sample *s = cd_probe_smallest(p);
+	const struct cd_probe_sample *s = cd_probe_lat_sample(p);
 
-	return p->status == CD_ST_OK && s ? s->time_us : NAN;
+	return s ? s->time_us : NAN;
 }
 
 double cd_probe_spread(const struct cd_probe_run *p, const char **why)

@@ -37,8 +37,20 @@ int cd_probe_is_collective(const struct cd_probe_run *p);
 int cd_probe_is_bw(const struct cd_probe_run *p);
 /* Bandwidth of a finished probe: the largest size's algbw (copies, p2p, tcp) or busbw; NAN when none. */
 double cd_probe_bw(const struct cd_probe_run *p);
-/* Latency: the smallest size's median time in us; NAN when none. */
+/*
+ * Latency is read at small sizes only: nccl-tests and osu_latency quote it at 8 bytes, and
+ * by 8 KiB the time is still set by the per-message cost, not the bandwidth. A sweep that
+ * starts above this (nccl-tests -b 64M) has no latency.
+ */
+#define CD_LAT_MAX_BYTES 8192
+/*
+ * Latency: the lowest median time among the sizes of at most CD_LAT_MAX_BYTES, in us (the
+ * flat start of the curve, where one size's disturbance, such as nccl-tests' first row,
+ * does not decide); NAN when the probe did not finish or has no such size.
+ */
 double cd_probe_lat_us(const struct cd_probe_run *p);
+/* The sample cd_probe_lat_us() reads, or NULL. */
+const struct cd_probe_sample *cd_probe_lat_sample(const struct cd_probe_run *p);
 /*
  * Run-to-run spread at the largest size: the interquartile range of the per-iteration times
  * over their median, (p75 - p25) / median. Robust: a quarter of the iterations on either side

@@ -60,7 +60,7 @@ int rule_probe_error(struct cd_eval *e, const struct cd_host *unused);
 int rule_data_errors(struct cd_eval *e, const struct cd_host *unused);
 int rule_spread(struct cd_eval *e, const struct cd_host *unused);
 int rule_outliers(struct cd_eval *e, const struct cd_host *h);
-/* rules.not_evaluated entries for what STAB004 could not judge (rules_probes.c) */
-void note_spread(struct cd_results *r);
+/* rules.not_evaluated entries for what STAB004 and NCCL002 could not judge (rules_probes.c) */
+void note_timings(struct cd_results *r, const struct cd_conf *c);
 
 #endif

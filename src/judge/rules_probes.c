@@ -10,6 +10,7 @@
 
 #include "rules.h"
 #include "rules_eval.h"
+#include "scope.h"
 
 /* ---- copy ---- */
 
@@ -93,24 +94,35 @@ int rule_copy_floor(struct cd_eval *e, const struct cd_host *unused)
 
 int rule_nccl_floor(struct cd_eval *e, const struct cd_host *unused)
 {
-	double floor_ = key(e, CD_K_NCCL_AR_MIN), min_bytes = key(e, CD_K_NCCL_FLOOR_BYTES);
 	int n = 0;
 
 	(void)unused;
-	for (size_t i = 0; i < e->r->n_probes && floor_ > 0; i++) {
+	for (size_t i = 0; i < e->r->n_probes; i++) {
 		const struct cd_probe_run *p = &e->r->probes[i];
-		double bw = cd_probe_bw(p);
+		struct cd_floor_ref x;
 		struct cd_finding *f;
-		char subj[64], size[32];
+		char subj[64], size[32], ref[32], half[32];
+		double bw;
 
-		if (!p->name || strcmp(p->name, "nccl.all_reduce") || e->judged[i] || isnan(bw) || bw >= floor_ ||
-		    (double)cd_probe_max_bytes(p) < min_bytes)
+		if (e->judged[i])
+			continue;
+		cd_allreduce_floor(e->r, e->c, p, &x);
+		if (x.state != CD_FLOOR_JUDGED || (bw = x.s->busbw_gbyte_s) >= x.floor)
 			continue;
 		probe_subject(p, subj, sizeof(subj));
 		f = add(e, "NCCL001", CD_SEV_FAIL, probe_host_name(e->r, p), subj,
-			"all_reduce bus bandwidth is below the profile's floor", bw, floor_, "gbyte_s", CD_K_NCCL_AR_MIN);
-		cd_finding_evidence(f, "nccl.all_reduce busbw %.1f GB/s at %s, floor %.1f GB/s", bw,
-				    cd_fmt_bytes(size, sizeof(size), cd_probe_max_bytes(p)), floor_);
+			"all_reduce bus bandwidth is below the profile's floor", bw, x.floor, "gbyte_s", x.key);
+		cd_fmt_bytes(size, sizeof(size), x.s->bytes);
+		cd_fmt_bytes(ref, sizeof(ref), (int64_t)x.ref_bytes);
+		if (x.floor < x.quoted)
+			cd_finding_evidence(f, "nccl.all_reduce busbw %.1f GB/s at %s, floor %.1f GB/s there: %.1f GB/s "
+					    "at %s scaled by Hockney's r(S) = r_max S / (n_half + S), n_half %s "
+					    "(nccl.floor_half_bytes)", bw, size, x.floor, x.quoted, ref,
+					    cd_fmt_bytes(half, sizeof(half), (int64_t)x.half_bytes));
+		else
+			cd_finding_evidence(f, "nccl.all_reduce busbw %.1f GB/s at %s, floor %.1f GB/s", bw, size, x.floor);
+		if (x.hosts > 1)
+			cd_finding_evidence(f, "across %zu hosts: the floor for rings through the NICs", x.hosts);
 		n++;
 	}
 	return n;
@@ -118,24 +130,31 @@ int rule_nccl_floor(struct cd_eval *e, const struct cd_host *unused)
 
 int rule_nccl_latency(struct cd_eval *e, const struct cd_host *unused)
 {
-	double warn = key(e, CD_K_NCCL_LAT_WARN);
+	int64_t *ranks = cd_hosts_ranks(e->r);
 	int n = 0;
 
 	(void)unused;
-	for (size_t i = 0; i < e->r->n_probes && warn > 0; i++) {
+	for (size_t i = 0; i < e->r->n_probes; i++) {
 		const struct cd_probe_run *p = &e->r->probes[i];
-		double us = cd_probe_lat_us(p);
+		struct cd_lat_ref x;
 		struct cd_finding *f;
-		char subj[64];
+		char subj[64], scope[96];
+		double us = cd_probe_lat_us(p);
 
-		if (!cd_probe_is_collective(p) || e->judged[i] || isnan(us) || us <= warn)
+		/* an oversubscribed host's times are its scheduler's: rules.not_evaluated says so */
+		if (!cd_probe_is_collective(p) || e->judged[i] || cd_latency_ref(e->r, e->c, ranks, p, &x) < 0 ||
+		    x.busy || !(x.warn_us > 0) || us <= x.warn_us)
 			continue;
 		probe_subject(p, subj, sizeof(subj));
 		f = add(e, "NCCL002", CD_SEV_WARN, probe_host_name(e->r, p), subj,
-			"collective latency at the smallest size is high", us, warn, "us", CD_K_NCCL_LAT_WARN);
-		cd_finding_evidence(f, "%s: %.1f us at %" PRId64 " bytes", p->name, us, cd_probe_smallest(p)->bytes);
+			"collective latency at small sizes is high", us, x.warn_us, "us", x.warn);
+		cd_finding_evidence(f, "%s: %.1f us at %" PRId64 " bytes (the fastest size up to 8 KiB)", p->name, us,
+				    x.bytes);
+		cd_finding_evidence(f, "scope: %s; warn level %.0f us%s", cd_lat_ref_str(&x, scope, sizeof(scope)),
+				    x.warn_us, x.hops > 1 ? " (times log2 of the hosts: the depth of NCCL's tree)" : "");
 		n++;
 	}
+	free(ranks);
 	return n;
 }
 
@@ -576,14 +595,33 @@ int rule_outliers(struct cd_eval *e, const struct cd_host *h)
 }
 
 /*
- * What STAB004 could not judge, for rules.not_evaluated: runs on an oversubscribed host
- * (their spread is the CPU scheduler's) and runs without per-iteration percentiles
- * (documents written before them, imports). Never min and max in their place.
+ * What STAB004 and NCCL002 could not judge, for rules.not_evaluated: runs on an
+ * oversubscribed host (their times are the CPU scheduler's) and runs without
+ * per-iteration percentiles (documents written before them, imports). Never min and
+ * max in their place.
  */
-void note_spread(struct cd_results *r)
+void note_timings(struct cd_results *r, const struct cd_conf *c)
 {
 	int64_t *ranks = cd_hosts_ranks(r);
-	size_t unknown = 0, first_unknown = 0;
+	size_t unknown = 0, first_unknown = 0, lat = 0;
+	const struct cd_host *busy = NULL;
+	struct cd_lat_ref x;
+
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (cd_probe_is_collective(&r->probes[i]) && !cd_latency_ref(r, c, ranks, &r->probes[i], &x) &&
+		    x.busy && x.warn_us > 0) {
+			lat++;
+			busy = x.busy;
+		}
+	if (lat) {
+		char *why = xasprintf("%zu collective run%s on an oversubscribed host (%s: %" PRId64 " ranks on %" PRId64
+				      " CPUs): their small-size times measure the scheduler, their latency is not judged",
+				      lat, lat == 1 ? "" : "s", busy->hostname ? busy->hostname : "?",
+				      ranks[busy - r->hosts], busy->system.cpus_online);
+
+		cd_rules_run_add_not_evaluated(&r->rules, "nccl (NCCL002)", why);
+		free(why);
+	}
 
 	for (size_t h = 0; h < r->n_hosts; h++) {
 		size_t runs = 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "measure.h"
+#include "scope.h"
 
 const double cd_score_weights[CD_DIM_COUNT] = { 0.30, 0.25, 0.25, 0.20 };
 
@@ -84,9 +85,13 @@ static void bw_probes(struct acc *a, const struct cd_results *r, const struct cd
 			floor_ = cd_conf_get(c, !strcmp(p->name, "copy.h2d") ? CD_K_COPY_H2D_MIN : CD_K_COPY_D2H_MIN);
 		} else if (!strcmp(p->name, "p2p.bw")) {
 			floor_ = cd_conf_get(c, CD_K_P2P_MIN);
-		} else if (!strcmp(p->name, "nccl.all_reduce") &&
-			   (double)cd_probe_max_bytes(p) >= cd_conf_get(c, CD_K_NCCL_FLOOR_BYTES)) {
-			floor_ = cd_conf_get(c, CD_K_NCCL_AR_MIN);
+		} else if (!strcmp(p->name, "nccl.all_reduce")) {
+			struct cd_floor_ref x;
+
+			/* NCCL001's floor, scaled to the largest size measured (scope.c) */
+			cd_allreduce_floor(r, c, p, &x);
+			if (x.state == CD_FLOOR_JUDGED)
+				floor_ = x.floor;
 		}
 		if (ref > 0 && full > 0)
 			item(a, bw / (ref * full), "%s %.1f GB/s = %.0f %% of its %.2f GB/s link", label, bw,
@@ -147,26 +152,37 @@ static void bw_links(struct acc *a, const struct cd_host *h)
 	}
 }
 
-/* ---- latency: target / measured at the smallest size ---- */
+/* ---- latency: target of the run's scope / the time at small sizes ---- */
 
 static void latency(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
+	int64_t *ranks = cd_hosts_ranks(r);
+	size_t busy = 0;
+	const struct cd_host *busy_host = NULL;
+
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
-		double us = cd_probe_lat_us(p), target = NAN;
-		char label[96];
+		double us = cd_probe_lat_us(p);
+		struct cd_lat_ref x;
+		char label[96], scope[96];
 
-		if (cd_probe_is_collective(p))
-			target = cd_conf_get(c, CD_K_NCCL_LAT_TARGET);
-		else if (p->name && !strcmp(p->name, "p2p.latency"))
-			target = cd_conf_get(c, CD_K_P2P_LAT_TARGET);
-		else if (p->name && !strcmp(p->name, "mpi.latency"))
-			target = cd_conf_get(c, CD_K_MPI_LAT_TARGET);
-		if (isnan(us) || !(us > 0) || !(target > 0))
+		if (cd_latency_ref(r, c, ranks, p, &x) < 0 || !(us > 0) || !(x.target_us > 0))
 			continue;
+		if (x.busy) { /* the scheduler's time, not the fabric's */
+			busy++;
+			busy_host = x.busy;
+			continue;
+		}
 		probe_label(p, label, sizeof(label));
-		item(a, target / us, "%s %.1f us against a target of %.1f us", label, us, target);
+		item(a, x.target_us / us, "%s %.1f us against the %.1f us target of %s", label, us, x.target_us,
+		     cd_lat_ref_str(&x, scope, sizeof(scope)));
 	}
+	if (busy)
+		a->left = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: times measure "
+				    "the scheduler) %s not graded", busy, busy == 1 ? "" : "s",
+				    busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
+				    busy_host->system.cpus_online, busy == 1 ? "is" : "are");
+	free(ranks);
 }
 
 /* ---- balance: slowest / median of each comparison ---- */
@@ -241,10 +257,11 @@ static void balance(struct acc *a, const struct cd_results *r)
 
 /*
  * A finished probe scores 1 - spread / score.spread_zero_pct, the spread being the
- * interquartile range over the median at its largest size (cd_probe_spread); one of a
- * single or few timed operations (nccl.init) scores as finished. Runs whose spread is not
- * known (no percentiles: older documents, imports) or not the fabric's (an oversubscribed
- * host) are left out and named in the basis: never graded from min and max instead.
+ * interquartile range over the median at its largest size (cd_probe_spread); a timeout,
+ * an error or wrong data 0. A finished run whose spread cannot be graded scores as
+ * finished, and the basis says whose spread was not graded and why: fewer than 5 timed
+ * iterations (nothing to spread, nccl.init), no percentiles (an older document, an
+ * import), or an oversubscribed host (its times are the scheduler's). Never min and max.
  */
 static void stability(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
@@ -252,6 +269,7 @@ static void stability(struct acc *a, const struct cd_results *r, const struct cd
 	int64_t *ranks = cd_hosts_ranks(r);
 	size_t unknown = 0, busy = 0;
 	const struct cd_host *busy_host = NULL;
+	char *note = NULL;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
@@ -263,38 +281,41 @@ static void stability(struct acc *a, const struct cd_results *r, const struct cd
 		if (p->status == CD_ST_SKIPPED)
 			continue;
 		probe_label(p, label, sizeof(label));
-		if (p->status != CD_ST_OK)
+		if (p->status != CD_ST_OK) {
 			item(a, 0, "%s %s", label, cd_status_str(p->status));
-		else if (cd_probe_errors(p))
+		} else if (cd_probe_errors(p)) {
 			item(a, 0, "%s delivered %" PRId64 " wrong elements", label, cd_probe_errors(p));
-		else if (!isnan(s) && (h = cd_probe_oversubscribed(r, ranks, p)))
-			busy++, busy_host = h;
-		else if (!isnan(s) && zero > 0)
-			item(a, 1 - s / zero, "%s spread %.1f %% (interquartile range / median)", label, 100.0 * s);
-		else if (why && !strcmp(why, "unknown"))
-			unknown++;
-		else
+		} else if (!isnan(s) && (h = cd_probe_oversubscribed(r, ranks, p))) {
+			busy++;
+			busy_host = h;
 			item(a, 1, "%s finished", label);
+		} else if (!isnan(s) && zero > 0) {
+			item(a, 1 - s / zero, "%s spread %.1f %% (interquartile range / median)", label, 100.0 * s);
+		} else {
+			unknown += why && !strcmp(why, "unknown");
+			item(a, 1, "%s finished", label);
+		}
 	}
-	if (busy && unknown)
-		a->left = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs) and %zu without "
-				    "per-iteration percentiles are not graded", busy, busy == 1 ? "" : "s",
-				    busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
-				    busy_host->system.cpus_online, unknown);
-	else if (busy)
-		a->left = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: times measure "
-				    "the scheduler) %s not graded", busy, busy == 1 ? "" : "s",
-				    busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
-				    busy_host->system.cpus_online, busy == 1 ? "is" : "are");
-	else if (unknown)
-		a->left = xasprintf("%zu run%s without per-iteration percentiles (older document or import) %s not graded",
-				    unknown, unknown == 1 ? "" : "s", unknown == 1 ? "is" : "are");
+	if (busy)
+		note = xasprintf("the spread of %zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: "
+				 "times measure the scheduler) is not graded", busy, busy == 1 ? "" : "s",
+				 busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
+				 busy_host->system.cpus_online);
+	if (unknown) {
+		char *more = xasprintf("%s%sthe spread of %zu run%s without per-iteration percentiles (older document or "
+				       "import) is not graded", note ? note : "", note ? "; " : "", unknown,
+				       unknown == 1 ? "" : "s");
+
+		free(note);
+		note = more;
+	}
+	a->left = note;
 	free(ranks);
 }
 
 static const char *const no_data[CD_DIM_COUNT] = {
 	"no bandwidth measurement with a reference and no link state",
-	"no latency measurement with a target (nccl.*, p2p.latency, mpi.latency)",
+	"no latency measurement with a target (nccl.*, p2p.latency, mpi.latency at 8 KiB or less)",
 	"no two comparable bandwidth results (GPUs of one probe, or hosts)",
 	"no probe ran",
 };
