@@ -258,10 +258,10 @@ static void balance(struct acc *a, const struct cd_results *r)
 /*
  * A finished probe scores 1 - spread / score.spread_zero_pct, the spread being the
  * interquartile range over the median at its largest size (cd_probe_spread); a timeout,
- * an error or wrong data 0. A finished run whose spread cannot be graded scores as
- * finished, and the basis says whose spread was not graded and why: fewer than 5 timed
- * iterations (nothing to spread, nccl.init), no percentiles (an older document, an
- * import), or an oversubscribed host (its times are the scheduler's). Never min and max.
+ * an error or wrong data 0; a run of fewer than 5 timed iterations (nccl.init) 1, as it
+ * has nothing to spread. A finished run whose spread is not known (no percentiles: an
+ * older document, an import) or not the fabric's (an oversubscribed host: its times are
+ * the scheduler's) is not graded, never from min and max, and the basis counts it.
  */
 static void stability(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
@@ -288,23 +288,23 @@ static void stability(struct acc *a, const struct cd_results *r, const struct cd
 		} else if (!isnan(s) && (h = cd_probe_oversubscribed(r, ranks, p))) {
 			busy++;
 			busy_host = h;
-			item(a, 1, "%s finished", label);
 		} else if (!isnan(s) && zero > 0) {
 			item(a, 1 - s / zero, "%s spread %.1f %% (interquartile range / median)", label, 100.0 * s);
+		} else if (why && !strcmp(why, "unknown")) {
+			unknown++;
 		} else {
-			unknown += why && !strcmp(why, "unknown");
 			item(a, 1, "%s finished", label);
 		}
 	}
 	if (busy)
-		note = xasprintf("the spread of %zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: "
-				 "times measure the scheduler) is not graded", busy, busy == 1 ? "" : "s",
+		note = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: times measure the "
+				 "scheduler) %s not graded", busy, busy == 1 ? "" : "s",
 				 busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
-				 busy_host->system.cpus_online);
+				 busy_host->system.cpus_online, busy == 1 ? "is" : "are");
 	if (unknown) {
-		char *more = xasprintf("%s%sthe spread of %zu run%s without per-iteration percentiles (older document or "
-				       "import) is not graded", note ? note : "", note ? "; " : "", unknown,
-				       unknown == 1 ? "" : "s");
+		char *more = xasprintf("%s%s%zu run%s without per-iteration percentiles (older document or import) %s not "
+				       "graded", note ? note : "", note ? "; " : "", unknown, unknown == 1 ? "" : "s",
+				       unknown == 1 ? "is" : "are");
 
 		free(note);
 		note = more;
