@@ -371,6 +371,11 @@ START_TEST(test_run_memcpy)
 		ck_assert(sm->p25_time_us <= sm->time_us && sm->time_us <= sm->p75_time_us);
 		ck_assert(sm->p75_time_us <= sm->p90_time_us && sm->p90_time_us <= sm->max_time_us);
 		ck_assert(sm->outliers >= 0 && sm->outliers <= 5);
+		/* the run-queue wait is read where the kernel gives it, and is a share of the timed time */
+		if (cd_probe_cpu_wait_ns() >= 0)
+			ck_assert(sm->cpu_wait_pct >= 0 && sm->cpu_wait_pct <= 100);
+		else
+			ck_assert(isnan(sm->cpu_wait_pct));
 		ck_assert_double_eq(sm->algbw_gbyte_s, (double)sm->bytes / sm->time_us / 1e3);
 		ck_assert_double_eq(sm->busbw_gbyte_s, sm->algbw_gbyte_s * 2.0);
 		ck_assert_int_eq(sm->errors, 0);

@@ -626,6 +626,7 @@ static void build_rich(struct cd_results *r)
 	sm->p75_time_us = 21.75;
 	sm->p90_time_us = 22.5;
 	sm->outliers = 2;
+	sm->cpu_wait_pct = 0.25;
 	sm->algbw_gbyte_s = 48.77;
 	sm->busbw_gbyte_s = 48.77;
 	sm->errors = 0;
@@ -773,6 +774,8 @@ START_TEST(test_json_round_trip)
 	ck_assert_double_eq(back.probes[0].samples[0].p75_time_us, 21.75);
 	ck_assert_double_eq(back.probes[0].samples[0].p90_time_us, 22.5);
 	ck_assert_int_eq(back.probes[0].samples[0].outliers, 2);
+	ck_assert_double_eq(back.probes[0].samples[0].cpu_wait_pct, 0.25);
+	ck_assert(isnan(back.probes[0].samples[1].cpu_wait_pct));
 	/* written before the percentiles: null, never guessed from min and max */
 	ck_assert(isnan(back.probes[0].samples[1].p25_time_us));
 	ck_assert_int_eq(back.probes[0].samples[1].outliers, CD_NULL_I64);

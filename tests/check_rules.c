@@ -1301,6 +1301,31 @@ START_TEST(test_stab004_oversubscribed)
 }
 END_TEST
 
+/*
+ * A size whose timing thread waited for a CPU over stability.cpu_wait_max_pct (5 %) of its
+ * time measured the CPU's contention: its spread is not judged, and said so.
+ */
+START_TEST(test_stab004_cpu_contended)
+{
+	struct cd_probe_run *p;
+
+	p = add_probe("mpi.allreduce", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 1 << 20 },
+		      (const double[]){ 1 });
+	p->nranks = 2;
+	p->samples[0].p75_time_us = p->samples[0].time_us * 1.3;
+	p->samples[0].cpu_wait_pct = 30;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "1 probe run waited for a CPU more than 5 % of the timed time at the largest size "
+				     "(up to 30 %, mpi.allreduce)"));
+	p->samples[0].cpu_wait_pct = 1;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("STAB004")->evidence.v[1], "the timing thread waited for a CPU 1.0 % of that time "
+							     "(judged up to stability.cpu_wait_max_pct, 5 %)");
+}
+END_TEST
+
 /* A document without percentiles (older, or imported): its min and max are not a spread. */
 START_TEST(test_stab004_no_percentiles)
 {
@@ -1417,6 +1442,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_stab004_preemption_is_an_outlier);
 	tcase_add_test(tc, test_stab004_oversubscribed);
 	tcase_add_test(tc, test_stab004_no_percentiles);
+	tcase_add_test(tc, test_stab004_cpu_contended);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -344,6 +344,15 @@ START_TEST(test_latency_scope_host)
 	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], 38); /* (50 + 25) / 2 */
 	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_LATENCY],
 				     "mpi.latency 4.0 us against the 1.0 us target of one host through shared memory"));
+	/* a timing thread that waited for a CPU 20 % of the time: not graded either */
+	res.probes[0].samples[0].cpu_wait_pct = 20;
+	cd_score_compute(&res, &thr);
+	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], 25);
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_LATENCY], "; 1 run whose timing thread waited for a CPU over "
+								     "5 % of the time is not graded"));
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 100); /* the mpi.latency run; nccl.all_reduce not graded */
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_STABILITY], "1 run whose timing thread waited for a CPU"));
+	res.probes[0].samples[0].cpu_wait_pct = 0.5;
 	/* more ranks than CPUs: those times are the scheduler's, not graded */
 	res.hosts[0].system.cpus_online = 1;
 	cd_score_compute(&res, &thr);

@@ -151,6 +151,11 @@ double cd_probe_spread(const struct cd_probe_run *p, const char **why)
 	return (s->p75_time_us - s->p25_time_us) / s->time_us;
 }
 
+int cd_sample_contended(const struct cd_probe_sample *s, double max_pct)
+{
+	return s && isfinite(s->cpu_wait_pct) && max_pct > 0 && s->cpu_wait_pct > max_pct;
+}
+
 int64_t cd_probe_outliers(const struct cd_probe_run *p)
 {
 	int64_t n = 0;

@@ -61,6 +61,8 @@ const struct cd_probe_sample *cd_probe_lat_sample(const struct cd_probe_run *p);
  */
 #define CD_SPREAD_MIN_ITERS 5
 double cd_probe_spread(const struct cd_probe_run *p, const char **why);
+/* A sample whose timing thread waited for a CPU more than max_pct of its time (cpu_wait_pct). */
+int cd_sample_contended(const struct cd_probe_sample *s, double max_pct);
 /* Iterations beyond Tukey's far-out fences over all sizes (0 when none was counted). */
 int64_t cd_probe_outliers(const struct cd_probe_run *p);
 /*

@@ -302,6 +302,12 @@ struct cd_probe_sample {
 	 */
 	double p10_time_us, p25_time_us, p75_time_us, p90_time_us;
 	int64_t outliers;
+	/*
+	 * Share of the timed iterations' time the timing thread spent runnable but waiting for
+	 * a CPU (the run-queue wait of /proc/thread-self/schedstat), in percent: the CPU was
+	 * contended, so the times are partly the scheduler's. Null when not measured.
+	 */
+	double cpu_wait_pct;
 	double algbw_gbyte_s;   /* bytes / median time, decimal GB/s */
 	double busbw_gbyte_s;   /* algbw × the probe's bus factor (nccl-tests) */
 	int64_t errors;         /* data check: wrong elements, checked outside the timed loop; null when not checked */

@@ -608,6 +608,7 @@ static void load_sample(struct ld *l, const cJSON *el, void *ctx)
 	s->p75_time_us = get_nonneg(l, el, "p75_time_us");
 	s->p90_time_us = get_nonneg(l, el, "p90_time_us");
 	s->outliers = get_i64(l, el, "outliers");
+	s->cpu_wait_pct = get_nonneg(l, el, "cpu_wait_pct");
 	if (s->outliers != CD_NULL_I64 && (s->outliers < 0 || (s->iters != CD_NULL_I64 && s->outliers > s->iters))) {
 		fail(l, "outliers", "expected a count between 0 and iters or null");
 		s->outliers = CD_NULL_I64;

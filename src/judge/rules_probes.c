@@ -143,7 +143,7 @@ int rule_nccl_latency(struct cd_eval *e, const struct cd_host *unused)
 
 		/* an oversubscribed host's times are its scheduler's: rules.not_evaluated says so */
 		if (!cd_probe_is_collective(p) || e->judged[i] || cd_latency_ref(e->r, e->c, ranks, p, &x) < 0 ||
-		    x.busy || !(x.warn_us > 0) || us <= x.warn_us)
+		    x.busy || x.contended || !(x.warn_us > 0) || us <= x.warn_us)
 			continue;
 		probe_subject(p, subj, sizeof(subj));
 		f = add(e, "NCCL002", CD_SEV_WARN, probe_host_name(e->r, p), subj,
@@ -508,10 +508,12 @@ int rule_spread(struct cd_eval *e, const struct cd_host *unused)
 		struct cd_finding *f;
 		char subj[96], where[64], size[32];
 
-		/* an oversubscribed host's spread is its scheduler's: rules.not_evaluated says so */
-		if (isnan(s) || s <= warn || cd_probe_oversubscribed(e->r, ranks, p))
-			continue;
+		/* an oversubscribed host's, or a contended CPU's, spread is the scheduler's: rules.not_evaluated
+		 * says so */
 		big = cd_probe_largest(p);
+		if (isnan(s) || s <= warn || cd_probe_oversubscribed(e->r, ranks, p) ||
+		    cd_sample_contended(big, key(e, CD_K_STAB_CPU_WAIT_MAX)))
+			continue;
 		probe_subject(p, where, sizeof(where));
 		snprintf(subj, sizeof(subj), "%s %s", p->name, where);
 		f = add(e, "STAB004", CD_SEV_WARN, probe_host_name(e->r, p), subj,
@@ -521,6 +523,10 @@ int rule_spread(struct cd_eval *e, const struct cd_host *unused)
 				    "median of %.1f us: an interquartile range of %.0f %% of the median",
 				    p->name, cd_fmt_bytes(size, sizeof(size), big->bytes), big->iters, big->p25_time_us,
 				    big->p75_time_us, big->time_us, 100.0 * s);
+		if (isfinite(big->cpu_wait_pct))
+			cd_finding_evidence(f, "the timing thread waited for a CPU %.1f %% of that time (judged up to "
+					    "stability.cpu_wait_max_pct, %.0f %%)", big->cpu_wait_pct,
+					    key(e, CD_K_STAB_CPU_WAIT_MAX));
 		if (big->outliers != CD_NULL_I64 && big->outliers > 0)
 			cd_finding_evidence(f, "besides, %" PRId64 " iteration%s beyond Tukey's far-out fences (up to %.1f "
 					    "us): outliers, counted apart (STAB005), not part of the spread",
@@ -603,16 +609,45 @@ int rule_outliers(struct cd_eval *e, const struct cd_host *h)
 void note_timings(struct cd_results *r, const struct cd_conf *c)
 {
 	int64_t *ranks = cd_hosts_ranks(r);
-	size_t unknown = 0, first_unknown = 0, lat = 0;
+	size_t unknown = 0, first_unknown = 0, lat = 0, waited = 0, lat_waited = 0, worst = 0;
 	const struct cd_host *busy = NULL;
+	double max_wait = cd_conf_get(c, CD_K_STAB_CPU_WAIT_MAX), top = 0;
 	struct cd_lat_ref x;
 
-	for (size_t i = 0; i < r->n_probes; i++)
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_sample *big = cd_probe_largest(&r->probes[i]);
+
 		if (cd_probe_is_collective(&r->probes[i]) && !cd_latency_ref(r, c, ranks, &r->probes[i], &x) &&
-		    x.busy && x.warn_us > 0) {
-			lat++;
-			busy = x.busy;
+		    x.warn_us > 0) {
+			if (x.busy) {
+				lat++;
+				busy = x.busy;
+			} else if (x.contended) {
+				lat_waited++;
+			}
 		}
+		if (!isnan(cd_probe_spread(&r->probes[i], NULL)) && !cd_probe_oversubscribed(r, ranks, &r->probes[i]) &&
+		    cd_sample_contended(big, max_wait)) {
+			if (!waited++ || big->cpu_wait_pct > top)
+				worst = i, top = big->cpu_wait_pct;
+		}
+	}
+	if (waited) {
+		char *why = xasprintf("%zu probe run%s waited for a CPU more than %.0f %% of the timed time at the largest "
+				      "size (up to %.0f %%, %s): the host's CPUs were contended, their spread is not judged",
+				      waited, waited == 1 ? "" : "s", max_wait, top, r->probes[worst].name);
+
+		cd_rules_run_add_not_evaluated(&r->rules, "stability (STAB004)", why);
+		free(why);
+	}
+	if (lat_waited) {
+		char *why = xasprintf("%zu collective run%s waited for a CPU more than %.0f %% of the timed time at the size "
+				      "judged: the host's CPUs were contended, their latency is not judged", lat_waited,
+				      lat_waited == 1 ? "" : "s", max_wait);
+
+		cd_rules_run_add_not_evaluated(&r->rules, "nccl (NCCL002)", why);
+		free(why);
+	}
 	if (lat) {
 		char *why = xasprintf("%zu collective run%s on an oversubscribed host (%s: %" PRId64 " ranks on %" PRId64
 				      " CPUs): their small-size times measure the scheduler, their latency is not judged",

@@ -97,6 +97,7 @@ int cd_latency_ref(const struct cd_results *r, const struct cd_conf *c, const in
 	x->hops = 1;
 	x->warn = CD_K_NONE;
 	x->busy = cd_probe_oversubscribed(r, ranks, p);
+	x->contended = cd_sample_contended(s, cd_conf_get(c, CD_K_STAB_CPU_WAIT_MAX));
 	idx = xcalloc(r->n_hosts + 1, sizeof(*idx));
 	x->hosts = cd_probe_hosts(r, p, idx, r->n_hosts);
 	if (!x->hosts)

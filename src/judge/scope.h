@@ -26,6 +26,7 @@ struct cd_lat_ref {
 	double target_us, warn_us; /* the keys' values times hops; warn_us 0 when not checked */
 	int64_t bytes;             /* the size judged (cd_probe_lat_sample: the fastest of at most 8 KiB) */
 	const struct cd_host *busy; /* an oversubscribed host the run involved (its times are the scheduler's) */
+	int contended;             /* the judged size's thread waited for a CPU over stability.cpu_wait_max_pct */
 };
 
 /*

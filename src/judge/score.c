@@ -157,7 +157,7 @@ static void bw_links(struct acc *a, const struct cd_host *h)
 static void latency(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
 	int64_t *ranks = cd_hosts_ranks(r);
-	size_t busy = 0;
+	size_t busy = 0, waited = 0;
 	const struct cd_host *busy_host = NULL;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
@@ -173,6 +173,10 @@ static void latency(struct acc *a, const struct cd_results *r, const struct cd_c
 			busy_host = x.busy;
 			continue;
 		}
+		if (x.contended) {
+			waited++;
+			continue;
+		}
 		probe_label(p, label, sizeof(label));
 		item(a, x.target_us / us, "%s %.1f us against the %.1f us target of %s", label, us, x.target_us,
 		     cd_lat_ref_str(&x, scope, sizeof(scope)));
@@ -182,6 +186,14 @@ static void latency(struct acc *a, const struct cd_results *r, const struct cd_c
 				    "the scheduler) %s not graded", busy, busy == 1 ? "" : "s",
 				    busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
 				    busy_host->system.cpus_online, busy == 1 ? "is" : "are");
+	if (waited) {
+		char *more = xasprintf("%s%s%zu run%s whose timing thread waited for a CPU over %.0f %% of the time %s not "
+				       "graded", a->left ? a->left : "", a->left ? "; " : "", waited, waited == 1 ? "" : "s",
+				       cd_conf_get(c, CD_K_STAB_CPU_WAIT_MAX), waited == 1 ? "is" : "are");
+
+		free(a->left);
+		a->left = more;
+	}
 	free(ranks);
 }
 
@@ -265,9 +277,9 @@ static void balance(struct acc *a, const struct cd_results *r)
  */
 static void stability(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
-	double zero = cd_conf_get(c, CD_K_SCORE_SPREAD_ZERO) / 100.0;
+	double zero = cd_conf_get(c, CD_K_SCORE_SPREAD_ZERO) / 100.0, max_wait = cd_conf_get(c, CD_K_STAB_CPU_WAIT_MAX);
 	int64_t *ranks = cd_hosts_ranks(r);
-	size_t unknown = 0, busy = 0;
+	size_t unknown = 0, busy = 0, waited = 0;
 	const struct cd_host *busy_host = NULL;
 	char *note = NULL;
 
@@ -288,6 +300,8 @@ static void stability(struct acc *a, const struct cd_results *r, const struct cd
 		} else if (!isnan(s) && (h = cd_probe_oversubscribed(r, ranks, p))) {
 			busy++;
 			busy_host = h;
+		} else if (!isnan(s) && cd_sample_contended(cd_probe_largest(p), max_wait)) {
+			waited++;
 		} else if (!isnan(s) && zero > 0) {
 			item(a, 1 - s / zero, "%s spread %.1f %% (interquartile range / median)", label, 100.0 * s);
 		} else if (why && !strcmp(why, "unknown")) {
@@ -301,6 +315,14 @@ static void stability(struct acc *a, const struct cd_results *r, const struct cd
 				 "scheduler) %s not graded", busy, busy == 1 ? "" : "s",
 				 busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
 				 busy_host->system.cpus_online, busy == 1 ? "is" : "are");
+	if (waited) {
+		char *more = xasprintf("%s%s%zu run%s whose timing thread waited for a CPU over %.0f %% of the time %s not "
+				       "graded", note ? note : "", note ? "; " : "", waited, waited == 1 ? "" : "s", max_wait,
+				       waited == 1 ? "is" : "are");
+
+		free(note);
+		note = more;
+	}
 	if (unknown) {
 		char *more = xasprintf("%s%s%zu run%s without per-iteration percentiles (older document or import) %s not "
 				       "graded", note ? note : "", note ? "; " : "", unknown, unknown == 1 ? "" : "s",

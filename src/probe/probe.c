@@ -6,6 +6,7 @@
 #include "probe.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fault.h"
 #include "progress.h"
@@ -421,25 +423,47 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 	return -1;
 }
 
+int64_t cd_probe_cpu_wait_ns(void)
+{
+	char buf[128];
+	unsigned long long run, wait;
+	ssize_t n;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (int64_t)wait : -1;
+}
+
 /* Warm-up, timed iterations and check for one size; -1 stops the sweep. */
 static int one_size(struct sweep_state *st, size_t bytes, int warmup, int iters, double *t_us)
 {
 	struct cd_probe_sample *s;
-	int64_t dt;
-	double factor;
+	int64_t dt, w0, w1;
+	double factor, total = 0;
 	int i;
 
 	for (i = 0; i < warmup; i++)
 		if (one_op(st, bytes, &dt) < 0)
 			return -1;
+	w0 = cd_probe_cpu_wait_ns(); /* outside the timed operations: they never wait for this read */
 	for (i = 0; i < iters; i++) {
 		if (one_op(st, bytes, &dt) < 0)
 			return -1;
 		t_us[i] = (double)dt / 1e3;
+		total += t_us[i];
 	}
+	w1 = cd_probe_cpu_wait_ns();
 	s = cd_probe_add_sample(st->out);
 	s->bytes = (int64_t)bytes;
 	s->iters = iters;
+	if (w0 >= 0 && w1 >= w0 && total > 0)
+		s->cpu_wait_pct = fmin(100.0, 100.0 * (double)(w1 - w0) / 1e3 / total);
 	cd_stats_fill(s, t_us, (size_t)iters);
 	factor = st->p->busbw_factor ? st->p->busbw_factor(st->env->nranks) : 1.0;
 	if (s->time_us > 0) {

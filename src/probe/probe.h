@@ -116,6 +116,12 @@ double cd_stats_quantile(const double *sorted, size_t n, double q);
  * (below Q1 - 3 IQR or above Q3 + 3 IQR).
  */
 void cd_stats_fill(struct cd_probe_sample *s, double *v, size_t n);
+/*
+ * Nanoseconds the calling thread has spent runnable but waiting for a CPU (the second
+ * field of /proc/thread-self/schedstat, the kernel's run-queue delay), or -1 when the
+ * kernel does not say. The harness reads it around a size's timed iterations.
+ */
+int64_t cd_probe_cpu_wait_ns(void);
 
 /*
  * The harness's wait policy: how long to sleep between polls once an operation has run

@@ -670,6 +670,7 @@ static void render_probes(struct cd_out *o, const struct cd_results *r)
 			out_dbl(o, OUT_TEXT, NULL, " %10.2f", s->min_time_us);
 			out_dbl(o, OUT_TEXT, NULL, " %11.2f", s->max_time_us);
 			out_i64(o, OUT_ANY, "outliers", " %4" PRId64, s->outliers);
+			out_dbl(o, OUT_JSON, "cpu_wait_pct", NULL, s->cpu_wait_pct);
 			out_dbl(o, OUT_ANY, "algbw_gbyte_s", " %10.2f", s->algbw_gbyte_s);
 			out_dbl(o, OUT_ANY, "busbw_gbyte_s", " %10.2f", s->busbw_gbyte_s);
 			out_i64(o, OUT_ANY, "errors", " %6" PRId64 "\n", s->errors);
