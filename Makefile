@@ -98,6 +98,7 @@ check: commdiag tests/check_commdiag
 	./tests/run_man.sh ./commdiag
 	./tests/run_deploy.sh ./commdiag
 	./tests/security/run.sh ./commdiag
+	./tests/run_calibration.sh ./commdiag
 
 # Two hosts in network namespaces under one mpirun (root; skips with a reason otherwise).
 check-netns: commdiag

@@ -266,6 +266,10 @@ static void osu_units(struct cd_probe_run *run, enum mpi_kind kind)
 		s->time_us /= div;
 		s->min_time_us /= div;
 		s->max_time_us /= div;
+		s->p10_time_us /= div;
+		s->p25_time_us /= div;
+		s->p75_time_us /= div;
+		s->p90_time_us /= div;
 		if (s->time_us > 0)
 			s->algbw_gbyte_s = s->busbw_gbyte_s = (double)s->bytes * mul / s->time_us / 1e3;
 	}

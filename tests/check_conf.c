@@ -154,7 +154,8 @@ START_TEST(test_profile_values_and_origins)
 	ck_assert_double_eq(cd_conf_get(&conf, CD_K_COPY_H2D_MIN), 48);
 	ck_assert_double_eq(cd_conf_get(&conf, CD_K_P2P_MIN), 335);
 	ck_assert_double_eq(cd_conf_get(&conf, CD_K_NCCL_AR_MIN), 460);
-	ck_assert_double_eq(cd_conf_get(&conf, CD_K_NCCL_FLOOR_BYTES), 17179869184.0);
+	ck_assert_double_eq(cd_conf_get(&conf, CD_K_NCCL_FLOOR_REF_BYTES), 17179869184.0); /* quoted at 16 GiB */
+	ck_assert_double_eq(cd_conf_get(&conf, CD_K_NCCL_FLOOR_BYTES), 268435456.0);      /* judged from 256 MiB */
 	ck_assert_double_eq(cd_conf_get(&conf, CD_K_IB_MIN_RATE), 400);
 	ck_assert_double_eq(cd_conf_get(&conf, CD_K_COPY_WARN_PCT), 80); /* from default.conf */
 	ck_assert(!strncmp(conf.origin[CD_K_COPY_H2D_MIN], "embedded h100-sxm.conf:", 23));

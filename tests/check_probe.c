@@ -9,6 +9,7 @@
 
 #include "dl.h"
 #include "fault.h"
+#include "measure.h"
 #include "probe.h"
 #include "suites.h"
 
@@ -174,6 +175,55 @@ START_TEST(test_stats)
 }
 END_TEST
 
+/* R's quantile(type = 7) and NumPy's percentile give the same numbers */
+START_TEST(test_stats_quantile)
+{
+	const double v[] = { 1, 2, 3, 4, 10 };
+	const double two[] = { 4, 8 };
+
+	ck_assert_double_eq(cd_stats_quantile(v, 5, 0), 1);
+	ck_assert_double_eq(cd_stats_quantile(v, 5, 0.25), 2);
+	ck_assert_double_eq(cd_stats_quantile(v, 5, 0.5), 3);
+	ck_assert_double_eq(cd_stats_quantile(v, 5, 0.75), 4);
+	ck_assert_double_eq_tol(cd_stats_quantile(v, 5, 0.9), 7.6, 1e-12);
+	ck_assert_double_eq(cd_stats_quantile(v, 5, 1), 10);
+	ck_assert_double_eq(cd_stats_quantile(two, 2, 0.25), 5);
+	ck_assert_double_eq(cd_stats_quantile(v, 1, 0.9), 1);
+	ck_assert(isnan(cd_stats_quantile(v, 0, 0.5)));
+}
+END_TEST
+
+/*
+ * Twenty iterations of about 100 us and one preempted for 5 ms: the quartiles do not
+ * move, min and max do, and the one iteration is counted as an outlier.
+ */
+START_TEST(test_stats_fill)
+{
+	double t[21];
+	struct cd_probe_sample s;
+
+	for (int i = 0; i < 20; i++)
+		t[i] = 100 + (i % 5);
+	t[20] = 5000;
+	memset(&s, 0, sizeof(s));
+	cd_stats_fill(&s, t, 21);
+	ck_assert_double_eq(s.time_us, 102);
+	ck_assert_double_eq(s.min_time_us, 100);
+	ck_assert_double_eq(s.max_time_us, 5000);
+	ck_assert_double_eq(s.p25_time_us, 101);
+	ck_assert_double_eq(s.p75_time_us, 103);
+	ck_assert_double_eq(s.p10_time_us, 100);
+	ck_assert_double_eq(s.p90_time_us, 104);
+	ck_assert_int_eq(s.outliers, 1);
+	/* one iteration: nothing is an outlier of itself */
+	t[0] = 42;
+	cd_stats_fill(&s, t, 1);
+	ck_assert_double_eq(s.p25_time_us, 42);
+	ck_assert_double_eq(s.p90_time_us, 42);
+	ck_assert_int_eq(s.outliers, 0);
+}
+END_TEST
+
 /* ---- fake probes ---- */
 
 struct fake {
@@ -318,6 +368,15 @@ START_TEST(test_run_memcpy)
 		ck_assert(sm->time_us > 0);
 		ck_assert(sm->min_time_us <= sm->time_us);
 		ck_assert(sm->time_us <= sm->max_time_us);
+		ck_assert(sm->min_time_us <= sm->p10_time_us && sm->p10_time_us <= sm->p25_time_us);
+		ck_assert(sm->p25_time_us <= sm->time_us && sm->time_us <= sm->p75_time_us);
+		ck_assert(sm->p75_time_us <= sm->p90_time_us && sm->p90_time_us <= sm->max_time_us);
+		ck_assert(sm->outliers >= 0 && sm->outliers <= 5);
+		/* the run-queue wait is read where the kernel gives it, and is a share of the timed time */
+		if (cd_probe_cpu_wait_ns() >= 0)
+			ck_assert(sm->cpu_wait_pct >= 0 && sm->cpu_wait_pct <= 100);
+		else
+			ck_assert(isnan(sm->cpu_wait_pct));
 		ck_assert_double_eq(sm->algbw_gbyte_s, (double)sm->bytes / sm->time_us / 1e3);
 		ck_assert_double_eq(sm->busbw_gbyte_s, sm->algbw_gbyte_s * 2.0);
 		ck_assert_int_eq(sm->errors, 0);
@@ -739,6 +798,11 @@ START_TEST(test_table_wellformed)
 			      err);
 		ck_assert_int_ge(t[i]->iters, 1);
 		ck_assert_int_ge(t[i]->warmup, 0);
+		/* the judge reads latency at 8 KiB or less: every latency the rules read is measured there */
+		if (!strcmp(t[i]->name, "mpi.latency") || !strcmp(t[i]->name, "p2p.latency") ||
+		    (!strncmp(t[i]->name, "nccl.", 5) && strcmp(t[i]->name, "nccl.init") && strcmp(t[i]->name, "nccl.pairs")))
+			ck_assert_msg(sw.size[0] <= CD_LAT_MAX_BYTES, "%s: default sweep starts at %zu bytes", t[i]->name,
+				      sw.size[0]);
 		for (size_t k = 0; k < i; k++)
 			ck_assert_str_ne(t[k]->name, t[i]->name);
 	}
@@ -882,6 +946,8 @@ Suite *probe_suite(void)
 	tcase_add_test(tc, test_sweep_edges);
 	tcase_add_test(tc, test_sweep_errors);
 	tcase_add_test(tc, test_stats);
+	tcase_add_test(tc, test_stats_quantile);
+	tcase_add_test(tc, test_stats_fill);
 	tcase_add_test(tc, test_backoff_policy);
 	suite_add_tcase(s, tc);
 

@@ -321,6 +321,9 @@ START_TEST(test_probes)
 	sm->bytes = 1048576;
 	sm->iters = 20;
 	sm->time_us = 21.5;
+	sm->p25_time_us = 21.25;
+	sm->p75_time_us = 22;
+	sm->outliers = 1;
 	sm->algbw_gbyte_s = 48.77;
 	sm->errors = 0;
 	p = cd_results_add_probe(&res, "nccl.all_reduce");
@@ -332,7 +335,10 @@ START_TEST(test_probes)
 
 	s = render(OUT_FMT_TEXT, 0);
 	HAS(s, "\n# probes (2)\n  copy.h2d             gpu 0 ok\n");
-	HAS(s, "\n         1048576      20       21.50         n/a         n/a      48.77        n/a      0\n");
+	HAS(s, "\n           bytes   iters     time us     p25 us     p75 us     min us      max us  out algbw GB/s busbw "
+	       "GB/s  wrong\n");
+	HAS(s, "\n         1048576      20       21.50      21.25      22.00        n/a         n/a    1      48.77        "
+	       "n/a      0\n");
 	HAS(s, "\n  nccl.all_reduce      gpu 1 peer 0 timeout in connect: no progress for 30 s\n");
 	free(s);
 
@@ -347,6 +353,9 @@ START_TEST(test_probes)
 	ck_assert_double_eq(cJSON_GetObjectItem(v, "bytes")->valuedouble, 1048576);
 	ck_assert_double_eq(cJSON_GetObjectItem(v, "algbw_gbyte_s")->valuedouble, 48.77);
 	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(v, "busbw_gbyte_s")));
+	ck_assert_double_eq(cJSON_GetObjectItem(v, "p25_time_us")->valuedouble, 21.25);
+	ck_assert_double_eq(cJSON_GetObjectItem(v, "outliers")->valuedouble, 1);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(v, "p90_time_us")));
 	cJSON_Delete(root);
 	free(s);
 }

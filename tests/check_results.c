@@ -621,6 +621,12 @@ static void build_rich(struct cd_results *r)
 	sm->time_us = 21.5;
 	sm->min_time_us = 21.25;
 	sm->max_time_us = 23.0;
+	sm->p10_time_us = 21.3;
+	sm->p25_time_us = 21.4;
+	sm->p75_time_us = 21.75;
+	sm->p90_time_us = 22.5;
+	sm->outliers = 2;
+	sm->cpu_wait_pct = 0.25;
 	sm->algbw_gbyte_s = 48.77;
 	sm->busbw_gbyte_s = 48.77;
 	sm->errors = 0;
@@ -763,6 +769,16 @@ START_TEST(test_json_round_trip)
 	ck_assert_int_eq(back.probes[0].samples[0].errors, 0);
 	ck_assert_int_eq(back.probes[0].samples[1].errors, CD_NULL_I64);
 	ck_assert_double_eq(back.probes[0].samples[1].time_us, 4870.1);
+	ck_assert_double_eq(back.probes[0].samples[0].p10_time_us, 21.3);
+	ck_assert_double_eq(back.probes[0].samples[0].p25_time_us, 21.4);
+	ck_assert_double_eq(back.probes[0].samples[0].p75_time_us, 21.75);
+	ck_assert_double_eq(back.probes[0].samples[0].p90_time_us, 22.5);
+	ck_assert_int_eq(back.probes[0].samples[0].outliers, 2);
+	ck_assert_double_eq(back.probes[0].samples[0].cpu_wait_pct, 0.25);
+	ck_assert(isnan(back.probes[0].samples[1].cpu_wait_pct));
+	/* written before the percentiles: null, never guessed from min and max */
+	ck_assert(isnan(back.probes[0].samples[1].p25_time_us));
+	ck_assert_int_eq(back.probes[0].samples[1].outliers, CD_NULL_I64);
 	ck_assert(isnan(back.probes[0].samples[1].busbw_gbyte_s));
 	ck_assert_int_eq(back.probes[1].status, CD_ST_TIMEOUT);
 	ck_assert_str_eq(back.probes[1].phase, "connect");
@@ -986,6 +1002,10 @@ START_TEST(test_json_errors_paths)
 	reject("{\"schema\": 1, \"probes\": [{\"name\": \"copy.h2d\", \"results\": [{}, {\"time_us\": \"4.2\"}]}]}",
 	       MSG("probes[0].results[1].time_us: expected a number or null"));
 	reject("{\"schema\": 1, \"probes\": [{\"status\": \"ok\"}]}", MSG("probes[0].name: a probe needs a name"));
+	reject("{\"schema\": 1, \"probes\": [{\"name\": \"copy.h2d\", \"results\": [{\"p25_time_us\": -1}]}]}",
+	       MSG("probes[0].results[0].p25_time_us: expected a number of at least 0 or null"));
+	reject("{\"schema\": 1, \"probes\": [{\"name\": \"copy.h2d\", \"results\": [{\"iters\": 5, \"outliers\": 6}]}]}",
+	       MSG("probes[0].results[0].outliers: expected a count between 0 and iters or null"));
 	/* a late error still discards what was loaded before it */
 	reject("{\"schema\": 1, \"tool\": {\"version\": \"0.1.0\"}, \"hosts\": [{\"hostname\": \"a\", "
 	       "\"nics\": [{\"name\": \"eth0\", \"ipv4\": [\"10.0.0.1/24\"]}]}], "

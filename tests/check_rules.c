@@ -548,7 +548,10 @@ static struct cd_ib_port *add_port(const char *hca, const char *state, double ra
 	return p;
 }
 
-/* A probe with one sample per (bytes, GB/s) pair; time from bytes and rate, 2 % spread. */
+/*
+ * A probe with one sample per (bytes, GB/s) pair; time from bytes and rate, 20 iterations
+ * within 2 % (min to max) and 1 % (the middle half), no outliers.
+ */
 static struct cd_probe_run *add_probe(const char *name, int64_t device, int64_t peer, int n, const int64_t *bytes,
 				      const double *gbs)
 {
@@ -566,6 +569,11 @@ static struct cd_probe_run *add_probe(const char *name, int64_t device, int64_t 
 		sm->time_us = (double)bytes[i] / gbs[i] / 1e3;
 		sm->min_time_us = sm->time_us * 0.99;
 		sm->max_time_us = sm->time_us * 1.01;
+		sm->p10_time_us = sm->time_us * 0.993;
+		sm->p25_time_us = sm->time_us * 0.995;
+		sm->p75_time_us = sm->time_us * 1.005;
+		sm->p90_time_us = sm->time_us * 1.007;
+		sm->outliers = 0;
 		sm->algbw_gbyte_s = gbs[i];
 		sm->busbw_gbyte_s = gbs[i];
 		sm->errors = 0;
@@ -1127,6 +1135,127 @@ START_TEST(test_nccl001_nccl002)
 END_TEST
 
 /*
+ * NCCL001 judges the largest size from nccl.floor_min_bytes (256 MiB) up, the floor quoted
+ * at 16 GiB scaled by Hockney's model (n_half 64 MiB) to that size: 460 GB/s at 16 GiB is
+ * 458.2 at 8 GiB and 369.4 at 256 MiB. The old rule judged nothing below 16 GiB.
+ */
+START_TEST(test_nccl001_scaled_floor)
+{
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	define("nccl.all_reduce_min_busbw_gbyte_s = 460");
+	/* nccl-tests -e 8G at 440 GB/s: below the floor scaled to 8 GiB */
+	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 2, (const int64_t[]){ 1LL << 30, 8LL << 30 },
+		      (const double[]){ 300, 440 });
+	p->nranks = 8;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NCCL001");
+	ck_assert_double_eq_tol(f->expected, 460.0 * (8192.0 / 8256.0) * (16448.0 / 16384.0), 1e-9);
+	ck_assert_str_eq(f->evidence.v[0], "nccl.all_reduce busbw 440.0 GB/s at 8.0 GiB, floor 458.2 GB/s there: 460.0 "
+					   "GB/s at 16.0 GiB scaled by Hockney's r(S) = r_max S / (n_half + S), n_half "
+					   "64.0 MiB (nccl.floor_half_bytes)");
+	ck_assert_str_eq(f->threshold, "nccl.all_reduce_min_busbw_gbyte_s");
+	/* h100-clean.json's healthy 406 GB/s at 256 MiB is above 369.4: no finding */
+	p->samples[1].bytes = 256LL << 20;
+	p->samples[1].busbw_gbyte_s = 406;
+	p->samples[0].bytes = 64LL << 20;
+	ck_assert_int_eq(judge(), 0);
+	p->samples[1].busbw_gbyte_s = 360;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_double_eq_tol(first_id("NCCL001")->expected, 369.4, 0.05);
+	/* a sweep that ends at 128 MiB is not judged, and said so */
+	p->samples[1].bytes = 128LL << 20;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("nccl (NCCL001)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "reached 128.0 MiB, below nccl.floor_min_bytes 256.0 MiB"));
+	/* past the quoted size the floor is the quoted one, not more */
+	p->samples[1].bytes = 32LL << 30;
+	p->samples[1].busbw_gbyte_s = 455;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_double_eq(first_id("NCCL001")->expected, 460);
+}
+END_TEST
+
+/*
+ * A single-host floor (NVSwitch) says nothing about an all_reduce across hosts: not judged,
+ * and said so, unless nccl.net_all_reduce_min_busbw_gbyte_s is set.
+ */
+START_TEST(test_nccl001_across_hosts)
+{
+	struct cd_probe_run *p;
+
+	quiet_host(&res, "node18");
+	host = &res.hosts[0];
+	define("nccl.all_reduce_min_busbw_gbyte_s = 460");
+	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 8LL << 30 },
+		      (const double[]){ 338.8 });
+	p->nranks = 16;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("nccl (NCCL001)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "ran across 2 hosts and the profile's floor is for one host"));
+	define("nccl.net_all_reduce_min_busbw_gbyte_s = 400");
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("NCCL001")->threshold, "nccl.net_all_reduce_min_busbw_gbyte_s");
+	ck_assert_str_eq(first_id("NCCL001")->evidence.v[1], "across 2 hosts: the floor for rings through the NICs");
+}
+END_TEST
+
+/*
+ * NCCL002 reads sizes of 8 KiB or less only: nccl-tests -b 64M has no latency to judge
+ * (the old rule took its smallest size, 64 MiB in 1261 us, for one). Across hosts the
+ * warn level is nccl.net_latency_warn_us, times log2 of the hosts.
+ */
+START_TEST(test_nccl002_small_sizes_and_scope)
+{
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 2, (const int64_t[]){ 64LL << 20, 128LL << 20 },
+		      (const double[]){ 53.2, 81.2 });
+	p->nranks = 16;
+	ck_assert_double_gt(p->samples[0].time_us, 1000);
+	ck_assert_int_eq(judge(), 0);
+	/* the fastest of the small sizes, not the first (nccl-tests' first row is often slow) */
+	p = add_probe("nccl.all_gather", CD_NULL_I64, CD_NULL_I64, 3, (const int64_t[]){ 8, 16, 8192 },
+		      (const double[]){ 1, 1, 1 });
+	p->nranks = 8;
+	p->samples[0].time_us = 2000;
+	p->samples[1].time_us = 600;
+	p->samples[2].time_us = 700;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NCCL002");
+	ck_assert_double_eq(f->measured, 600);
+	ck_assert_double_eq(f->expected, 500);
+	ck_assert_str_eq(f->evidence.v[1], "scope: one host, transport not known: PCIe assumed; warn level 500 us");
+	/* four hosts: 1 ms x log2(4) */
+	for (int i = 0; i < 3; i++)
+		quiet_host(&res, i == 0 ? "node18" : i == 1 ? "node19" : "node20");
+	host = &res.hosts[0];
+	ck_assert_int_eq(judge(), 0);
+	p = &res.probes[1];
+	p->samples[0].time_us = p->samples[1].time_us = p->samples[2].time_us = 2500;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("NCCL002");
+	ck_assert_double_eq(f->expected, 2000);
+	ck_assert_str_eq(f->threshold, "nccl.net_latency_warn_us");
+	ck_assert_str_eq(f->evidence.v[1], "scope: 4 hosts over TCP; warn level 2000 us (times log2 of the hosts: the "
+					   "depth of NCCL's tree)");
+	/* every host with an active RDMA port: InfiniBand/RoCE */
+	for (size_t i = 0; i < res.n_hosts; i++) {
+		host = &res.hosts[i];
+		add_port("mlx5_0", "active", 400);
+	}
+	host = &res.hosts[0];
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("NCCL002")->evidence.v[1], "scope: 4 hosts over InfiniBand/RoCE; warn level 2000 us "
+							   "(times log2 of the hosts: the depth of NCCL's tree)");
+}
+END_TEST
+
+/*
  * NCCL002 is about a collective's small-message latency. nccl.init's one sample is the
  * time to make the communicators (hundreds of ms on a real host), and nccl.pairs runs one
  * large size between two ranks: neither is a latency, neither is judged by it.
@@ -1145,7 +1274,8 @@ START_TEST(test_nccl002_not_init_or_pairs)
 	p = add_probe("nccl.all_reduce", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 8 }, (const double[]){ 1 });
 	p->samples[0].time_us = 900;
 	ck_assert_int_eq(judge(), 1);
-	ck_assert_str_eq(first_id("NCCL002")->evidence.v[0], "nccl.all_reduce: 900.0 us at 8 bytes");
+	ck_assert_str_eq(first_id("NCCL002")->evidence.v[0], "nccl.all_reduce: 900.0 us at 8 bytes (the fastest size up to "
+							   "8 KiB)");
 }
 END_TEST
 
@@ -1301,7 +1431,7 @@ START_TEST(test_stab_rules)
 	ck_assert_str_eq(f->subject, "copy.h2d gpu0");
 	ck_assert_double_eq(f->measured, 3);
 	p->samples[0].errors = 0;
-	p->samples[0].max_time_us = p->samples[0].time_us * 1.2; /* spread 21 % */
+	p->samples[0].p75_time_us = p->samples[0].time_us * 1.205; /* the middle half spans 21 % */
 	ck_assert_int_eq(judge(), 1);
 	f = first_id("STAB004");
 	ck_assert_double_eq_tol(f->measured, 21.0, 1e-6);
@@ -1322,6 +1452,117 @@ START_TEST(test_stab_rules)
 	ck_assert_str_eq(f->subject, "nccl.all_reduce 8 ranks");
 	ck_assert_str_eq(f->evidence.v[0], "nccl.all_reduce timeout in connect: no progress for 30 s");
 	ck_assert_str_eq(first_id("STAB002")->subject, "p2p.bw gpu0-gpu1");
+}
+END_TEST
+
+/*
+ * STAB004 reads the interquartile range, not max - min: twenty iterations of an MPI
+ * ping-pong within 2 % and one preempted for 5 ms (max 50x the median) are stable. The
+ * old (max - min) / median called this a 4900 % spread. The preempted iteration is an
+ * outlier, said as such (STAB005, info), and no verdict.
+ */
+START_TEST(test_stab004_preemption_is_an_outlier)
+{
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	p = add_probe("mpi.latency", CD_NULL_I64, 1, 1, (const int64_t[]){ 1 << 20 }, (const double[]){ 10 });
+	p->rank = 0;
+	p->nranks = 2;
+	p->samples[0].max_time_us = p->samples[0].time_us * 50;
+	p->samples[0].outliers = 1;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_uint_eq(count_id("STAB004"), 0);
+	f = first_id("STAB005");
+	ck_assert_int_eq(f->severity, CD_SEV_INFO);
+	ck_assert_str_eq(f->subject, "node17");
+	ck_assert_double_eq(f->measured, 1);
+	ck_assert_str_eq(f->evidence.v[1], "mpi.latency 2 ranks: 1 outlier; at 1.0 MiB the slowest took 5242.9 us "
+					   "against a median of 104.9 us");
+	ck_assert_int_lt(cd_results_worst(&res), CD_SEV_WARN);
+	/* half the iterations slow is a spread, not an outlier: STAB004 */
+	p->samples[0].p75_time_us = p->samples[0].time_us * 1.6;
+	ck_assert_int_eq(judge(), 2);
+	f = first_id("STAB004");
+	ck_assert_double_eq_tol(f->measured, 60.5, 1e-6);
+	ck_assert_str_eq(f->evidence.v[0], "mpi.latency at 1.0 MiB: the middle half of 20 iterations took 104.3 to 167.8 "
+					   "us around a median of 104.9 us: an interquartile range of 61 % of the median");
+	ck_assert_ptr_nonnull(strstr(f->evidence.v[1], "1 iteration beyond Tukey's far-out fences (up to 5242.9 us)"));
+}
+END_TEST
+
+/* Four ranks on two CPUs: the iteration times are the scheduler's; the spread is not judged, and said so. */
+START_TEST(test_stab004_oversubscribed)
+{
+	struct cd_probe_run *p;
+
+	p = add_probe("mpi.bw", CD_NULL_I64, 1, 1, (const int64_t[]){ 4 << 20 }, (const double[]){ 1 });
+	p->rank = 0;
+	p->nranks = 2;
+	p->samples[0].p75_time_us = p->samples[0].time_us * 3;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_uint_eq(count_id("STAB004"), 1);
+	host->system.cpus_online = 2;
+	for (int r = 0; r < 4; r++) {
+		struct cd_rank *k = cd_results_add_rank(&res, r);
+
+		k->host_index = 0;
+		k->host = xstrdup("node17");
+	}
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "node17 runs 4 ranks on 2 CPUs (oversubscribed)"));
+	/* as many ranks as CPUs: judged */
+	host->system.cpus_online = 4;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 0);
+}
+END_TEST
+
+/*
+ * A size whose timing thread waited for a CPU over stability.cpu_wait_max_pct (5 %) of its
+ * time measured the CPU's contention: its spread is not judged, and said so.
+ */
+START_TEST(test_stab004_cpu_contended)
+{
+	struct cd_probe_run *p;
+
+	p = add_probe("mpi.allreduce", CD_NULL_I64, CD_NULL_I64, 1, (const int64_t[]){ 1 << 20 },
+		      (const double[]){ 1 });
+	p->nranks = 2;
+	p->samples[0].p75_time_us = p->samples[0].time_us * 1.3;
+	p->samples[0].cpu_wait_pct = 30;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "1 probe run waited for a CPU more than 5 % of the timed time at the largest size "
+				     "(up to 30 %, mpi.allreduce)"));
+	p->samples[0].cpu_wait_pct = 1;
+	ck_assert_int_eq(judge(), 1);
+	ck_assert_str_eq(first_id("STAB004")->evidence.v[1], "the timing thread waited for a CPU 1.0 % of that time "
+							     "(judged up to stability.cpu_wait_max_pct, 5 %)");
+}
+END_TEST
+
+/* A document without percentiles (older, or imported): its min and max are not a spread. */
+START_TEST(test_stab004_no_percentiles)
+{
+	struct cd_probe_run *p = bw_probe("copy.h2d", 0, CD_NULL_I64, 55.0);
+
+	add_gpus(1);
+	p->samples[0].p10_time_us = p->samples[0].p25_time_us = NAN;
+	p->samples[0].p75_time_us = p->samples[0].p90_time_us = NAN;
+	p->samples[0].outliers = CD_NULL_I64;
+	p->samples[0].max_time_us = p->samples[0].time_us * 3;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 1);
+	ck_assert_ptr_nonnull(strstr(res.rules.not_evaluated[res.rules.n_not_evaluated - 1].reason,
+				     "1 probe run (first copy.h2d) have no per-iteration percentiles"));
+	/* a few iterations have no spread to judge, and nothing is missing */
+	p->samples[0].iters = 3;
+	ck_assert_int_eq(judge(), 0);
+	ck_assert_uint_eq(count_group_not_evaluated("stability (STAB004)"), 0);
 }
 END_TEST
 
@@ -1420,6 +1661,13 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_req001_required);
 	tcase_add_test(tc, test_net004_rails_and_front_end);
 	tcase_add_test(tc, test_ib005_roce_v2_gid);
+	tcase_add_test(tc, test_nccl001_scaled_floor);
+	tcase_add_test(tc, test_nccl001_across_hosts);
+	tcase_add_test(tc, test_nccl002_small_sizes_and_scope);
+	tcase_add_test(tc, test_stab004_preemption_is_an_outlier);
+	tcase_add_test(tc, test_stab004_oversubscribed);
+	tcase_add_test(tc, test_stab004_no_percentiles);
+	tcase_add_test(tc, test_stab004_cpu_contended);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "import_nccltests.h"
 #include "rules.h"
 #include "score.h"
 #include "suites.h"
@@ -66,7 +67,7 @@ START_TEST(test_faulty_h100)
 		ck_assert_str_eq(res.findings[i].subject, want[i][1]);
 		ck_assert_int_eq(res.findings[i].severity, CD_SEV_FAIL);
 	}
-	card(57, 0, 100, 50, 96);
+	card(57, 0, 100, 50, 99); /* stability: the interquartile range, 0.7 % at worst */
 	ck_assert_str_eq(res.score.grade, "needs work");
 	ck_assert_int_eq(res.score.renormalised, CD_TRI_FALSE);
 	ck_assert_double_eq(res.score.weight[CD_DIM_BANDWIDTH], 0.3);
@@ -80,7 +81,7 @@ START_TEST(test_clean_h100)
 {
 	judge_file("tests/data/docs/h100-clean.json");
 	ck_assert_uint_eq(res.n_findings, 0);
-	card(99, 100, 100, 99, 96);
+	card(100, 100, 100, 99, 99);
 	ck_assert_str_eq(res.score.grade, "excellent");
 	ck_assert_uint_eq(res.rules.n_not_evaluated, 1);
 	ck_assert_str_eq(res.rules.not_evaluated[0].group, "p2p");
@@ -118,6 +119,7 @@ START_TEST(test_no_data)
 }
 END_TEST
 
+/* One size of 20 iterations whose middle half spans `spread` of the median (IQR / median). */
 static struct cd_probe_run *probe(const char *name, int64_t device, int64_t bytes, double gbs, double spread)
 {
 	struct cd_probe_run *p = cd_results_add_probe(&res, name);
@@ -126,9 +128,11 @@ static struct cd_probe_run *probe(const char *name, int64_t device, int64_t byte
 	p->status = CD_ST_OK;
 	p->device = device;
 	sm->bytes = bytes;
+	sm->iters = 20;
 	sm->time_us = (double)bytes / gbs / 1e3;
-	sm->min_time_us = sm->time_us;
-	sm->max_time_us = sm->time_us * (1 + spread);
+	sm->min_time_us = sm->p10_time_us = sm->p25_time_us = sm->time_us;
+	sm->max_time_us = sm->p90_time_us = sm->p75_time_us = sm->time_us * (1 + spread);
+	sm->outliers = 0;
 	sm->algbw_gbyte_s = gbs;
 	sm->busbw_gbyte_s = gbs;
 	return p;
@@ -161,7 +165,7 @@ START_TEST(test_renormalised)
 	ck_assert(isnan(res.score.weight[CD_DIM_LATENCY]));
 	ck_assert_str_eq(res.score.grade, "good");
 	ck_assert_str_eq(res.score.basis[CD_DIM_LATENCY],
-			 "no latency measurement with a target (nccl.*, p2p.latency, mpi.latency)");
+			 "no latency measurement with a target (nccl.*, p2p.latency, mpi.latency at 8 KiB or less)");
 }
 END_TEST
 
@@ -221,6 +225,143 @@ START_TEST(test_links_count)
 }
 END_TEST
 
+/*
+ * Stability grades the interquartile range, so one preempted iteration (max 50x the
+ * median) costs nothing: the old (max - min) / median graded this run 0.
+ */
+START_TEST(test_stability_robust)
+{
+	struct cd_probe_run *p;
+
+	gpu_host(1);
+	p = probe("copy.h2d", 0, 1 << 28, 20.0, 0.02);
+	p->samples[0].max_time_us = p->samples[0].time_us * 50;
+	p->samples[0].outliers = 1;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 96); /* 1 - 2 % / 50 % */
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY],
+			 "mean of 1; worst copy.h2d gpu0 spread 2.0 % (interquartile range / median)");
+}
+END_TEST
+
+/*
+ * What stability cannot grade it leaves out and counts in the basis, never graded from min
+ * and max: runs without percentiles (an older document, an import) and runs on a host with
+ * more ranks than CPUs (their spread is the scheduler's). Failures still count.
+ */
+START_TEST(test_stability_not_graded)
+{
+	struct cd_probe_run *p;
+
+	gpu_host(1);
+	p = probe("copy.h2d", 0, 1 << 28, 20.0, 0.02);
+	p->samples[0].p25_time_us = p->samples[0].p75_time_us = NAN;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], CD_NULL_I64);
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY],
+			 "1 run without per-iteration percentiles (older document or import) is not graded");
+	p = cd_results_add_probe(&res, "copy.d2h");
+	p->status = CD_ST_TIMEOUT;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 0);
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY], "mean of 1; worst copy.d2h timeout; 1 run without "
+							    "per-iteration percentiles (older document or import) is "
+							    "not graded");
+	cd_results_free(&res);
+	cd_results_init(&res);
+	gpu_host(1);
+	res.hosts[0].system.cpus_online = 2;
+	for (int r = 0; r < 4; r++)
+		cd_results_add_rank(&res, r)->host_index = 0;
+	p = probe("mpi.latency", CD_NULL_I64, 1 << 20, 1.0, 0.9);
+	p->rank = 0;
+	p->peer = 1;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], CD_NULL_I64); /* its 90 % is the scheduler's */
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY], "1 run on oversubscribed node17 (4 ranks on 2 CPUs: times "
+							    "measure the scheduler) is not graded");
+}
+END_TEST
+
+/*
+ * Latency is judged against the scope the run shows. An imported two-node nccl-tests run
+ * (2 x 8 H100, 123-136 us at 8-256 B over GPUDirect-TCPXO) is across hosts with no RDMA
+ * facts: the TCP target (150 us), not the 25 us of one NVSwitch host.
+ */
+START_TEST(test_latency_scope_import)
+{
+	FILE *f = fopen("tests/data/nccl-tests/multinode-h100-ztan.log", "re");
+	struct cd_conf_opts o = { .profile = "h100-sxm" };
+	char *text, *err = NULL;
+	size_t len = 0;
+
+	ck_assert_ptr_nonnull(f);
+	text = cd_read_file(f, 1 << 20, &len);
+	fclose(f);
+	ck_assert_int_gt(cd_import_nccltests(&res, text, len, "ztan.log", NULL, &err), 0);
+	free(text);
+	ck_assert_int_eq(cd_conf_load(&thr, &o, &res), 0);
+	cd_rules_evaluate_conf(&res, &thr);
+	cd_score_compute(&res, &thr);
+	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], 100);
+	ck_assert_str_eq(res.score.basis[CD_DIM_LATENCY], "mean of 2; worst nccl.all_reduce 16 ranks 123.0 us against the "
+							  "150.0 us target of 2 hosts, transport not known: TCP assumed");
+	for (size_t i = 0; i < res.n_findings; i++)
+		ck_assert_int_lt(res.findings[i].severity, CD_SEV_WARN);
+}
+END_TEST
+
+/* One host: NVLink or PCIe from the GPUs' links; MPI ranks of one host: shared memory. */
+START_TEST(test_latency_scope_host)
+{
+	struct cd_probe_run *p;
+
+	gpu_host(2);
+	res.hosts[0].part[CD_PART_GPU].status = CD_ST_OK;
+	p = probe("nccl.all_reduce", CD_NULL_I64, 8, 8.0 / 40.0 / 1e3, 0); /* 40 us */
+	p->nranks = 2;
+	judge_doc();
+	ck_assert_str_eq(res.score.basis[CD_DIM_LATENCY],
+			 "mean of 1; worst nccl.all_reduce 2 ranks 40.0 us against the 50.0 us target of one host over PCIe");
+	for (int g = 0; g < 2; g++) {
+		struct cd_nvlink *l = cd_gpu_add_nvlink(&res.hosts[0].gpus[g]);
+
+		l->up = CD_TRI_TRUE;
+		l->remote_kind = xstrdup("nvswitch");
+	}
+	ck_assert_int_eq(cd_conf_define(&thr, "nccl.latency_target_us = 20 us"), 0);
+	cd_score_compute(&res, &thr);
+	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], 50);
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_LATENCY], "target of one host over NVLink"));
+	/* two ranks of this host ping-ponging: shared memory, 1 us */
+	cd_results_add_rank(&res, 0)->host_index = 0;
+	cd_results_add_rank(&res, 1)->host_index = 0;
+	res.hosts[0].system.cpus_online = 64;
+	p = probe("mpi.latency", CD_NULL_I64, 8, 8.0 / 4.0 / 1e3, 0); /* 4 us */
+	p->rank = 0;
+	p->peer = 1;
+	cd_score_compute(&res, &thr);
+	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], 38); /* (50 + 25) / 2 */
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_LATENCY],
+				     "mpi.latency 4.0 us against the 1.0 us target of one host through shared memory"));
+	/* a timing thread that waited for a CPU 20 % of the time: not graded either */
+	res.probes[0].samples[0].cpu_wait_pct = 20;
+	cd_score_compute(&res, &thr);
+	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], 25);
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_LATENCY], "; 1 run whose timing thread waited for a CPU over "
+								     "5 % of the time is not graded"));
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 100); /* the mpi.latency run; nccl.all_reduce not graded */
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_STABILITY], "1 run whose timing thread waited for a CPU"));
+	res.probes[0].samples[0].cpu_wait_pct = 0.5;
+	/* more ranks than CPUs: those times are the scheduler's, not graded */
+	res.hosts[0].system.cpus_online = 1;
+	cd_score_compute(&res, &thr);
+	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], CD_NULL_I64);
+	ck_assert_str_eq(res.score.basis[CD_DIM_LATENCY], "2 runs on oversubscribed node17 (2 ranks on 1 CPUs: times "
+							  "measure the scheduler) are not graded");
+}
+END_TEST
+
 Suite *score_suite(void)
 {
 	Suite *s = suite_create("score");
@@ -237,6 +378,10 @@ Suite *score_suite(void)
 	tcase_add_test(tc, test_renormalised);
 	tcase_add_test(tc, test_dimensions);
 	tcase_add_test(tc, test_links_count);
+	tcase_add_test(tc, test_stability_robust);
+	tcase_add_test(tc, test_stability_not_graded);
+	tcase_add_test(tc, test_latency_scope_import);
+	tcase_add_test(tc, test_latency_scope_host);
 	suite_add_tcase(s, tc);
 	return s;
 }

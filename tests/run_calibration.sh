@@ -41,12 +41,26 @@ if [ $# -gt 0 ]; then
 else
 	python3 tests/calibration.py judge "$TMP/cases" >"$TMP/verdicts" || bad "tests/calibration.py judge failed"
 fi
+# The holdout part is never tuned on, so its misses are not fixed by changing rules for them:
+# they are listed, with why, in holdout-misses.tsv. A listed case is reported (SKIP), not
+# failed; a miss that is not listed fails (a regression), and so does a listed case that is
+# now right (the list must say what is true).
+known=$CAL/holdout-misses.tsv
 while IFS=$'\t' read -r verdict rest; do
-	case $verdict in
-	ok) ok ;;
-	bad) bad "$rest" ;;
+	name=${rest%%[: ]*}
+	listed=0
+	if grep -q "^$name	" "$known" 2>/dev/null; then listed=1; fi
+	case $verdict/$listed in
+	ok/0) ok ;;
+	ok/1) bad "$name is listed in $known as a holdout miss but is now right: remove it" ;;
+	bad/1) skip "known holdout miss (holdout-misses.tsv): $rest" ;;
+	bad/0) bad "$rest" ;;
 	esac
 done <"$TMP/verdicts"
+while IFS=$'\t' read -r name part _; do
+	case $name in '#'* | '') continue ;; esac
+	if [ "$part" != holdout ]; then bad "$known: $name is not a holdout case: a tune case must be right"; fi
+done <"$known"
 # what commdiag wrote above, and the committed documents, against docs/schema (draft 2020-12)
 schema_check "$CAL/docs"
 

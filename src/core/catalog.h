@@ -22,7 +22,7 @@ struct cd_cat_threshold {
 	char *origin; /* "default.conf:7", "-D", …; NULL when unset */
 };
 
-#define CD_CAT_RULE_KEYS 4
+#define CD_CAT_RULE_KEYS 6
 struct cd_cat_rule {
 	char *id, *group, *severity, *summary;
 	size_t n_keys;

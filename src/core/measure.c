@@ -107,20 +107,174 @@ const struct cd_probe_sample *cd_probe_smallest(const struct cd_probe_run *p)
 	return best;
 }
 
-double cd_probe_lat_us(const struct cd_probe_run *p)
+const struct cd_probe_sample *cd_probe_lat_sample(const struct cd_probe_run *p)
 {
-	const struct cd_probe_sample *s = cd_probe_smallest(p);
+	const struct cd_probe_sample *best = NULL;
 
-	return p->status == CD_ST_OK && s ? s->time_us : NAN;
+	if (p->status != CD_ST_OK)
+		return NULL;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const struct cd_probe_sample *s = &p->samples[i];
+
+		if (s->bytes != CD_NULL_I64 && s->bytes <= CD_LAT_MAX_BYTES && isfinite(s->time_us) &&
+		    (!best || s->time_us < best->time_us))
+			best = s;
+	}
+	return best;
 }
 
-double cd_probe_spread(const struct cd_probe_run *p)
+double cd_probe_lat_us(const struct cd_probe_run *p)
+{
+	const struct cd_probe_sample *s = cd_probe_lat_sample(p);
+
+	return s ? s->time_us : NAN;
+}
+
+double cd_probe_spread(const struct cd_probe_run *p, const char **why)
 {
 	const struct cd_probe_sample *s = cd_probe_largest(p);
+	const char *dummy;
 
-	if (p->status != CD_ST_OK || !s || !(s->time_us > 0) || isnan(s->min_time_us) || isnan(s->max_time_us))
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (p->status != CD_ST_OK || !s || !(s->time_us > 0))
 		return NAN;
-	return (s->max_time_us - s->min_time_us) / s->time_us;
+	if (s->iters == CD_NULL_I64 || s->iters < CD_SPREAD_MIN_ITERS) {
+		*why = "few";
+		return NAN;
+	}
+	if (isnan(s->p25_time_us) || isnan(s->p75_time_us)) {
+		*why = "unknown";
+		return NAN;
+	}
+	return (s->p75_time_us - s->p25_time_us) / s->time_us;
+}
+
+int cd_sample_contended(const struct cd_probe_sample *s, double max_pct)
+{
+	return s && isfinite(s->cpu_wait_pct) && max_pct > 0 && s->cpu_wait_pct > max_pct;
+}
+
+int64_t cd_probe_outliers(const struct cd_probe_run *p)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; i < p->n_samples; i++)
+		if (p->samples[i].outliers != CD_NULL_I64 && p->samples[i].outliers > 0)
+			n += p->samples[i].outliers;
+	return n;
+}
+
+static size_t host_index(const struct cd_results *r, const struct cd_host *h)
+{
+	return (size_t)(h - r->hosts);
+}
+
+/* The host index a rank ran on, or -1. ranks[] is in rank order; look it up when it is not. */
+static int64_t rank_host(const struct cd_results *r, int64_t rank)
+{
+	const struct cd_rank *k = NULL;
+
+	if (rank == CD_NULL_I64 || rank < 0)
+		return -1;
+	if ((uint64_t)rank < r->n_ranks && r->ranks[rank].rank == rank)
+		k = &r->ranks[rank];
+	for (size_t i = 0; !k && i < r->n_ranks; i++)
+		if (r->ranks[i].rank == rank)
+			k = &r->ranks[i];
+	if (!k || k->host_index == CD_NULL_I64 || k->host_index < 0 || (uint64_t)k->host_index >= r->n_hosts)
+		return -1;
+	return k->host_index;
+}
+
+static size_t add_idx(size_t *idx, size_t n, size_t max, size_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (idx[i] == v)
+			return n;
+	if (n < max)
+		idx[n++] = v;
+	return n;
+}
+
+static int job_wide(const struct cd_probe_run *p)
+{
+	return (cd_probe_is(p, "nccl.") && strcmp(p->name, "nccl.pairs")) || (p->name && !strcmp(p->name, "mpi.allreduce"));
+}
+
+size_t cd_probe_hosts(const struct cd_results *r, const struct cd_probe_run *p, size_t *idx, size_t max)
+{
+	const struct cd_host *own = cd_probe_host(r, p);
+	size_t n = 0;
+	int64_t a, b;
+
+	if (cd_probe_is(p, "copy.") || cd_probe_is(p, "p2p."))
+		return own ? add_idx(idx, n, max, host_index(r, own)) : 0;
+	if (p->peer != CD_NULL_I64 && p->rank != CD_NULL_I64) {
+		a = rank_host(r, p->rank);
+		b = rank_host(r, p->peer);
+		if (a < 0 && own)
+			a = (int64_t)host_index(r, own);
+		if (a >= 0)
+			n = add_idx(idx, n, max, (size_t)a);
+		if (b >= 0)
+			n = add_idx(idx, n, max, (size_t)b);
+		return n;
+	}
+	if (job_wide(p) && r->n_hosts) {
+		for (size_t i = 0; i < r->n_hosts && n < max; i++)
+			idx[n++] = i;
+		return n;
+	}
+	return own ? add_idx(idx, n, max, host_index(r, own)) : 0;
+}
+
+size_t cd_probe_n_hosts(const struct cd_results *r, const struct cd_probe_run *p)
+{
+	size_t idx[2];
+
+	if (job_wide(p) && p->peer == CD_NULL_I64)
+		return r->n_hosts ? r->n_hosts : 1;
+	return cd_probe_hosts(r, p, idx, 2) == 2 ? 2 : 1;
+}
+
+int64_t *cd_hosts_ranks(const struct cd_results *r)
+{
+	int64_t *n = xcalloc(r->n_hosts + 1, sizeof(*n));
+
+	for (size_t i = 0; i < r->n_ranks; i++) {
+		int64_t h = r->ranks[i].host_index;
+
+		if (h != CD_NULL_I64 && h >= 0 && (uint64_t)h < r->n_hosts)
+			n[h]++;
+	}
+	return n;
+}
+
+int cd_host_oversubscribed(const struct cd_results *r, const int64_t *ranks, size_t host)
+{
+	int64_t cpus = host < r->n_hosts ? r->hosts[host].system.cpus_online : CD_NULL_I64;
+
+	return cpus != CD_NULL_I64 && cpus > 0 && ranks[host] > cpus;
+}
+
+const struct cd_host *cd_probe_oversubscribed(const struct cd_results *r, const int64_t *ranks,
+					      const struct cd_probe_run *p)
+{
+	size_t idx[2], n;
+
+	if (job_wide(p) && p->peer == CD_NULL_I64) {
+		for (size_t i = 0; i < r->n_hosts; i++)
+			if (cd_host_oversubscribed(r, ranks, i))
+				return &r->hosts[i];
+		return NULL;
+	}
+	n = cd_probe_hosts(r, p, idx, 2);
+	for (size_t i = 0; i < n; i++)
+		if (cd_host_oversubscribed(r, ranks, idx[i]))
+			return &r->hosts[idx[i]];
+	return NULL;
 }
 
 int64_t cd_probe_max_bytes(const struct cd_probe_run *p)

@@ -37,10 +37,57 @@ int cd_probe_is_collective(const struct cd_probe_run *p);
 int cd_probe_is_bw(const struct cd_probe_run *p);
 /* Bandwidth of a finished probe: the largest size's algbw (copies, p2p, tcp) or busbw; NAN when none. */
 double cd_probe_bw(const struct cd_probe_run *p);
-/* Latency: the smallest size's median time in us; NAN when none. */
+/*
+ * Latency is read at small sizes only: nccl-tests and osu_latency quote it at 8 bytes, and
+ * by 8 KiB the time is still set by the per-message cost, not the bandwidth. A sweep that
+ * starts above this (nccl-tests -b 64M) has no latency.
+ */
+#define CD_LAT_MAX_BYTES 8192
+/*
+ * Latency: the lowest median time among the sizes of at most CD_LAT_MAX_BYTES, in us (the
+ * flat start of the curve, where one size's disturbance, such as nccl-tests' first row,
+ * does not decide); NAN when the probe did not finish or has no such size.
+ */
 double cd_probe_lat_us(const struct cd_probe_run *p);
-/* Run-to-run spread at the largest size: (max - min) / median time; NAN when unknown. */
-double cd_probe_spread(const struct cd_probe_run *p);
+/* The sample cd_probe_lat_us() reads, or NULL. */
+const struct cd_probe_sample *cd_probe_lat_sample(const struct cd_probe_run *p);
+/*
+ * Run-to-run spread at the largest size: the interquartile range of the per-iteration times
+ * over their median, (p75 - p25) / median. Robust: a quarter of the iterations on either side
+ * may be disturbed (a preemption, a page fault) without moving it, where (max - min) / median
+ * is set by one. NAN when the probe did not finish, when the size has fewer than
+ * CD_SPREAD_MIN_ITERS iterations (*why "few"), or when its percentiles were not recorded
+ * (*why "unknown": documents written before them, imports); why may be NULL.
+ */
+#define CD_SPREAD_MIN_ITERS 5
+double cd_probe_spread(const struct cd_probe_run *p, const char **why);
+/* A sample whose timing thread waited for a CPU more than max_pct of its time (cpu_wait_pct). */
+int cd_sample_contended(const struct cd_probe_sample *s, double max_pct);
+/* Iterations beyond Tukey's far-out fences over all sizes (0 when none was counted). */
+int64_t cd_probe_outliers(const struct cd_probe_run *p);
+/*
+ * The hosts a probe's operation involved, as indices into r->hosts (at most max; returns how
+ * many): a copy or GPU pair its own host; a pair of ranks (peer set on a probe run by a rank)
+ * the hosts of both; a collective of the job (nccl.* but nccl.pairs, mpi.allreduce) every
+ * host of the document (the job's under MPI, the log's for an import).
+ */
+size_t cd_probe_hosts(const struct cd_results *r, const struct cd_probe_run *p, size_t *idx, size_t max);
+/* How many hosts a probe's operation involved (1 when unknown). */
+size_t cd_probe_n_hosts(const struct cd_results *r, const struct cd_probe_run *p);
+/*
+ * Ranks per host, one pass over ranks[]: a heap array of r->n_hosts counts (all 0 without
+ * ranks[]) for the callers below to share.
+ */
+int64_t *cd_hosts_ranks(const struct cd_results *r);
+/*
+ * A host running more ranks than it has CPUs online: every rank polls, so each waits for a
+ * CPU and iteration times measure the scheduler (Open MPI then yields in its progress loop).
+ * `ranks` is cd_hosts_ranks()'s array.
+ */
+int cd_host_oversubscribed(const struct cd_results *r, const int64_t *ranks, size_t host);
+/* The first oversubscribed host the probe involved, or NULL. */
+const struct cd_host *cd_probe_oversubscribed(const struct cd_results *r, const int64_t *ranks,
+					      const struct cd_probe_run *p);
 /* The sample of the largest / smallest size, or NULL. */
 const struct cd_probe_sample *cd_probe_largest(const struct cd_probe_run *p);
 const struct cd_probe_sample *cd_probe_smallest(const struct cd_probe_run *p);

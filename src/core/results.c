@@ -396,6 +396,9 @@ struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p)
 	s->bytes = CD_NULL_I64;
 	s->iters = CD_NULL_I64;
 	s->time_us = s->min_time_us = s->max_time_us = NAN;
+	s->p10_time_us = s->p25_time_us = s->p75_time_us = s->p90_time_us = NAN;
+	s->outliers = CD_NULL_I64;
+	s->cpu_wait_pct = NAN;
 	s->algbw_gbyte_s = s->busbw_gbyte_s = NAN;
 	s->errors = CD_NULL_I64;
 	return s;

@@ -293,6 +293,21 @@ struct cd_probe_sample {
 	double time_us;         /* median per-operation time */
 	double min_time_us;
 	double max_time_us;
+	/*
+	 * Per-iteration percentiles (linear interpolation between order statistics, as R's
+	 * type 7 and NumPy's default) and the iterations beyond Tukey's far-out fences, below
+	 * Q1 - 3 IQR or above Q3 + 3 IQR. The judge reads its spread from these, never from
+	 * min and max: one preempted iteration sets max. Null when not recorded (documents
+	 * written before them, imports of nccl-tests, which prints one mean time per size).
+	 */
+	double p10_time_us, p25_time_us, p75_time_us, p90_time_us;
+	int64_t outliers;
+	/*
+	 * Share of the timed iterations' time the timing thread spent runnable but waiting for
+	 * a CPU (the run-queue wait of /proc/thread-self/schedstat), in percent: the CPU was
+	 * contended, so the times are partly the scheduler's. Null when not measured.
+	 */
+	double cpu_wait_pct;
 	double algbw_gbyte_s;   /* bytes / median time, decimal GB/s */
 	double busbw_gbyte_s;   /* algbw × the probe's bus factor (nccl-tests) */
 	int64_t errors;         /* data check: wrong elements, checked outside the timed loop; null when not checked */

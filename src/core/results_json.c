@@ -603,6 +603,16 @@ static void load_sample(struct ld *l, const cJSON *el, void *ctx)
 	s->time_us = get_nonneg(l, el, "time_us");
 	s->min_time_us = get_nonneg(l, el, "min_time_us");
 	s->max_time_us = get_nonneg(l, el, "max_time_us");
+	s->p10_time_us = get_nonneg(l, el, "p10_time_us");
+	s->p25_time_us = get_nonneg(l, el, "p25_time_us");
+	s->p75_time_us = get_nonneg(l, el, "p75_time_us");
+	s->p90_time_us = get_nonneg(l, el, "p90_time_us");
+	s->outliers = get_i64(l, el, "outliers");
+	s->cpu_wait_pct = get_nonneg(l, el, "cpu_wait_pct");
+	if (s->outliers != CD_NULL_I64 && (s->outliers < 0 || (s->iters != CD_NULL_I64 && s->outliers > s->iters))) {
+		fail(l, "outliers", "expected a count between 0 and iters or null");
+		s->outliers = CD_NULL_I64;
+	}
 	s->algbw_gbyte_s = get_nonneg(l, el, "algbw_gbyte_s");
 	s->busbw_gbyte_s = get_nonneg(l, el, "busbw_gbyte_s");
 	s->errors = get_i64(l, el, "errors");

@@ -43,7 +43,10 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	X(P2P_WARN_PCT, "p2p.warn_pct", CD_U_PCT, "p2p.bw below this share of the pair's link warns (P2P001)")   \
 	X(P2P_FAIL_PCT, "p2p.fail_pct", CD_U_PCT, "p2p.bw below this share of the pair's link fails (P2P001)")   \
 	X(P2P_MIN, "p2p.min_gbyte_s", CD_U_GBYTE_S, "absolute floor of p2p.bw, 0 = none (P2P002)")              \
-	X(P2P_LAT_TARGET, "p2p.latency_target_us", CD_U_US, "p2p.latency at or below this scores 100 (score)")   \
+	X(P2P_LAT_TARGET, "p2p.latency_target_us", CD_U_US,                                                      \
+	  "p2p.latency of a GPU pair over NVLink at or below this scores 100 (score)")                           \
+	X(P2P_PCIE_LAT_TARGET, "p2p.pcie_latency_target_us", CD_U_US,                                           \
+	  "p2p.latency of a GPU pair over PCIe (or not known) at or below this scores 100 (score)")              \
 	X(NVL_LINKS, "nvlink.links_expected", CD_U_NUMBER, "NVLinks every GPU should have, 0 = not checked (NVL002)") \
 	X(GPU_COUNT, "gpu.count_expected", CD_U_NUMBER,                                                          \
 	  "GPUs a host should have, 0 = not checked; none found (driver not loaded) counts as 0 (GPU001)")       \
@@ -53,28 +56,51 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	  "interfaces up with an address, not loopback or virtual, a host should have, 0 = not checked (NET006)") \
 	X(IB_MIN_RATE, "ib.min_rate_gbit_s", CD_U_GBIT_S, "slowest acceptable active port rate, 0 = none (IB003)") \
 	X(NCCL_AR_MIN, "nccl.all_reduce_min_busbw_gbyte_s", CD_U_GBYTE_S,                                        \
-	  "absolute floor of nccl.all_reduce busbw at the largest size, 0 = none (NCCL001)")                     \
+	  "floor of nccl.all_reduce busbw on one host, quoted at nccl.floor_ref_bytes, 0 = none (NCCL001)")      \
 	X(NCCL_FLOOR_BYTES, "nccl.floor_min_bytes", CD_U_BYTES,                                                  \
-	  "the busbw floor is judged only when the largest size is at least this (NCCL001)")                     \
+	  "the busbw floor is judged when the largest size is at least this (NCCL001)")                          \
+	X(NCCL_FLOOR_REF_BYTES, "nccl.floor_ref_bytes", CD_U_BYTES,                                              \
+	  "the size the all_reduce floors are quoted at; smaller sizes get the floor scaled down (NCCL001)")     \
+	X(NCCL_FLOOR_HALF_BYTES, "nccl.floor_half_bytes", CD_U_BYTES,                                            \
+	  "Hockney's n-half: the size at half the asymptotic busbw, which scales the floor (NCCL001)")           \
+	X(NCCL_NET_AR_MIN, "nccl.net_all_reduce_min_busbw_gbyte_s", CD_U_GBYTE_S,                                \
+	  "floor of nccl.all_reduce busbw across hosts, quoted at nccl.floor_ref_bytes, 0 = none (NCCL001)")     \
 	X(NCCL_LAT_WARN, "nccl.latency_warn_us", CD_U_US,                                                        \
-	  "a collective's smallest-size time above this warns, 0 = not checked (NCCL002)")                       \
-	X(NCCL_LAT_TARGET, "nccl.latency_target_us", CD_U_US, "nccl.* smallest-size time at or below this scores 100") \
+	  "one host: a collective's time at 8 KiB or less above this warns, 0 = not checked (NCCL002)")          \
+	X(NCCL_NET_LAT_WARN, "nccl.net_latency_warn_us", CD_U_US,                                                \
+	  "across hosts: the same, times log2 of the hosts, 0 = not checked (NCCL002)")                          \
+	X(NCCL_LAT_TARGET, "nccl.latency_target_us", CD_U_US,                                                    \
+	  "GPUs of one host over NVLink: nccl.* time at 8 KiB or less at or below this scores 100")              \
+	X(NCCL_PCIE_LAT_TARGET, "nccl.pcie_latency_target_us", CD_U_US,                                          \
+	  "GPUs of one host over PCIe (or not known): nccl.* small-size time at or below this scores 100")       \
+	X(NCCL_RDMA_LAT_TARGET, "nccl.rdma_latency_target_us", CD_U_US,                                          \
+	  "across hosts over InfiniBand/RoCE: the same, times log2 of the hosts")                               \
+	X(NCCL_TCP_LAT_TARGET, "nccl.tcp_latency_target_us", CD_U_US,                                            \
+	  "across hosts over TCP (or not known): the same, times log2 of the hosts")                            \
 	X(NCCL_LATE_MIN_US, "nccl.straggler_min_wait_us", CD_U_US,                                               \
 	  "the other ranks wait at least this long per collective for one rank, 0 = not checked (NCCL003)")       \
 	X(NCCL_LATE_WARN_PCT, "nccl.straggler_warn_pct", CD_U_PCT,                                               \
 	  "and the wait is at least this share of their collective's time: warn (NCCL003)")                      \
 	X(NCCL_LATE_FAIL_PCT, "nccl.straggler_fail_pct", CD_U_PCT,                                               \
 	  "a median wait of at least this share of their time fails (NCCL003)")                                  \
-	X(MPI_LAT_TARGET, "mpi.latency_target_us", CD_U_US, "mpi.latency at or below this scores 100 (score)")  \
+	X(MPI_LAT_TARGET, "mpi.latency_target_us", CD_U_US,                                                      \
+	  "mpi.latency between hosts over InfiniBand/RoCE at or below this scores 100 (score)")                  \
+	X(MPI_SHM_LAT_TARGET, "mpi.shm_latency_target_us", CD_U_US,                                              \
+	  "mpi.latency between ranks of one host (shared memory) at or below this scores 100 (score)")           \
+	X(MPI_TCP_LAT_TARGET, "mpi.tcp_latency_target_us", CD_U_US,                                              \
+	  "mpi.latency between hosts over TCP (or not known) at or below this scores 100 (score)")               \
 	X(BAL_MAD_K, "balance.mad_k", CD_U_NUMBER,                                                               \
 	  "an outlier's robust z-score (|x - median| / (1.4826 MAD)) exceeds this (BAL001, BAL002)")             \
 	X(BAL_MIN_DEV, "balance.min_dev_pct", CD_U_PCT, "and it is at least this far below the median (BAL001, BAL002)") \
 	X(BAL_MIN_PEERS, "balance.min_peers", CD_U_NUMBER, "members a comparison needs (BAL001, BAL002)")        \
 	X(STAB_SPREAD_WARN, "stability.spread_warn_pct", CD_U_PCT,                                               \
-	  "(max - min) / median time at the largest size above this warns (STAB004)")                            \
+	  "interquartile range / median of the iteration times at the largest size above this warns (STAB004)") \
+	X(STAB_CPU_WAIT_MAX, "stability.cpu_wait_max_pct", CD_U_PCT,                                             \
+	  "a size whose timing thread waited for a CPU longer than this share of its time is not judged")       \
 	X(SCORE_BW_FULL, "score.bw_full_pct", CD_U_PCT,                                                          \
 	  "a measurement at this share of its link's theoretical rate scores 100 (score)")                       \
-	X(SCORE_SPREAD_ZERO, "score.spread_zero_pct", CD_U_PCT, "a probe with this spread scores 0 stability")   \
+	X(SCORE_SPREAD_ZERO, "score.spread_zero_pct", CD_U_PCT,                                                  \
+	  "a probe whose interquartile range is this share of its median scores 0 stability")                    \
 	X(PROFILE_DESC, "profile.description", CD_U_TEXT, "what the profile is for (profiles only)")            \
 	X(PROFILE_GPUS, "profile.gpu_names", CD_U_TEXT,                                                          \
 	  "comma-separated patterns (fnmatch, any case) every GPU name must match (profiles only)")             \

@@ -14,6 +14,7 @@
 #include "rules.h"
 #include "rules_eval.h"
 #include "rules_hosts.h"
+#include "scope.h"
 
 
 double key(const struct cd_eval *e, enum cd_key k)
@@ -125,10 +126,12 @@ static const struct cd_rule rules[] = {
 	{ "P2P003", "p2p", "fail", "NCCL P2P off between NVLink-connected GPUs", { 0 }, 1, rule_nccl_p2p_off },
 	{ "NCCL003", "nccl", "warn|fail", "under MPI, the other ranks wait for one rank in most collectives",
 	  { CD_K_NCCL_LATE_MIN_US, CD_K_NCCL_LATE_WARN_PCT, CD_K_NCCL_LATE_FAIL_PCT }, 0, rule_nccl_straggler },
-	{ "NCCL001", "nccl", "fail", "nccl.all_reduce busbw below nccl.all_reduce_min_busbw_gbyte_s",
-	  { CD_K_NCCL_AR_MIN, CD_K_NCCL_FLOOR_BYTES }, 0, rule_nccl_floor },
-	{ "NCCL002", "nccl", "warn", "a collective's smallest-size time above nccl.latency_warn_us",
-	  { CD_K_NCCL_LAT_WARN }, 0, rule_nccl_latency },
+	{ "NCCL001", "nccl", "fail",
+	  "nccl.all_reduce busbw at its largest size below the floor (one host or across hosts) scaled to that size",
+	  { CD_K_NCCL_AR_MIN, CD_K_NCCL_NET_AR_MIN, CD_K_NCCL_FLOOR_BYTES, CD_K_NCCL_FLOOR_REF_BYTES,
+	    CD_K_NCCL_FLOOR_HALF_BYTES }, 0, rule_nccl_floor },
+	{ "NCCL002", "nccl", "warn", "a collective's time at 8 KiB or less above the warn level of its scope",
+	  { CD_K_NCCL_LAT_WARN, CD_K_NCCL_NET_LAT_WARN }, 0, rule_nccl_latency },
 	{ "BAL001", "balance", "warn", "a GPU's bandwidth is a low outlier among the host's GPUs (median/MAD)",
 	  { CD_K_BAL_MAD_K, CD_K_BAL_MIN_DEV, CD_K_BAL_MIN_PEERS }, 1, rule_gpu_outlier },
 	{ "BAL002", "balance", "warn", "a host's bandwidth is a low outlier among the hosts (median/MAD)",
@@ -138,8 +141,11 @@ static const struct cd_rule rules[] = {
 	{ "STAB003", "stability", "fail", "a probe's data check found wrong elements", { 0 }, 0, rule_data_errors },
 	{ "REQ001", "run", "fail", "a group that --require or profile.require names was not evaluated",
 	  { CD_K_PROFILE_REQUIRE }, 0, rule_required },
-	{ "STAB004", "stability", "warn", "run-to-run spread at the largest size above stability.spread_warn_pct",
+	{ "STAB004", "stability", "warn",
+	  "interquartile range of the iteration times at the largest size above stability.spread_warn_pct of the median",
 	  { CD_K_STAB_SPREAD_WARN }, 0, rule_spread },
+	{ "STAB005", "stability", "info", "iterations beyond Tukey's far-out fences (outliers), per host", { 0 }, 1,
+	  rule_outliers },
 };
 
 static const struct cd_rule_group groups[] = {
@@ -308,23 +314,30 @@ static char *why_not(const struct cd_results *r, const struct cd_conf *c, const 
 	return NULL;
 }
 
-/* NCCL001 judges only sizes the floor was measured at: say so when the sweep stopped short. */
+/*
+ * NCCL001 judges the largest size from nccl.floor_min_bytes up, its floor scaled to that
+ * size (scope.c): say so when the sweep stopped short, or when the run crossed hosts and
+ * only a single-host floor is set.
+ */
 static void note_nccl_floor(struct cd_results *r, const struct cd_conf *c)
 {
-	double floor_ = cd_conf_get(c, CD_K_NCCL_AR_MIN), min_bytes = cd_conf_get(c, CD_K_NCCL_FLOOR_BYTES);
+	int said_short = 0, said_net = 0;
 
-	for (size_t i = 0; i < r->n_probes && floor_ > 0; i++) {
-		const struct cd_probe_run *p = &r->probes[i];
-		int64_t max = cd_probe_max_bytes(p);
-		char have[32], want[32], *why;
+	for (size_t i = 0; i < r->n_probes; i++) {
+		struct cd_floor_ref x;
+		char have[32], want[32], *why = NULL;
 
-		if (!p->name || strcmp(p->name, "nccl.all_reduce") || isnan(cd_probe_bw(p)) || (double)max >= min_bytes)
-			continue;
-		why = xasprintf("nccl.all_reduce reached %s, below nccl.floor_min_bytes %s: its busbw floor is not judged",
-				cd_fmt_bytes(have, sizeof(have), max), cd_fmt_bytes(want, sizeof(want), (int64_t)min_bytes));
-		cd_rules_run_add_not_evaluated(&r->rules, "nccl (NCCL001)", why);
+		cd_allreduce_floor(r, c, &r->probes[i], &x);
+		if (x.state == CD_FLOOR_SHORT && !said_short++)
+			why = xasprintf("nccl.all_reduce reached %s, below nccl.floor_min_bytes %s: its busbw floor is "
+					"not judged", cd_fmt_bytes(have, sizeof(have), x.s->bytes),
+					cd_fmt_bytes(want, sizeof(want), (int64_t)x.min_bytes));
+		else if (x.state == CD_FLOOR_NO_NET && !said_net++)
+			why = xasprintf("nccl.all_reduce ran across %zu hosts and the profile's floor is for one host "
+					"(NVLink); no nccl.net_all_reduce_min_busbw_gbyte_s is set", x.hosts);
+		if (why)
+			cd_rules_run_add_not_evaluated(&r->rules, "nccl (NCCL001)", why);
 		free(why);
-		return;
 	}
 }
 
@@ -436,6 +449,7 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 		cd_strv_push(&r->rules.evaluated, groups[g].name);
 	}
 	note_nccl_floor(r, c);
+	note_timings(r, c);
 	required_groups(r, c, &e.required);
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
 		int skip = 0;

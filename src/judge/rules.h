@@ -12,7 +12,7 @@ struct cd_rule {
 	const char *group;    /* "system", "net", "pcie", "nvlink", "p2p", "ib", "gpu", "copy", "nccl", … */
 	const char *severity; /* what it can report, for the listing: "fail", "warn", "warn|fail" */
 	const char *summary;  /* what it checks, for `commdiag rules` and the man page */
-	enum cd_key keys[4];  /* the thresholds it reads (CD_K_NONE ends the list) */
+	enum cd_key keys[6];  /* the thresholds it reads (CD_K_NONE ends the list) */
 	int per_host;         /* called once per host, else once per document with h == NULL */
 	/* Append findings; return how many. */
 	int (*check)(struct cd_eval *e, const struct cd_host *h);

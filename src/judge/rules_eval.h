@@ -67,5 +67,8 @@ int rule_nic_count(struct cd_eval *e, const struct cd_host *h);
 int rule_required(struct cd_eval *e, const struct cd_host *unused);
 int host_discovered(const struct cd_host *h);
 size_t nvidia_pci_gpus(const struct cd_host *h);
+int rule_outliers(struct cd_eval *e, const struct cd_host *h);
+/* rules.not_evaluated entries for what STAB004 and NCCL002 could not judge (rules_probes.c) */
+void note_timings(struct cd_results *r, const struct cd_conf *c);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "rules.h"
 #include "rules_eval.h"
+#include "scope.h"
 
 /* ---- copy ---- */
 
@@ -93,24 +94,35 @@ int rule_copy_floor(struct cd_eval *e, const struct cd_host *unused)
 
 int rule_nccl_floor(struct cd_eval *e, const struct cd_host *unused)
 {
-	double floor_ = key(e, CD_K_NCCL_AR_MIN), min_bytes = key(e, CD_K_NCCL_FLOOR_BYTES);
 	int n = 0;
 
 	(void)unused;
-	for (size_t i = 0; i < e->r->n_probes && floor_ > 0; i++) {
+	for (size_t i = 0; i < e->r->n_probes; i++) {
 		const struct cd_probe_run *p = &e->r->probes[i];
-		double bw = cd_probe_bw(p);
+		struct cd_floor_ref x;
 		struct cd_finding *f;
-		char subj[64], size[32];
+		char subj[64], size[32], ref[32], half[32];
+		double bw;
 
-		if (!p->name || strcmp(p->name, "nccl.all_reduce") || e->judged[i] || isnan(bw) || bw >= floor_ ||
-		    (double)cd_probe_max_bytes(p) < min_bytes)
+		if (e->judged[i])
+			continue;
+		cd_allreduce_floor(e->r, e->c, p, &x);
+		if (x.state != CD_FLOOR_JUDGED || (bw = x.s->busbw_gbyte_s) >= x.floor)
 			continue;
 		probe_subject(p, subj, sizeof(subj));
 		f = add(e, "NCCL001", CD_SEV_FAIL, probe_host_name(e->r, p), subj,
-			"all_reduce bus bandwidth is below the profile's floor", bw, floor_, "gbyte_s", CD_K_NCCL_AR_MIN);
-		cd_finding_evidence(f, "nccl.all_reduce busbw %.1f GB/s at %s, floor %.1f GB/s", bw,
-				    cd_fmt_bytes(size, sizeof(size), cd_probe_max_bytes(p)), floor_);
+			"all_reduce bus bandwidth is below the profile's floor", bw, x.floor, "gbyte_s", x.key);
+		cd_fmt_bytes(size, sizeof(size), x.s->bytes);
+		cd_fmt_bytes(ref, sizeof(ref), (int64_t)x.ref_bytes);
+		if (x.floor < x.quoted)
+			cd_finding_evidence(f, "nccl.all_reduce busbw %.1f GB/s at %s, floor %.1f GB/s there: %.1f GB/s "
+					    "at %s scaled by Hockney's r(S) = r_max S / (n_half + S), n_half %s "
+					    "(nccl.floor_half_bytes)", bw, size, x.floor, x.quoted, ref,
+					    cd_fmt_bytes(half, sizeof(half), (int64_t)x.half_bytes));
+		else
+			cd_finding_evidence(f, "nccl.all_reduce busbw %.1f GB/s at %s, floor %.1f GB/s", bw, size, x.floor);
+		if (x.hosts > 1)
+			cd_finding_evidence(f, "across %zu hosts: the floor for rings through the NICs", x.hosts);
 		n++;
 	}
 	return n;
@@ -118,24 +130,31 @@ int rule_nccl_floor(struct cd_eval *e, const struct cd_host *unused)
 
 int rule_nccl_latency(struct cd_eval *e, const struct cd_host *unused)
 {
-	double warn = key(e, CD_K_NCCL_LAT_WARN);
+	int64_t *ranks = cd_hosts_ranks(e->r);
 	int n = 0;
 
 	(void)unused;
-	for (size_t i = 0; i < e->r->n_probes && warn > 0; i++) {
+	for (size_t i = 0; i < e->r->n_probes; i++) {
 		const struct cd_probe_run *p = &e->r->probes[i];
-		double us = cd_probe_lat_us(p);
+		struct cd_lat_ref x;
 		struct cd_finding *f;
-		char subj[64];
+		char subj[64], scope[96];
+		double us = cd_probe_lat_us(p);
 
-		if (!cd_probe_is_collective(p) || e->judged[i] || isnan(us) || us <= warn)
+		/* an oversubscribed host's times are its scheduler's: rules.not_evaluated says so */
+		if (!cd_probe_is_collective(p) || e->judged[i] || cd_latency_ref(e->r, e->c, ranks, p, &x) < 0 ||
+		    x.busy || x.contended || !(x.warn_us > 0) || us <= x.warn_us)
 			continue;
 		probe_subject(p, subj, sizeof(subj));
 		f = add(e, "NCCL002", CD_SEV_WARN, probe_host_name(e->r, p), subj,
-			"collective latency at the smallest size is high", us, warn, "us", CD_K_NCCL_LAT_WARN);
-		cd_finding_evidence(f, "%s: %.1f us at %" PRId64 " bytes", p->name, us, cd_probe_smallest(p)->bytes);
+			"collective latency at small sizes is high", us, x.warn_us, "us", x.warn);
+		cd_finding_evidence(f, "%s: %.1f us at %" PRId64 " bytes (the fastest size up to 8 KiB)", p->name, us,
+				    x.bytes);
+		cd_finding_evidence(f, "scope: %s; warn level %.0f us%s", cd_lat_ref_str(&x, scope, sizeof(scope)),
+				    x.warn_us, x.hops > 1 ? " (times log2 of the hosts: the depth of NCCL's tree)" : "");
 		n++;
 	}
+	free(ranks);
 	return n;
 }
 
@@ -478,28 +497,201 @@ int rule_data_errors(struct cd_eval *e, const struct cd_host *unused)
 int rule_spread(struct cd_eval *e, const struct cd_host *unused)
 {
 	double warn = pct(e, CD_K_STAB_SPREAD_WARN);
+	int64_t *ranks = cd_hosts_ranks(e->r);
 	int n = 0;
 
 	(void)unused;
-	for (size_t i = 0; i < e->r->n_probes; i++) {
+	for (size_t i = 0; i < e->r->n_probes && warn > 0; i++) {
 		const struct cd_probe_run *p = &e->r->probes[i];
-		double s = cd_probe_spread(p);
+		double s = cd_probe_spread(p, NULL);
 		const struct cd_probe_sample *big;
 		struct cd_finding *f;
-		char subj[96], where[64];
+		char subj[96], where[64], size[32];
 
-		if (isnan(s) || s <= warn)
-			continue;
+		/* an oversubscribed host's, or a contended CPU's, spread is the scheduler's: rules.not_evaluated
+		 * says so */
 		big = cd_probe_largest(p);
+		if (isnan(s) || s <= warn || cd_probe_oversubscribed(e->r, ranks, p) ||
+		    cd_sample_contended(big, key(e, CD_K_STAB_CPU_WAIT_MAX)))
+			continue;
 		probe_subject(p, where, sizeof(where));
 		snprintf(subj, sizeof(subj), "%s %s", p->name, where);
-		f = add(e, "STAB004", CD_SEV_WARN, probe_host_name(e->r, p), subj, "run-to-run spread is high",
-			100.0 * s, 100.0 * warn, "pct", CD_K_STAB_SPREAD_WARN);
-		cd_finding_evidence(f, "%s at %" PRId64 " bytes: iterations took %.1f to %.1f us around a median of %.1f us",
-				    p->name, big->bytes, big->min_time_us, big->max_time_us, big->time_us);
+		f = add(e, "STAB004", CD_SEV_WARN, probe_host_name(e->r, p), subj,
+			"iteration times spread widely around their median", 100.0 * s, 100.0 * warn, "pct",
+			CD_K_STAB_SPREAD_WARN);
+		cd_finding_evidence(f, "%s at %s: the middle half of %" PRId64 " iterations took %.1f to %.1f us around a "
+				    "median of %.1f us: an interquartile range of %.0f %% of the median",
+				    p->name, cd_fmt_bytes(size, sizeof(size), big->bytes), big->iters, big->p25_time_us,
+				    big->p75_time_us, big->time_us, 100.0 * s);
+		if (isfinite(big->cpu_wait_pct))
+			cd_finding_evidence(f, "the timing thread waited for a CPU %.1f %% of that time (judged up to "
+					    "stability.cpu_wait_max_pct, %.0f %%)", big->cpu_wait_pct,
+					    key(e, CD_K_STAB_CPU_WAIT_MAX));
+		if (big->outliers != CD_NULL_I64 && big->outliers > 0)
+			cd_finding_evidence(f, "besides, %" PRId64 " iteration%s beyond Tukey's far-out fences (up to %.1f "
+					    "us): outliers, counted apart (STAB005), not part of the spread",
+					    big->outliers, big->outliers == 1 ? "" : "s", big->max_time_us);
 		n++;
 	}
+	free(ranks);
 	return n;
+}
+
+/*
+ * STAB005. Iterations far outside the others (beyond Q1 - 3 IQR or Q3 + 3 IQR) are a
+ * preemption, a page fault, a retransmission: worth knowing, not a verdict. One info
+ * finding per host names how many there were and the runs with the most.
+ */
+int rule_outliers(struct cd_eval *e, const struct cd_host *h)
+{
+	size_t runs = 0, top[3] = { 0 }, n_top = 0;
+	int64_t total = 0, iters = 0;
+	struct cd_finding *f;
+
+	for (size_t i = 0; i < e->r->n_probes; i++) {
+		const struct cd_probe_run *p = &e->r->probes[i];
+		int64_t k = cd_probe_outliers(p);
+
+		if (p->status != CD_ST_OK || cd_probe_host(e->r, p) != h)
+			continue;
+		for (size_t j = 0; j < p->n_samples; j++)
+			if (p->samples[j].outliers != CD_NULL_I64 && p->samples[j].iters != CD_NULL_I64)
+				iters += p->samples[j].iters;
+		if (!k)
+			continue;
+		total += k;
+		runs++;
+		/* the three runs with the most, most first */
+		if (n_top < ARRAY_SIZE(top))
+			top[n_top++] = i;
+		else if (k > cd_probe_outliers(&e->r->probes[top[n_top - 1]]))
+			top[n_top - 1] = i;
+		for (size_t j = n_top - 1; j > 0 && cd_probe_outliers(&e->r->probes[top[j]]) >
+							cd_probe_outliers(&e->r->probes[top[j - 1]]); j--) {
+			size_t t = top[j];
+
+			top[j] = top[j - 1];
+			top[j - 1] = t;
+		}
+	}
+	if (!total)
+		return 0;
+	f = add(e, "STAB005", CD_SEV_INFO, h->hostname, h->hostname ? h->hostname : "host",
+		"some iterations took far longer than the others (outliers)", (double)total, 0, "iterations", CD_K_NONE);
+	cd_finding_evidence(f, "%" PRId64 " of %" PRId64 " timed iterations in %zu probe run%s lie beyond Tukey's far-out "
+			    "fences (3 interquartile ranges outside the middle half): a preemption, a page fault or a "
+			    "retransmission each; the medians the rules judge barely move for them, and the interquartile "
+			    "spread (STAB004) not at all",
+			    total, iters, runs, runs == 1 ? "" : "s");
+	for (size_t j = 0; j < n_top; j++) {
+		const struct cd_probe_run *p = &e->r->probes[top[j]];
+		const struct cd_probe_sample *w = NULL;
+		char where[64], size[32];
+
+		for (size_t k = 0; k < p->n_samples; k++)
+			if (p->samples[k].outliers != CD_NULL_I64 && p->samples[k].outliers > 0 &&
+			    (!w || p->samples[k].max_time_us / p->samples[k].time_us > w->max_time_us / w->time_us))
+				w = &p->samples[k];
+		probe_subject(p, where, sizeof(where));
+		cd_finding_evidence(f, "%s %s: %" PRId64 " outlier%s; at %s the slowest took %.1f us against a median of "
+				    "%.1f us", p->name, where, cd_probe_outliers(p), cd_probe_outliers(p) == 1 ? "" : "s",
+				    cd_fmt_bytes(size, sizeof(size), w->bytes), w->max_time_us, w->time_us);
+	}
+	return 1;
+}
+
+/*
+ * What STAB004 and NCCL002 could not judge, for rules.not_evaluated: runs on an
+ * oversubscribed host (their times are the CPU scheduler's) and runs without
+ * per-iteration percentiles (documents written before them, imports). Never min and
+ * max in their place.
+ */
+void note_timings(struct cd_results *r, const struct cd_conf *c)
+{
+	int64_t *ranks = cd_hosts_ranks(r);
+	size_t unknown = 0, first_unknown = 0, lat = 0, waited = 0, lat_waited = 0, worst = 0;
+	const struct cd_host *busy = NULL;
+	double max_wait = cd_conf_get(c, CD_K_STAB_CPU_WAIT_MAX), top = 0;
+	struct cd_lat_ref x;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_sample *big = cd_probe_largest(&r->probes[i]);
+
+		if (cd_probe_is_collective(&r->probes[i]) && !cd_latency_ref(r, c, ranks, &r->probes[i], &x) &&
+		    x.warn_us > 0) {
+			if (x.busy) {
+				lat++;
+				busy = x.busy;
+			} else if (x.contended) {
+				lat_waited++;
+			}
+		}
+		if (!isnan(cd_probe_spread(&r->probes[i], NULL)) && !cd_probe_oversubscribed(r, ranks, &r->probes[i]) &&
+		    cd_sample_contended(big, max_wait)) {
+			if (!waited++ || big->cpu_wait_pct > top)
+				worst = i, top = big->cpu_wait_pct;
+		}
+	}
+	if (waited) {
+		char *why = xasprintf("%zu probe run%s waited for a CPU more than %.0f %% of the timed time at the largest "
+				      "size (up to %.0f %%, %s): the host's CPUs were contended, their spread is not judged",
+				      waited, waited == 1 ? "" : "s", max_wait, top, r->probes[worst].name);
+
+		cd_rules_run_add_not_evaluated(&r->rules, "stability (STAB004)", why);
+		free(why);
+	}
+	if (lat_waited) {
+		char *why = xasprintf("%zu collective run%s waited for a CPU more than %.0f %% of the timed time at the size "
+				      "judged: the host's CPUs were contended, their latency is not judged", lat_waited,
+				      lat_waited == 1 ? "" : "s", max_wait);
+
+		cd_rules_run_add_not_evaluated(&r->rules, "nccl (NCCL002)", why);
+		free(why);
+	}
+	if (lat) {
+		char *why = xasprintf("%zu collective run%s on an oversubscribed host (%s: %" PRId64 " ranks on %" PRId64
+				      " CPUs): their small-size times measure the scheduler, their latency is not judged",
+				      lat, lat == 1 ? "" : "s", busy->hostname ? busy->hostname : "?",
+				      ranks[busy - r->hosts], busy->system.cpus_online);
+
+		cd_rules_run_add_not_evaluated(&r->rules, "nccl (NCCL002)", why);
+		free(why);
+	}
+
+	for (size_t h = 0; h < r->n_hosts; h++) {
+		size_t runs = 0;
+		char *why;
+
+		if (!cd_host_oversubscribed(r, ranks, h))
+			continue;
+		for (size_t i = 0; i < r->n_probes; i++)
+			runs += !isnan(cd_probe_spread(&r->probes[i], NULL)) &&
+				cd_probe_oversubscribed(r, ranks, &r->probes[i]) == &r->hosts[h];
+		if (!runs)
+			continue;
+		why = xasprintf("%s runs %" PRId64 " ranks on %" PRId64 " CPUs (oversubscribed): each rank waits for a CPU, "
+				"so the iteration times of its %zu probe run%s measure the scheduler and their spread "
+				"is not judged", r->hosts[h].hostname ? r->hosts[h].hostname : "a host", ranks[h],
+				r->hosts[h].system.cpus_online, runs, runs == 1 ? "" : "s");
+		cd_rules_run_add_not_evaluated(&r->rules, "stability (STAB004)", why);
+		free(why);
+	}
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const char *w;
+
+		if (isnan(cd_probe_spread(&r->probes[i], &w)) && w && !strcmp(w, "unknown") && !unknown++)
+			first_unknown = i;
+	}
+	if (unknown) {
+		char *why = xasprintf("%zu probe run%s (first %s) have no per-iteration percentiles: the document was "
+				      "written before commdiag recorded them, or imported from a tool that prints one "
+				      "time per size; their spread is not judged", unknown, unknown == 1 ? "" : "s",
+				      r->probes[first_unknown].name);
+
+		cd_rules_run_add_not_evaluated(&r->rules, "stability (STAB004)", why);
+		free(why);
+	}
+	free(ranks);
 }
 
 /*

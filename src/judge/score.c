@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "measure.h"
+#include "scope.h"
 
 const double cd_score_weights[CD_DIM_COUNT] = { 0.30, 0.25, 0.25, 0.20 };
 
@@ -28,6 +29,7 @@ struct acc {
 	size_t n;
 	double sum, min;
 	char *why;   /* the deciding item (minimum) or the worst one (mean) */
+	char *left;  /* what was seen but could not be graded, for the basis; NULL when nothing */
 };
 
 static double clamp01(double v)
@@ -83,9 +85,13 @@ static void bw_probes(struct acc *a, const struct cd_results *r, const struct cd
 			floor_ = cd_conf_get(c, !strcmp(p->name, "copy.h2d") ? CD_K_COPY_H2D_MIN : CD_K_COPY_D2H_MIN);
 		} else if (!strcmp(p->name, "p2p.bw")) {
 			floor_ = cd_conf_get(c, CD_K_P2P_MIN);
-		} else if (!strcmp(p->name, "nccl.all_reduce") &&
-			   (double)cd_probe_max_bytes(p) >= cd_conf_get(c, CD_K_NCCL_FLOOR_BYTES)) {
-			floor_ = cd_conf_get(c, CD_K_NCCL_AR_MIN);
+		} else if (!strcmp(p->name, "nccl.all_reduce")) {
+			struct cd_floor_ref x;
+
+			/* NCCL001's floor, scaled to the largest size measured (scope.c) */
+			cd_allreduce_floor(r, c, p, &x);
+			if (x.state == CD_FLOOR_JUDGED)
+				floor_ = x.floor;
 		}
 		if (ref > 0 && full > 0)
 			item(a, bw / (ref * full), "%s %.1f GB/s = %.0f %% of its %.2f GB/s link", label, bw,
@@ -146,26 +152,49 @@ static void bw_links(struct acc *a, const struct cd_host *h)
 	}
 }
 
-/* ---- latency: target / measured at the smallest size ---- */
+/* ---- latency: target of the run's scope / the time at small sizes ---- */
 
 static void latency(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
+	int64_t *ranks = cd_hosts_ranks(r);
+	size_t busy = 0, waited = 0;
+	const struct cd_host *busy_host = NULL;
+
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
-		double us = cd_probe_lat_us(p), target = NAN;
-		char label[96];
+		double us = cd_probe_lat_us(p);
+		struct cd_lat_ref x;
+		char label[96], scope[96];
 
-		if (cd_probe_is_collective(p))
-			target = cd_conf_get(c, CD_K_NCCL_LAT_TARGET);
-		else if (p->name && !strcmp(p->name, "p2p.latency"))
-			target = cd_conf_get(c, CD_K_P2P_LAT_TARGET);
-		else if (p->name && !strcmp(p->name, "mpi.latency"))
-			target = cd_conf_get(c, CD_K_MPI_LAT_TARGET);
-		if (isnan(us) || !(us > 0) || !(target > 0))
+		if (cd_latency_ref(r, c, ranks, p, &x) < 0 || !(us > 0) || !(x.target_us > 0))
 			continue;
+		if (x.busy) { /* the scheduler's time, not the fabric's */
+			busy++;
+			busy_host = x.busy;
+			continue;
+		}
+		if (x.contended) {
+			waited++;
+			continue;
+		}
 		probe_label(p, label, sizeof(label));
-		item(a, target / us, "%s %.1f us against a target of %.1f us", label, us, target);
+		item(a, x.target_us / us, "%s %.1f us against the %.1f us target of %s", label, us, x.target_us,
+		     cd_lat_ref_str(&x, scope, sizeof(scope)));
 	}
+	if (busy)
+		a->left = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: times measure "
+				    "the scheduler) %s not graded", busy, busy == 1 ? "" : "s",
+				    busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
+				    busy_host->system.cpus_online, busy == 1 ? "is" : "are");
+	if (waited) {
+		char *more = xasprintf("%s%s%zu run%s whose timing thread waited for a CPU over %.0f %% of the time %s not "
+				       "graded", a->left ? a->left : "", a->left ? "; " : "", waited, waited == 1 ? "" : "s",
+				       cd_conf_get(c, CD_K_STAB_CPU_WAIT_MAX), waited == 1 ? "is" : "are");
+
+		free(a->left);
+		a->left = more;
+	}
+	free(ranks);
 }
 
 /* ---- balance: slowest / median of each comparison ---- */
@@ -238,32 +267,77 @@ static void balance(struct acc *a, const struct cd_results *r)
 
 /* ---- stability: per probe run ---- */
 
+/*
+ * A finished probe scores 1 - spread / score.spread_zero_pct, the spread being the
+ * interquartile range over the median at its largest size (cd_probe_spread); a timeout,
+ * an error or wrong data 0; a run of fewer than 5 timed iterations (nccl.init) 1, as it
+ * has nothing to spread. A finished run whose spread is not known (no percentiles: an
+ * older document, an import) or not the fabric's (an oversubscribed host: its times are
+ * the scheduler's) is not graded, never from min and max, and the basis counts it.
+ */
 static void stability(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
-	double zero = cd_conf_get(c, CD_K_SCORE_SPREAD_ZERO) / 100.0;
+	double zero = cd_conf_get(c, CD_K_SCORE_SPREAD_ZERO) / 100.0, max_wait = cd_conf_get(c, CD_K_STAB_CPU_WAIT_MAX);
+	int64_t *ranks = cd_hosts_ranks(r);
+	size_t unknown = 0, busy = 0, waited = 0;
+	const struct cd_host *busy_host = NULL;
+	char *note = NULL;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
-		double s = cd_probe_spread(p);
+		const char *why;
+		double s = cd_probe_spread(p, &why);
+		const struct cd_host *h;
 		char label[96];
 
 		if (p->status == CD_ST_SKIPPED)
 			continue;
 		probe_label(p, label, sizeof(label));
-		if (p->status != CD_ST_OK)
+		if (p->status != CD_ST_OK) {
 			item(a, 0, "%s %s", label, cd_status_str(p->status));
-		else if (cd_probe_errors(p))
+		} else if (cd_probe_errors(p)) {
 			item(a, 0, "%s delivered %" PRId64 " wrong elements", label, cd_probe_errors(p));
-		else if (!isnan(s) && zero > 0)
-			item(a, 1 - s / zero, "%s spread %.1f %%", label, 100.0 * s);
-		else
+		} else if (!isnan(s) && (h = cd_probe_oversubscribed(r, ranks, p))) {
+			busy++;
+			busy_host = h;
+		} else if (!isnan(s) && cd_sample_contended(cd_probe_largest(p), max_wait)) {
+			waited++;
+		} else if (!isnan(s) && zero > 0) {
+			item(a, 1 - s / zero, "%s spread %.1f %% (interquartile range / median)", label, 100.0 * s);
+		} else if (why && !strcmp(why, "unknown")) {
+			unknown++;
+		} else {
 			item(a, 1, "%s finished", label);
+		}
 	}
+	if (busy)
+		note = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: times measure the "
+				 "scheduler) %s not graded", busy, busy == 1 ? "" : "s",
+				 busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
+				 busy_host->system.cpus_online, busy == 1 ? "is" : "are");
+	if (waited) {
+		char *more = xasprintf("%s%s%zu run%s whose timing thread waited for a CPU over %.0f %% of the time %s not "
+				       "graded", note ? note : "", note ? "; " : "", waited, waited == 1 ? "" : "s", max_wait,
+				       waited == 1 ? "is" : "are");
+
+		free(note);
+		note = more;
+	}
+	if (unknown) {
+		char *more = xasprintf("%s%s%zu run%s without per-iteration percentiles (older document or import) %s not "
+				       "graded", note ? note : "", note ? "; " : "", unknown, unknown == 1 ? "" : "s",
+				       unknown == 1 ? "is" : "are");
+
+		free(note);
+		note = more;
+	}
+	a->left = note;
+	free(ranks);
 }
 
 static const char *const no_data[CD_DIM_COUNT] = {
 	"no bandwidth measurement with a reference and no link state",
-	"no latency measurement with a target (nccl.*, p2p.latency, mpi.latency)",
+	"no latency measurement with a target (nccl.*, p2p.latency, mpi.latency at 8 KiB or less)",
 	"no two comparable bandwidth results (GPUs of one probe, or hosts)",
 	"no probe ran",
 };
@@ -273,17 +347,20 @@ static void settle(struct cd_score *s, enum cd_dim d, struct acc *a)
 	double v;
 
 	if (!a->n) {
-		s->basis[d] = xstrdup(no_data[d]);
+		s->basis[d] = xstrdup(a->left ? a->left : no_data[d]);
 		free(a->why);
+		free(a->left);
 		return;
 	}
 	v = a->use_min ? a->min : a->sum / (double)a->n;
 	s->dim[d] = (int64_t)lround(100.0 * v);
 	if (a->use_min)
-		s->basis[d] = xasprintf("lowest of %zu: %s", a->n, a->why);
+		s->basis[d] = xasprintf("lowest of %zu: %s%s%s", a->n, a->why, a->left ? "; " : "", a->left ? a->left : "");
 	else
-		s->basis[d] = xasprintf("mean of %zu; worst %s", a->n, a->why);
+		s->basis[d] = xasprintf("mean of %zu; worst %s%s%s", a->n, a->why, a->left ? "; " : "",
+					a->left ? a->left : "");
 	free(a->why);
+	free(a->left);
 }
 
 void cd_score_compute(struct cd_results *r, const struct cd_conf *c)

@@ -6,6 +6,7 @@
 #include "probe.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fault.h"
 #include "progress.h"
@@ -199,6 +201,40 @@ double cd_stats_max(const double *v, size_t n)
 		if (v[i] > m)
 			m = v[i];
 	return m;
+}
+
+double cd_stats_quantile(const double *sorted, size_t n, double q)
+{
+	double h, lo;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	h = (double)(n - 1) * (q < 0 ? 0 : q > 1 ? 1 : q);
+	lo = floor(h);
+	i = (size_t)lo;
+	return i + 1 < n ? sorted[i] + (h - lo) * (sorted[i + 1] - sorted[i]) : sorted[n - 1];
+}
+
+void cd_stats_fill(struct cd_probe_sample *s, double *v, size_t n)
+{
+	double iqr;
+	int64_t out = 0;
+
+	s->time_us = cd_stats_median(v, n); /* sorts v */
+	if (!n)
+		return;
+	s->min_time_us = v[0];
+	s->max_time_us = v[n - 1];
+	s->p10_time_us = cd_stats_quantile(v, n, 0.10);
+	s->p25_time_us = cd_stats_quantile(v, n, 0.25);
+	s->p75_time_us = cd_stats_quantile(v, n, 0.75);
+	s->p90_time_us = cd_stats_quantile(v, n, 0.90);
+	/* Tukey's "far out" values (Exploratory Data Analysis, 1977): 3 IQR beyond the quartiles */
+	iqr = s->p75_time_us - s->p25_time_us;
+	for (size_t i = 0; i < n; i++)
+		out += v[i] < s->p25_time_us - 3 * iqr || v[i] > s->p75_time_us + 3 * iqr;
+	s->outliers = out;
 }
 
 /* ---- probe plumbing ---- */
@@ -387,28 +423,48 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 	return -1;
 }
 
+int64_t cd_probe_cpu_wait_ns(void)
+{
+	char buf[128];
+	unsigned long long run, wait;
+	ssize_t n;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (int64_t)wait : -1;
+}
+
 /* Warm-up, timed iterations and check for one size; -1 stops the sweep. */
 static int one_size(struct sweep_state *st, size_t bytes, int warmup, int iters, double *t_us)
 {
 	struct cd_probe_sample *s;
-	int64_t dt;
-	double factor;
+	int64_t dt, w0, w1;
+	double factor, total = 0;
 	int i;
 
 	for (i = 0; i < warmup; i++)
 		if (one_op(st, bytes, &dt) < 0)
 			return -1;
+	w0 = cd_probe_cpu_wait_ns(); /* outside the timed operations: they never wait for this read */
 	for (i = 0; i < iters; i++) {
 		if (one_op(st, bytes, &dt) < 0)
 			return -1;
 		t_us[i] = (double)dt / 1e3;
+		total += t_us[i];
 	}
+	w1 = cd_probe_cpu_wait_ns();
 	s = cd_probe_add_sample(st->out);
 	s->bytes = (int64_t)bytes;
 	s->iters = iters;
-	s->min_time_us = cd_stats_min(t_us, (size_t)iters);
-	s->max_time_us = cd_stats_max(t_us, (size_t)iters);
-	s->time_us = cd_stats_median(t_us, (size_t)iters);
+	if (w0 >= 0 && w1 >= w0 && total > 0)
+		s->cpu_wait_pct = fmin(100.0, 100.0 * (double)(w1 - w0) / 1e3 / total);
+	cd_stats_fill(s, t_us, (size_t)iters);
 	factor = st->p->busbw_factor ? st->p->busbw_factor(st->env->nranks) : 1.0;
 	if (s->time_us > 0) {
 		s->algbw_gbyte_s = (double)bytes / s->time_us / 1e3; /* B/µs = MB/s; /1e3 = GB/s */

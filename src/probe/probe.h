@@ -105,6 +105,23 @@ int cd_sweep_init(struct cd_sweep *s, const char *min, const char *max, const ch
 double cd_stats_median(double *v, size_t n);
 double cd_stats_min(const double *v, size_t n);
 double cd_stats_max(const double *v, size_t n);
+/*
+ * The q-quantile (0 <= q <= 1) of n ascending values, interpolating linearly between
+ * order statistics (Hyndman & Fan's type 7: R's default and NumPy's); NAN when n is 0.
+ */
+double cd_stats_quantile(const double *sorted, size_t n, double q);
+/*
+ * Fill a sample's times from n per-iteration times (v is sorted in place): median, min,
+ * max, p10, p25, p75, p90, and the count of iterations beyond Tukey's far-out fences
+ * (below Q1 - 3 IQR or above Q3 + 3 IQR).
+ */
+void cd_stats_fill(struct cd_probe_sample *s, double *v, size_t n);
+/*
+ * Nanoseconds the calling thread has spent runnable but waiting for a CPU (the second
+ * field of /proc/thread-self/schedstat, the kernel's run-queue delay), or -1 when the
+ * kernel does not say. The harness reads it around a size's timed iterations.
+ */
+int64_t cd_probe_cpu_wait_ns(void);
 
 /*
  * The harness's wait policy: how long to sleep between polls once an operation has run

@@ -651,8 +651,8 @@ static void render_probes(struct cd_out *o, const struct cd_results *r)
 			out_str(o, OUT_TEXT, NULL, ": %s", p->reason);
 		out_nl(o);
 		if (p->n_samples)
-			out_text(o, "  %14s %7s %11s %11s %11s %10s %10s %6s\n", "bytes", "iters", "time us", "min us",
-				 "max us", "algbw GB/s", "busbw GB/s", "wrong");
+			out_text(o, "  %14s %7s %11s %10s %10s %10s %11s %4s %10s %10s %6s\n", "bytes", "iters", "time us",
+				 "p25 us", "p75 us", "min us", "max us", "out", "algbw GB/s", "busbw GB/s", "wrong");
 		out_arr_open(o, "results");
 		for (size_t k = 0; k < p->n_samples; k++) {
 			const struct cd_probe_sample *s = &p->samples[k];
@@ -661,8 +661,16 @@ static void render_probes(struct cd_out *o, const struct cd_results *r)
 			out_i64(o, OUT_ANY, "bytes", "  %14" PRId64, s->bytes);
 			out_i64(o, OUT_ANY, "iters", " %7" PRId64, s->iters);
 			out_dbl(o, OUT_ANY, "time_us", " %11.2f", s->time_us);
-			out_dbl(o, OUT_ANY, "min_time_us", " %11.2f", s->min_time_us);
-			out_dbl(o, OUT_ANY, "max_time_us", " %11.2f", s->max_time_us);
+			out_dbl(o, OUT_JSON, "min_time_us", NULL, s->min_time_us);
+			out_dbl(o, OUT_JSON, "max_time_us", NULL, s->max_time_us);
+			out_dbl(o, OUT_JSON, "p10_time_us", NULL, s->p10_time_us);
+			out_dbl(o, OUT_ANY, "p25_time_us", " %10.2f", s->p25_time_us);
+			out_dbl(o, OUT_ANY, "p75_time_us", " %10.2f", s->p75_time_us);
+			out_dbl(o, OUT_JSON, "p90_time_us", NULL, s->p90_time_us);
+			out_dbl(o, OUT_TEXT, NULL, " %10.2f", s->min_time_us);
+			out_dbl(o, OUT_TEXT, NULL, " %11.2f", s->max_time_us);
+			out_i64(o, OUT_ANY, "outliers", " %4" PRId64, s->outliers);
+			out_dbl(o, OUT_JSON, "cpu_wait_pct", NULL, s->cpu_wait_pct);
 			out_dbl(o, OUT_ANY, "algbw_gbyte_s", " %10.2f", s->algbw_gbyte_s);
 			out_dbl(o, OUT_ANY, "busbw_gbyte_s", " %10.2f", s->busbw_gbyte_s);
 			out_i64(o, OUT_ANY, "errors", " %6" PRId64 "\n", s->errors);

@@ -22,18 +22,27 @@ HCA_BUS = ["0000:19:00.0", "0000:2b:00.0", "0000:3b:00.0", "0000:5e:00.0",
 H2D = [55.1, 55.3, 54.9, 55.2, 55.0, 55.2, 54.8, 55.1]   # GB/s at 256 MiB
 
 
+def quantiles(t, lo, hi):
+    """p10, p25, p75, p90 between min (t * lo) and max (t * hi), as a healthy run's
+    iterations fall: the middle half within a third of the extremes, no outlier."""
+    return {"p10_time_us": round(t * (1 - (1 - lo) * 0.6), 2), "p25_time_us": round(t * (1 - (1 - lo) * 0.3), 2),
+            "p75_time_us": round(t * (1 + (hi - 1) * 0.3), 2), "p90_time_us": round(t * (1 + (hi - 1) * 0.6), 2),
+            "outliers": 0}
+
+
 def sample(nbytes, gbyte_s, factor=1.0, spread=(0.990, 1.012), iters=20):
     t = nbytes / gbyte_s / 1e3 if gbyte_s else 0.0
     return {"bytes": nbytes, "iters": iters, "time_us": round(t, 2),
             "min_time_us": round(t * spread[0], 2), "max_time_us": round(t * spread[1], 2),
+            **quantiles(t, *spread),
             "algbw_gbyte_s": round(gbyte_s, 3), "busbw_gbyte_s": round(gbyte_s * factor, 3), "errors": 0}
 
 
 def lat_sample(nbytes, time_us, factor):
     algbw = nbytes / time_us / 1e3
     return {"bytes": nbytes, "iters": 1000, "time_us": time_us, "min_time_us": round(time_us * 0.97, 2),
-            "max_time_us": round(time_us * 1.04, 2), "algbw_gbyte_s": round(algbw, 6),
-            "busbw_gbyte_s": round(algbw * factor, 6), "errors": 0}
+            "max_time_us": round(time_us * 1.04, 2), **quantiles(time_us, 0.97, 1.04),
+            "algbw_gbyte_s": round(algbw, 6), "busbw_gbyte_s": round(algbw * factor, 6), "errors": 0}
 
 
 def doc(faulty):
