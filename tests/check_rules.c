@@ -1491,6 +1491,31 @@ START_TEST(test_stab004_preemption_is_an_outlier)
 }
 END_TEST
 
+/* The host's CPUs drive mpi.*: a 20 % spread there is a busy core; on a GPU copy it is a fault. */
+START_TEST(test_stab004_host_probes)
+{
+	struct cd_probe_run *p;
+	const struct cd_finding *f;
+
+	p = add_probe("mpi.allreduce", CD_NULL_I64, 1, 1, (const int64_t[]){ 1 << 20 }, (const double[]){ 5 });
+	p->rank = 0;
+	p->nranks = 2;
+	p->samples[0].p25_time_us = p->samples[0].time_us * 0.98;
+	p->samples[0].p75_time_us = p->samples[0].time_us * 1.18;
+	ck_assert_int_eq(judge(), 0);
+	p = add_probe("copy.h2d", 0, CD_NULL_I64, 1, (const int64_t[]){ 1 << 28 }, (const double[]){ 50 });
+	p->samples[0].p25_time_us = p->samples[0].time_us * 0.98;
+	p->samples[0].p75_time_us = p->samples[0].time_us * 1.18;
+	ck_assert_int_eq(judge(), 1);
+	f = first_id("STAB004");
+	ck_assert_str_eq(f->subject, "copy.h2d gpu0");
+	ck_assert_str_eq(f->threshold, "stability.spread_warn_pct");
+	res.probes[0].samples[0].p75_time_us = res.probes[0].samples[0].time_us * 1.30;
+	ck_assert_int_eq(judge(), 2);
+	ck_assert_str_eq(res.findings[0].threshold, "stability.host_spread_warn_pct");
+}
+END_TEST
+
 /* Four ranks on two CPUs: the iteration times are the scheduler's; the spread is not judged, and said so. */
 START_TEST(test_stab004_oversubscribed)
 {
@@ -1666,6 +1691,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_nccl002_small_sizes_and_scope);
 	tcase_add_test(tc, test_stab004_preemption_is_an_outlier);
 	tcase_add_test(tc, test_stab004_oversubscribed);
+	tcase_add_test(tc, test_stab004_host_probes);
 	tcase_add_test(tc, test_stab004_no_percentiles);
 	tcase_add_test(tc, test_stab004_cpu_contended);
 	suite_add_tcase(s, tc);

@@ -95,6 +95,8 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	X(BAL_MIN_PEERS, "balance.min_peers", CD_U_NUMBER, "members a comparison needs (BAL001, BAL002)")        \
 	X(STAB_SPREAD_WARN, "stability.spread_warn_pct", CD_U_PCT,                                               \
 	  "interquartile range / median of the iteration times at the largest size above this warns (STAB004)") \
+	X(STAB_HOST_SPREAD_WARN, "stability.host_spread_warn_pct", CD_U_PCT,                                     \
+	  "the same for probes the host's CPUs drive (mpi.*, tcp.*) (STAB004)")                                 \
 	X(STAB_CPU_WAIT_MAX, "stability.cpu_wait_max_pct", CD_U_PCT,                                             \
 	  "a size whose timing thread waited for a CPU longer than this share of its time is not judged")       \
 	X(SCORE_BW_FULL, "score.bw_full_pct", CD_U_PCT,                                                          \

@@ -143,7 +143,7 @@ static const struct cd_rule rules[] = {
 	  { CD_K_PROFILE_REQUIRE }, 0, rule_required },
 	{ "STAB004", "stability", "warn",
 	  "interquartile range of the iteration times at the largest size above stability.spread_warn_pct of the median",
-	  { CD_K_STAB_SPREAD_WARN }, 0, rule_spread },
+	  { CD_K_STAB_SPREAD_WARN, CD_K_STAB_HOST_SPREAD_WARN }, 0, rule_spread },
 	{ "STAB005", "stability", "info", "iterations beyond Tukey's far-out fences (outliers), per host", { 0 }, 1,
 	  rule_outliers },
 };

@@ -496,13 +496,16 @@ int rule_data_errors(struct cd_eval *e, const struct cd_host *unused)
 
 int rule_spread(struct cd_eval *e, const struct cd_host *unused)
 {
-	double warn = pct(e, CD_K_STAB_SPREAD_WARN);
 	int64_t *ranks = cd_hosts_ranks(e->r);
 	int n = 0;
 
 	(void)unused;
-	for (size_t i = 0; i < e->r->n_probes && warn > 0; i++) {
+	for (size_t i = 0; i < e->r->n_probes; i++) {
 		const struct cd_probe_run *p = &e->r->probes[i];
+		/* the host's CPUs drive mpi.* and tcp.*: their iterations share cores with everything else */
+		const enum cd_key k = cd_probe_is(p, "mpi.") || cd_probe_is(p, "tcp.") ? CD_K_STAB_HOST_SPREAD_WARN
+											 : CD_K_STAB_SPREAD_WARN;
+		double warn = pct(e, k);
 		double s = cd_probe_spread(p, NULL);
 		const struct cd_probe_sample *big;
 		struct cd_finding *f;
@@ -511,14 +514,13 @@ int rule_spread(struct cd_eval *e, const struct cd_host *unused)
 		/* an oversubscribed host's, or a contended CPU's, spread is the scheduler's: rules.not_evaluated
 		 * says so */
 		big = cd_probe_largest(p);
-		if (isnan(s) || s <= warn || cd_probe_oversubscribed(e->r, ranks, p) ||
+		if (!(warn > 0) || isnan(s) || s <= warn || cd_probe_oversubscribed(e->r, ranks, p) ||
 		    cd_sample_contended(big, key(e, CD_K_STAB_CPU_WAIT_MAX)))
 			continue;
 		probe_subject(p, where, sizeof(where));
 		snprintf(subj, sizeof(subj), "%s %s", p->name, where);
 		f = add(e, "STAB004", CD_SEV_WARN, probe_host_name(e->r, p), subj,
-			"iteration times spread widely around their median", 100.0 * s, 100.0 * warn, "pct",
-			CD_K_STAB_SPREAD_WARN);
+			"iteration times spread widely around their median", 100.0 * s, 100.0 * warn, "pct", k);
 		cd_finding_evidence(f, "%s at %s: the middle half of %" PRId64 " iterations took %.1f to %.1f us around a "
 				    "median of %.1f us: an interquartile range of %.0f %% of the median",
 				    p->name, cd_fmt_bytes(size, sizeof(size), big->bytes), big->iters, big->p25_time_us,
