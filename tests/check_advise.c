@@ -344,24 +344,37 @@ START_TEST(test_nccl_straggler)
 }
 END_TEST
 
-/* P2P002 and PCIE001 from other rules are honoured without the facts behind them. */
+/*
+ * PCIE001 from another rule is honoured without the facts behind it. A slow pair (P2P002)
+ * is not ACS by itself: P2P stays on unless a bridge redirects; GPUs of different models
+ * (GPU002) say nothing about the fabric manager.
+ */
 START_TEST(test_reserved_findings)
 {
 	struct cd_host *h = add_host("node17");
 	struct cd_finding *f;
+	struct cd_acs *acs;
 
-	(void)h;
-	cd_results_add_finding(&res, "P2P002", CD_SEV_FAIL, "node17", "0000:40:01.1", "ACS redirect");
+	cd_results_add_finding(&res, "P2P002", CD_SEV_FAIL, "node17", "gpu2-gpu6", "p2p.bw below the floor");
 	f = cd_results_add_finding(&res, "PCIE001", CD_SEV_WARN, "node17", "GPU 3", "GPU PCIe link degraded");
 	f->measured = 12.1;
 	f->expected = 25.0;
 	f->unit = xstrdup("gbyte_s");
-	cd_results_add_finding(&res, "GPU002", CD_SEV_FAIL, "node17", "fabric manager", "not running");
+	cd_results_add_finding(&res, "GPU002", CD_SEV_WARN, "node17", "gpus", "GPU models differ");
 	cd_advise(&res);
-	ck_assert(answers(advice("NCCL_P2P_DISABLE", "1"), "P2P002"));
+	ck_assert_ptr_null(advice("NCCL_P2P_DISABLE", NULL));
+	ck_assert_ptr_null(advice(NULL, "nvidia-fabricmanager"));
 	ck_assert_ptr_nonnull(advice(NULL, "reseat GPU 3"));
 	ck_assert_ptr_nonnull(strstr(advice(NULL, "reseat GPU 3")->why, "measured 12.1, expected 25.0"));
-	ck_assert(answers(advice(NULL, "nvidia-fabricmanager"), "GPU002"));
+	cd_results_clear_judgement(&res);
+	cd_results_add_finding(&res, "P2P002", CD_SEV_FAIL, "node17", "gpu2-gpu6", "p2p.bw below the floor");
+	acs = CD_PUSH(h->acs, h->n_acs, h->cap_acs);
+	memset(acs, 0, sizeof(*acs));
+	acs->bus_id = xstrdup("0000:40:01.1");
+	acs->redirect = CD_TRI_TRUE;
+	acs->ctrl = CD_NULL_I64;
+	cd_advise(&res);
+	ck_assert(answers(advice("NCCL_P2P_DISABLE", "1"), "P2P002"));
 }
 END_TEST
 

@@ -322,11 +322,12 @@ START_TEST(test_net003_physical_warn)
 }
 END_TEST
 
-START_TEST(test_net003_ipoib_warn)
+/* IPoIB without an address is many RDMA clusters' default: NCCL and UCX use the verbs device. */
+START_TEST(test_net003_ipoib_info)
 {
 	add_nic("ib0", CD_NIC_IPOIB, "up", CD_TRI_TRUE);
 	ck_assert_int_eq(evaluate(), 1);
-	ck_assert_int_eq(first_id("NET003")->severity, CD_SEV_WARN);
+	ck_assert_int_eq(first_id("NET003")->severity, CD_SEV_INFO);
 }
 END_TEST
 
@@ -678,6 +679,41 @@ START_TEST(test_net004_rails_and_front_end)
 	f = first_id("NET004");
 	ck_assert_str_eq(f->subject, "ens2np0");
 	ck_assert_ptr_nonnull(strstr(f->evidence.v[0], "most physical RDMA fabric ports have 9000"));
+}
+END_TEST
+
+/*
+ * IB003's floor is per GPU: two 200 Gb/s rails per GPU meet a 400 Gb/s floor; a front-end
+ * port of the other link layer (an Azure VF beside InfiniBand rails) is not a rail at all.
+ */
+START_TEST(test_ib003_rails_per_gpu)
+{
+	define("ib.min_rate_gbit_s=400");
+	add_gpus(2);
+	for (int i = 0; i < 4; i++) {
+		struct cd_ib_port *p = add_port("mlx5_0", "active", 200);
+
+		free(p->link_layer);
+		p->link_layer = xstrdup("ethernet");
+	}
+	ck_assert_int_eq(judge(), 0);
+	host->hcas[3].ports[0].rate_gbit_s = 100;
+	ck_assert_int_eq(judge(), 1); /* IB003 below 200 per port (IB002 stays quiet where IB003 spoke) */
+	ck_assert_double_eq(first_id("IB003")->expected, 200);
+	ck_assert_ptr_nonnull(strstr(first_id("IB003")->evidence.v[0], "4 ethernet rails for 2 GPUs"));
+	cd_results_free(&res);
+	cd_results_init(&res);
+	host = quiet_host(&res, "node17");
+	add_gpus(2);
+	add_port("mlx5_ib0", "active", 400);
+	add_port("mlx5_ib1", "active", 400);
+	{
+		struct cd_ib_port *p = add_port("mlx5_an0", "active", 50);
+
+		free(p->link_layer);
+		p->link_layer = xstrdup("ethernet");
+	}
+	ck_assert_int_eq(judge(), 0);
 }
 END_TEST
 
@@ -1639,7 +1675,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_net002_eth0_up);
 	tcase_add_test(tc, test_net002_net_skipped);
 	tcase_add_test(tc, test_net003_physical_warn);
-	tcase_add_test(tc, test_net003_ipoib_warn);
+	tcase_add_test(tc, test_net003_ipoib_info);
 	tcase_add_test(tc, test_net003_virtual_info);
 	tcase_add_test(tc, test_net003_bond_slave);
 	tcase_add_test(tc, test_net003_link_local_only);
@@ -1686,6 +1722,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_req001_required);
 	tcase_add_test(tc, test_net004_rails_and_front_end);
 	tcase_add_test(tc, test_ib005_roce_v2_gid);
+	tcase_add_test(tc, test_ib003_rails_per_gpu);
 	tcase_add_test(tc, test_nccl001_scaled_floor);
 	tcase_add_test(tc, test_nccl001_across_hosts);
 	tcase_add_test(tc, test_nccl002_small_sizes_and_scope);

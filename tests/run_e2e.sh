@@ -562,7 +562,8 @@ adv "rails: one subnet per port, the same on both hosts" rails \
 adv "rails: ports sharing one subnet are no rails" rails-shared 'not a("NCCL_CROSS_NIC")'
 adv "IB: memlock and peermem" ib-hca 'cmd("limits.conf") and cmd("ulimit -l unlimited") and cmd("modprobe nvidia-peermem")'
 adv "RoCE with NCCL < 2.21: the v2 GID index" roce-old 'a("NCCL_IB_GID_INDEX","3")'
-adv "RoCE with NCCL >= 2.21: unset the index" roce-new 'unset("NCCL_IB_GID_INDEX") and not a("NCCL_IB_GID_INDEX","3")'
+adv "RoCE with NCCL >= 2.21: unset an index that is not the RoCE v2 GID" roce-new 'unset("NCCL_IB_GID_INDEX") and not a("NCCL_IB_GID_INDEX","3")'
+adv "RoCE with NCCL >= 2.21: an index that is the RoCE v2 GID changes nothing" roce-new-right 'A == []'
 adv "container without /dev/infiniband" container-no-devib 'cmd("--device=/dev/infiniband")'
 adv "containers of two hosts on a bridge network: --network=host on each" container-bridge \
 	'sorted(x["host"] for x in cmd("--network=host")) == ["ctr17", "ctr18"] and "eth0 172.17.0.2/16" in cmd("--network=host")[0]["why"] and not a("NCCL_SOCKET_IFNAME")'

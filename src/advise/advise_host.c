@@ -385,9 +385,37 @@ int q_nccl_old(struct cd_walk *w)
 	return v < 0 || v < 22100;
 }
 
+/* NCCL_IB_GID_INDEX names the RoCE v2 IPv4 GID of every active RoCE port whose table was read. */
+static int gid_env_right(const struct cd_host *h)
+{
+	const char *v = env_get(h, "NCCL_IB_GID_INDEX");
+	char *end;
+	long idx = v ? strtol(v, &end, 10) : -1;
+	int seen = 0;
+
+	if (!v || !*v || *end)
+		return 0;
+	for (size_t i = 0; i < h->n_hcas; i++)
+		for (size_t k = 0; k < h->hcas[i].n_ports; k++) {
+			const struct cd_ib_port *p = &h->hcas[i].ports[k];
+
+			if (!str_eq(p->link_layer, "ethernet") || !port_active(p))
+				continue;
+			if (p->roce_v2_gid_index == CD_NULL_I64 || p->roce_v2_gid_index != idx)
+				return 0;
+			seen = 1;
+		}
+	return seen;
+}
+
+/*
+ * NCCL 2.21 and later pick the RoCE v2 GID themselves; a set index that names it on every
+ * port changes nothing and needs no advice. One that does not (or that cannot be checked
+ * because no GID table was read) is unset.
+ */
 int q_gid_set(struct cd_walk *w)
 {
-	return env_get(w->h, "NCCL_IB_GID_INDEX") != NULL;
+	return env_get(w->h, "NCCL_IB_GID_INDEX") != NULL && !gid_env_right(w->h);
 }
 
 void l_gid_set(struct cd_walk *w)
@@ -401,6 +429,8 @@ void l_gid_set(struct cd_walk *w)
 				continue;
 			if (p->roce_v2_gid_index != CD_NULL_I64) {
 				snprintf(val, sizeof(val), "%" PRId64, p->roce_v2_gid_index);
+				if (gid_env_right(w->h))
+					return; /* already set to it: nothing to change */
 				walk_emit(w, "NCCL_IB_GID_INDEX", val, scope_host(w), "GID %s of %s port %" PRId64
 				     " is RoCE v2 with an IPv4 address; NCCL %s picks GID 0 (RoCE v1) unless told",
 				     val, w->h->hcas[i].name, p->port, w->h->versions.nccl ? w->h->versions.nccl : "(version unknown)");
@@ -507,10 +537,11 @@ void l_p2p_enable(struct cd_walk *w)
 
 int q_acs(struct cd_walk *w)
 {
+	/* a slow pair (P2P002) is evidence for ACS only where a bridge redirects: alone it is not ACS */
 	for (size_t i = 0; i < w->h->n_acs; i++)
 		if (w->h->acs[i].redirect == CD_TRI_TRUE)
 			return has(w, "P2P002"), 1;
-	return has(w, "P2P002");
+	return 0;
 }
 
 void l_acs(struct cd_walk *w)
@@ -638,7 +669,7 @@ static int nvswitch_gpus(const struct cd_host *h)
 
 int q_nvswitch(struct cd_walk *w)
 {
-	return nvswitch_gpus(w->h) | has(w, "GPU002") | has(w, "LOG012") | has(w, "LOG014");
+	return nvswitch_gpus(w->h) | has(w, "LOG012") | has(w, "LOG014");
 }
 
 int q_fm_down(struct cd_walk *w)
@@ -646,7 +677,8 @@ int q_fm_down(struct cd_walk *w)
 	const char *fm = w->h->system.fabric_manager;
 	int down = fm && strcmp(fm, "running") && strcmp(fm, "active");
 
-	return has(w, "GPU002") | has(w, "LOG012") | down;
+	/* (GPU002 is GPUs of different models, not the fabric manager: it was read as such once) */
+	return has(w, "LOG012") | down;
 }
 
 void l_fm(struct cd_walk *w)

@@ -134,8 +134,11 @@ int rule_up_no_address(struct cd_eval *e, const struct cd_host *h)
 		/* bond and bridge ports carry traffic for their master, which holds the address */
 		if (nic->kind == CD_NIC_LOOPBACK || nic->master || !cd_nic_is_up(nic) || cd_nic_has_address(nic))
 			continue;
-		f = add(e, "NET003",
-			nic->kind == CD_NIC_PHYSICAL || nic->kind == CD_NIC_IPOIB ? CD_SEV_WARN : CD_SEV_INFO,
+		/*
+		 * IPoIB without an address is the default of many RDMA clusters (Azure's HPC images):
+		 * NCCL and UCX use the verbs device, not the netdev; only sockets over it need one.
+		 */
+		f = add(e, "NET003", nic->kind == CD_NIC_PHYSICAL ? CD_SEV_WARN : CD_SEV_INFO,
 			h->hostname, nic->name, "interface is up but has no address", NAN, NAN, NULL, CD_K_NONE);
 		cd_finding_evidence(f, "%s (%s) is %s with no IPv4 and no global IPv6 address%s", nic->name,
 				    cd_nic_kind_str(nic->kind), nic->state, nic->ipv6.n ? " (link-local only)" : "");
@@ -667,19 +670,55 @@ int rule_roce_v2_gid(struct cd_eval *e, const struct cd_host *h)
 }
 
 /* IB002 (below the host's usual rate) and IB003 (below the profile's floor) for active ports. */
+/*
+ * The link layer of the host's compute rails: the one most active ports have. A port of the
+ * other one is a front end or storage NIC seen through verbs (an Azure VM's Ethernet VF
+ * mlx5_an0 beside eight InfiniBand ports): its rate is not a rail's, and IB002/IB003 leave it.
+ */
+static const char *rail_layer(const struct cd_host *h)
+{
+	size_t ib = 0, eth = 0;
+
+	for (size_t i = 0; i < h->n_hcas; i++)
+		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
+			const struct cd_ib_port *p = &h->hcas[i].ports[j];
+
+			if (!port_active(p) || !p->link_layer)
+				continue;
+			ib += !strcmp(p->link_layer, "infiniband");
+			eth += !strcmp(p->link_layer, "ethernet");
+		}
+	return ib >= eth ? "infiniband" : "ethernet";
+}
+
+static int rail_port(const struct cd_ib_port *p, const char *layer)
+{
+	return port_active(p) && !isnan(p->rate_gbit_s) && (!p->link_layer || !strcmp(p->link_layer, layer));
+}
+
 static int port_rates(struct cd_eval *e, const struct cd_host *h, int floor_rule)
 {
 	double floor_ = key(e, CD_K_IB_MIN_RATE);
+	const char *layer = rail_layer(h);
 	int64_t *v = NULL, common;
-	size_t cap = 0, n = 0;
+	size_t cap = 0, n = 0, per_gpu = 1;
 	int found = 0;
 
 	for (size_t i = 0; i < h->n_hcas; i++)
 		for (size_t j = 0; j < h->hcas[i].n_ports; j++)
-			if (port_active(&h->hcas[i].ports[j]) && !isnan(h->hcas[i].ports[j].rate_gbit_s))
+			if (rail_port(&h->hcas[i].ports[j], layer))
 				*CD_PUSH(v, n, cap) = (int64_t)h->hcas[i].ports[j].rate_gbit_s;
 	common = mode_i64(v, n);
 	free(v);
+	/*
+	 * The profile's floor is per GPU (one 400 Gb/s NDR port per H100 in HGX reference
+	 * designs). A design with two rails per GPU (OCI's 16 x 200 Gb/s RoCE on 8 H100) meets
+	 * it with two ports at half the rate each: the floor per port is the floor over the
+	 * rails per GPU, rounded (ten ports for eight GPUs, storage included, is still one).
+	 */
+	if (h->n_gpus && n >= 2 * h->n_gpus)
+		per_gpu = (n + h->n_gpus / 2) / h->n_gpus;
+	floor_ /= (double)per_gpu;
 	for (size_t i = 0; i < h->n_hcas; i++) {
 		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
 			const struct cd_ib_port *p = &h->hcas[i].ports[j];
@@ -687,13 +726,16 @@ static int port_rates(struct cd_eval *e, const struct cd_host *h, int floor_rule
 			struct cd_finding *f;
 			char subj[96];
 
-			if (!port_active(p) || isnan(p->rate_gbit_s))
+			if (!rail_port(p, layer))
 				continue;
 			snprintf(subj, sizeof(subj), "%s/%" PRId64, h->hcas[i].name, p->port);
 			if (floor_rule && below_floor) {
 				f = add(e, "IB003", CD_SEV_FAIL, h->hostname, subj,
 					"RDMA port rate is below the profile's floor", p->rate_gbit_s, floor_, "gbit_s",
 					CD_K_IB_MIN_RATE);
+				if (per_gpu > 1)
+					cd_finding_evidence(f, "%zu %s rails for %zu GPUs: the floor per GPU over %zu ports each",
+							    n, layer, h->n_gpus, per_gpu);
 			} else if (!floor_rule && !below_floor && n >= 2 && p->rate_gbit_s < (double)common) {
 				f = add(e, "IB002", CD_SEV_WARN, h->hostname, subj, "RDMA port runs slower than its peers",
 					p->rate_gbit_s, (double)common, "gbit_s", CD_K_NONE);

@@ -182,8 +182,11 @@ ro["versions"]["nccl"] = "2.18.3"
 cases["roce-old"] = doc([ro])
 ro2 = copy.deepcopy(ro)
 ro2["versions"]["nccl"] = "2.23.4"
-ro2["env"] = {"NCCL_IB_GID_INDEX": "3"}
+ro2["env"] = {"NCCL_IB_GID_INDEX": "1"}  # a RoCE v1 GID: wrong, so unset it
 cases["roce-new"] = doc([ro2])
+ro3 = copy.deepcopy(ro2)
+ro3["env"] = {"NCCL_IB_GID_INDEX": "3"}  # already the RoCE v2 one: nothing to change
+cases["roce-new-right"] = doc([ro3])
 # a container without /dev/infiniband on an RDMA host
 ct = host("ctr17", "f" * 32, [nic("eth0", ipv4=["172.18.0.2/16"], dflt=True)], hcas=[hca("mlx5_0", [port(1)])])
 ct["system"]["container"] = "docker"
