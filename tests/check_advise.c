@@ -231,7 +231,7 @@ START_TEST(test_one_host_socket_evidence)
 
 	add_nic(h, "eth0", CD_NIC_PHYSICAL, "192.168.40.7/24", 1);
 	for (int i = 0; i < 8; i++) {
-		char name[8], addr[32];
+		char name[16], addr[32];
 
 		snprintf(name, sizeof(name), "ib%d", i);
 		snprintf(addr, sizeof(addr), "10.%d.0.7/16", 10 + i);
