@@ -302,6 +302,34 @@ START_TEST(test_p2p_env_off)
 }
 END_TEST
 
+/* Retry exceeded on InfiniBand: two steps over the timeout in force, NCCL's default by version. */
+START_TEST(test_ib_timeout_by_version)
+{
+	static const struct { const char *nccl, *want; } cases[] = {
+		{ "2.23.4", "22" }, { "2.18.3", "20" }, { "2.12.12", "16" }, { NULL, "22" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cd_host *h;
+
+		cd_results_free(&res);
+		cd_results_init(&res);
+		h = add_host("node17");
+		if (cases[i].nccl)
+			h->versions.nccl = xstrdup(cases[i].nccl);
+		cd_results_add_finding(&res, "LOG007", CD_SEV_FAIL, "node17", "mlx5_0 (InfiniBand)", "retry exceeded");
+		cd_advise(&res);
+		ck_assert_msg(advice("NCCL_IB_TIMEOUT", cases[i].want), "NCCL %s: NCCL_IB_TIMEOUT=%s expected",
+			      cases[i].nccl ? cases[i].nccl : "unknown", cases[i].want);
+	}
+	set_env(&res.hosts[0], "NCCL_IB_TIMEOUT", "23");
+	cd_results_clear_judgement(&res);
+	cd_results_add_finding(&res, "LOG007", CD_SEV_FAIL, "node17", "mlx5_0 (InfiniBand)", "retry exceeded");
+	cd_advise(&res);
+	ck_assert_ptr_nonnull(advice("NCCL_IB_TIMEOUT", "25"));
+}
+END_TEST
+
 /* A straggler and a timeout finding (MPI003, LOG001): name the rank, heartbeat past the timeout. */
 START_TEST(test_straggler_and_timeout)
 {
@@ -409,6 +437,7 @@ Suite *advise_suite(void)
 	tcase_add_test(tc, test_nccl_own_pick_unreachable);
 	tcase_add_test(tc, test_one_host_socket_evidence);
 	tcase_add_test(tc, test_p2p_env_off);
+	tcase_add_test(tc, test_ib_timeout_by_version);
 	tcase_add_test(tc, test_straggler_and_timeout);
 	tcase_add_test(tc, test_nccl_straggler);
 	tcase_add_test(tc, test_reserved_findings);

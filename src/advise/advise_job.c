@@ -772,14 +772,22 @@ int q_flaky(struct cd_walk *w)
 
 void l_ib_timeout(struct cd_walk *w)
 {
-	const char *cur = NULL;
-	long v;
+	const char *cur = NULL, *nccl = NULL;
+	long v, dflt, ver;
 	char val[24];
 
 	for (size_t i = 0; i < w->r->n_hosts && !cur; i++)
 		cur = env_get(&w->r->hosts[i], "NCCL_IB_TIMEOUT");
-	/* NCCL's default is 20 (4.096 us * 2^20, about 4 s); one step up doubles it */
-	v = cur ? strtol(cur, NULL, 10) + 2 : 22;
+	for (size_t i = 0; i < w->r->n_hosts && !nccl; i++)
+		nccl = w->r->hosts[i].versions.nccl;
+	/*
+	 * NCCL's default (4.096 us * 2^n): 20 since 2.23, 18 in 2.14-2.22, 14 before
+	 * (src/transport/net_ib*.cc, NCCL_PARAM(IbTimeout)); unknown: the current one.
+	 * Two steps up is four times as long.
+	 */
+	ver = version_num(nccl);
+	dflt = ver < 0 || ver >= 22300 ? 20 : ver >= 21400 ? 18 : 14;
+	v = (cur ? strtol(cur, NULL, 10) : dflt) + 2;
 	snprintf(val, sizeof(val), "%ld", v > 31 ? 31 : v);
 	/* status 12 at the first transfer is usually no path at all: on RoCE, the wrong GID */
 	if (!any_roce_known(w->r))
@@ -789,7 +797,8 @@ void l_ib_timeout(struct cd_walk *w)
 		     "index fails exactly like this");
 	walk_emit(w, "NCCL_IB_TIMEOUT", val, NULL, "RDMA completions failed with transport retry exceeded "
 	     "(status 12); on InfiniBand a longer timeout rides out a flaky link while you check it (ibdiagnet, "
-	     "port counters)");
+	     "port counters); %s %ld, two steps up is four times as long", cur ? "now" : "NCCL's default",
+	     cur ? strtol(cur, NULL, 10) : dflt);
 }
 
 /* ---- environment settings the linter flagged ---- */
