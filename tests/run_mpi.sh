@@ -156,10 +156,13 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	[ $(($(date +%s) - t0)) -lt 30 ] && ok || bad "nccl pairs, a stuck rank: took $(($(date +%s) - t0)) s"
 	json_true "nccl pairs, a stuck rank: its pairs time out, it is named" "$TMP/npairsh.json" \
 		'sorted((p["rank"], p["peer"], p["status"]) for p in d["probes"] if p["name"] == "nccl.pairs") == [(0, 1, "ok"), (2, 0, "timeout"), (2, 3, "timeout"), (3, 1, "ok")] and [f["subject"] for f in d["findings"] if f["id"] == "NCCL004"] == ["rank 2"]'
-	# the same job, no slow rank: every pair good, no second pass, nobody named
+	# the same job, no slow rank: nobody named. Four ranks share two CPUs here, so one pair of
+	# the first pass can come out at under half the other's rate from the scheduler alone (seen
+	# once in three sanitizer runs): a second pass then checks its ranks with a good partner,
+	# which is the hunt doing its job, not a verdict; the verdict is that nobody is named.
 	LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 4 $P >"$TMP/npairs0.json" 2>"$TMP/err"
-	json_true "nccl pairs, none slow: one pass, none named" "$TMP/npairs0.json" \
-		'sorted((p["rank"], p["peer"]) for p in d["probes"] if p["name"] == "nccl.pairs" and p["status"] == "ok") == [(0, 1), (2, 3)] and not [f for f in d["findings"] if f["id"] in ("NCCL004", "MPI003")]'
+	json_true "nccl pairs, none slow: the first pass is (0,1), (2,3), none named" "$TMP/npairs0.json" \
+		'{(0, 1), (2, 3)} <= {(p["rank"], p["peer"]) for p in d["probes"] if p["name"] == "nccl.pairs" and p["status"] == "ok"} and not [f for f in d["findings"] if f["id"] in ("NCCL004", "MPI003")]'
 	# one rank's data is wrong: its own all_reduce records say so, the other rank's do not
 	$NW -x FAKE_NCCL_CORRUPT=1 -np 2 "$BIN" probe nccl.init nccl.all_reduce $SW --json >"$TMP/nwc.json" 2>"$TMP/err"
 	json_true "nccl across ranks: the rank with wrong data is named by its records" "$TMP/nwc.json" \
