@@ -33,14 +33,6 @@ int starts(const char *s, const char *prefix)
 	return s && !strncmp(s, prefix, strlen(prefix));
 }
 
-const char *env_get(const struct cd_host *h, const char *key)
-{
-	for (size_t i = 0; h && i < h->n_env; i++)
-		if (!strcmp(h->env[i].key, key))
-			return h->env[i].value;
-	return NULL;
-}
-
 int on_host(const struct cd_finding *f, const struct cd_host *h)
 {
 	return !h || !f->host || str_eq(f->host, h->hostname);

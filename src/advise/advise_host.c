@@ -65,19 +65,19 @@ int q_sock_need(struct cd_walk *w)
 	if (!c)
 		return w->libs != 0;
 	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
-		const char *v = env_get(w->h, vars[i].var);
+		const char *v = cd_host_env(w->h, vars[i].var);
 
 		if (v && strlen(v) > 1 && !selects_usable(w->h, v, vars[i].nccl_rules))
 			add_cause(w, vars[i].lib, "%s=%s selects no interface that is up, addressed and not virtual",
 				  vars[i].var, v);
 	}
-	if (!env_get(w->h, "NCCL_SOCKET_IFNAME") || strlen(env_get(w->h, "NCCL_SOCKET_IFNAME")) <= 1) {
+	if (!cd_host_env(w->h, "NCCL_SOCKET_IFNAME") || strlen(cd_host_env(w->h, "NCCL_SOCKET_IFNAME")) <= 1) {
 		/*
 		 * The bootstrap takes NCCL's first interface; without RDMA (or with NCCL_IB_DISABLE=1)
 		 * the socket transport takes every interface of the same step, up to 16.
 		 */
 		const struct cd_nic *list[16];
-		const char *ibd = env_get(w->h, "NCCL_IB_DISABLE");
+		const char *ibd = cd_host_env(w->h, "NCCL_IB_DISABLE");
 		int sockets = !cd_host_rdma_active(w->h) || (ibd && !strcmp(ibd, "1"));
 		size_t n = cd_nccl_socket_ifaces(w->h, NULL, list, sockets ? ARRAY_SIZE(list) : 1);
 
@@ -207,7 +207,7 @@ static int any_active(const struct cd_host *h)
 
 int q_ib_disabled(struct cd_walk *w)
 {
-	const char *v = env_get(w->h, "NCCL_IB_DISABLE");
+	const char *v = cd_host_env(w->h, "NCCL_IB_DISABLE");
 
 	return v && strtol(v, NULL, 10) == 1 && any_active(w->h);
 }
@@ -388,7 +388,7 @@ int q_nccl_old(struct cd_walk *w)
 /* NCCL_IB_GID_INDEX names the RoCE v2 IPv4 GID of every active RoCE port whose table was read. */
 static int gid_env_right(const struct cd_host *h)
 {
-	const char *v = env_get(h, "NCCL_IB_GID_INDEX");
+	const char *v = cd_host_env(h, "NCCL_IB_GID_INDEX");
 	char *end;
 	long idx = v ? strtol(v, &end, 10) : -1;
 	int seen = 0;
@@ -415,7 +415,7 @@ static int gid_env_right(const struct cd_host *h)
  */
 int q_gid_set(struct cd_walk *w)
 {
-	return env_get(w->h, "NCCL_IB_GID_INDEX") != NULL && !gid_env_right(w->h);
+	return cd_host_env(w->h, "NCCL_IB_GID_INDEX") != NULL && !gid_env_right(w->h);
 }
 
 void l_gid_set(struct cd_walk *w)
@@ -523,7 +523,7 @@ int q_gpus2(struct cd_walk *w)
 /* NCCL's P2P is off between NVLink-connected GPUs (P2P003) and the environment turned it off. */
 int q_p2p_env_off(struct cd_walk *w)
 {
-	const char *v = env_get(w->h, "NCCL_P2P_DISABLE");
+	const char *v = cd_host_env(w->h, "NCCL_P2P_DISABLE");
 
 	return v && strcmp(v, "0") && has(w, "P2P003");
 }
@@ -532,7 +532,7 @@ void l_p2p_enable(struct cd_walk *w)
 {
 	walk_emit(w, "NCCL_P2P_DISABLE", NULL, scope_host(w), "NCCL_P2P_DISABLE=%s turns peer-to-peer off between GPUs "
 		  "that NVLink connects: every intra-node transfer then goes through host memory",
-		  env_get(w->h, "NCCL_P2P_DISABLE"));
+		  cd_host_env(w->h, "NCCL_P2P_DISABLE"));
 }
 
 int q_acs(struct cd_walk *w)
@@ -605,7 +605,7 @@ void l_p2p_disable(struct cd_walk *w)
 {
 	const struct cd_finding *f = finding(w, "LOG005");
 
-	if (env_get(w->h, "NCCL_P2P_DISABLE") && !strcmp(env_get(w->h, "NCCL_P2P_DISABLE"), "1"))
+	if (cd_host_env(w->h, "NCCL_P2P_DISABLE") && !strcmp(cd_host_env(w->h, "NCCL_P2P_DISABLE"), "1"))
 		return;
 	walk_emit(w, "NCCL_P2P_DISABLE", "1", scope_host(w), "%s; NCCL falls back to shared memory. The real fix is "
 	     "ACS off on the PCIe bridges and iommu=pt (see the ACS and IOMMU questions)",

@@ -341,9 +341,9 @@ int q_reach_need(struct cd_walk *w)
 		const struct cd_host *h = &w->r->hosts[i];
 		const struct cd_nic *list[16];
 		int rdma = cd_host_rdma_active(h);
-		const char *ucx = env_get(h, "UCX_NET_DEVICES"), *gloo = env_get(h, "GLOO_SOCKET_IFNAME");
+		const char *ucx = cd_host_env(h, "UCX_NET_DEVICES"), *gloo = cd_host_env(h, "GLOO_SOCKET_IFNAME");
 		char ucx_exact[256];
-		size_t k = cd_nccl_socket_ifaces(h, env_get(h, "NCCL_SOCKET_IFNAME"), list, rdma ? 1 : ARRAY_SIZE(list));
+		size_t k = cd_nccl_socket_ifaces(h, cd_host_env(h, "NCCL_SOCKET_IFNAME"), list, rdma ? 1 : ARRAY_SIZE(list));
 
 		snprintf(ucx_exact, sizeof(ucx_exact), "=%s", ucx ? ucx : "");
 
@@ -351,7 +351,7 @@ int q_reach_need(struct cd_walk *w)
 			if (iface_failed(w->r, h, list[j]->name))
 				add_cause(w, LIB_NCCL, "NCCL would use %s (%s), which another host failed to reach",
 					  list[j]->name,
-					  env_get(h, "NCCL_SOCKET_IFNAME") ? "NCCL_SOCKET_IFNAME" : "its own order");
+					  cd_host_env(h, "NCCL_SOCKET_IFNAME") ? "NCCL_SOCKET_IFNAME" : "its own order");
 		for (size_t j = 0; j < h->n_nics; j++) {
 			const struct cd_nic *n = &h->nics[j];
 
@@ -359,7 +359,7 @@ int q_reach_need(struct cd_walk *w)
 				continue;
 			if (cd_ompi_tcp_uses(h, n, "btl") || cd_ompi_tcp_uses(h, n, "oob"))
 				add_cause(w, LIB_OMPI, "Open MPI's TCP would use %s (%s)", n->name,
-					  env_get(h, "OMPI_MCA_btl_tcp_if_include") ? "its if_include"
+					  cd_host_env(h, "OMPI_MCA_btl_tcp_if_include") ? "its if_include"
 						  : "its default: every interface but loopback");
 			/* UCX by itself skips bridges and uses the best route (1.21): only a setting misleads it */
 			if (!rdma && ucx && strcmp(ucx, "all") && cd_nccl_ifname_match(ucx_exact, n->name))
@@ -495,10 +495,10 @@ static void mpi_advice(struct cd_walk *w, const struct hostset *hs, struct cd_st
 	walk_emit(w, "OMPI_MCA_oob_tcp_if_include", val, hs->scope, "%s", why);
 	/* include and exclude together is an Open MPI error: drop the exclude */
 	for (size_t h = 0; h < hs->n; h++) {
-		if (env_get(&hs->h[h], "OMPI_MCA_btl_tcp_if_exclude"))
+		if (cd_host_env(&hs->h[h], "OMPI_MCA_btl_tcp_if_exclude"))
 			walk_emit(w, "OMPI_MCA_btl_tcp_if_exclude", NULL, hs->scope,
 			     "Open MPI refuses if_include and if_exclude together");
-		if (env_get(&hs->h[h], "OMPI_MCA_oob_tcp_if_exclude"))
+		if (cd_host_env(&hs->h[h], "OMPI_MCA_oob_tcp_if_exclude"))
 			walk_emit(w, "OMPI_MCA_oob_tcp_if_exclude", NULL, hs->scope,
 			     "Open MPI refuses if_include and if_exclude together");
 	}
@@ -724,7 +724,7 @@ int q_rails(struct cd_walk *w)
 	if (w->r->n_hosts < 2 || host_rails(&w->r->hosts[0], first, &n0) < 0 || n0 < 2)
 		return 0;
 	for (size_t i = 0; i < w->r->n_hosts; i++) {
-		const char *v = env_get(&w->r->hosts[i], "NCCL_CROSS_NIC");
+		const char *v = cd_host_env(&w->r->hosts[i], "NCCL_CROSS_NIC");
 
 		if (i && (host_rails(&w->r->hosts[i], other, &n) < 0 || n != n0))
 			return 0;
@@ -777,7 +777,7 @@ void l_ib_timeout(struct cd_walk *w)
 	char val[24];
 
 	for (size_t i = 0; i < w->r->n_hosts && !cur; i++)
-		cur = env_get(&w->r->hosts[i], "NCCL_IB_TIMEOUT");
+		cur = cd_host_env(&w->r->hosts[i], "NCCL_IB_TIMEOUT");
 	for (size_t i = 0; i < w->r->n_hosts && !nccl; i++)
 		nccl = w->r->hosts[i].versions.nccl;
 	/*
@@ -816,7 +816,7 @@ int q_envfix(struct cd_walk *w)
 const char *env_any_host(const struct cd_results *r, const char *name)
 {
 	for (size_t h = 0; h < r->n_hosts; h++) {
-		const char *v = env_get(&r->hosts[h], name);
+		const char *v = cd_host_env(&r->hosts[h], name);
 
 		if (v)
 			return v;

@@ -9,6 +9,7 @@
 
 #include "envlint.h"
 #include "explain.h"
+#include "libdefaults.h"
 #include "measure.h"
 #include "results.h"
 #include "util.h"
@@ -38,7 +39,6 @@ struct hostset {
 
 int str_eq(const char *a, const char *b);
 int starts(const char *s, const char *prefix);
-const char *env_get(const struct cd_host *h, const char *key);
 int on_host(const struct cd_finding *f, const struct cd_host *h);
 const struct cd_finding *finding(const struct cd_walk *w, const char *id);
 void note(struct cd_walk *w, const char *id);

@@ -77,12 +77,6 @@ static int nccl_v6(const struct cd_nic *n)
 	return 0;
 }
 
-/*
- * findInterfaces(prefixList): getifaddrs lists every IPv4 address before any IPv6 one,
- * each family in interface order, so an interface with only IPv6 comes after every
- * IPv4 one. No state check: an address on an interface that is down is listed too.
- * NCCL_SOCKET_FAMILY (AF_INET/AF_INET6) restricts the family.
- */
 /* NCCL 2.28.3 and later (or unknown: the current behaviour) filter on IFF_RUNNING and skip virbr*. */
 static int nccl_2_28(const struct cd_host *h)
 {
@@ -93,6 +87,12 @@ static int nccl_2_28(const struct cd_host *h)
 	return a > 2 || (a == 2 && (b > 28 || (b == 28 && c >= 3)));
 }
 
+/*
+ * findInterfaces(prefixList): getifaddrs lists every IPv4 address before any IPv6 one,
+ * each family in interface order, so an interface with only IPv6 comes after every
+ * IPv4 one. Before 2.28.3 no state check: an address on an interface that is down is listed too.
+ * NCCL_SOCKET_FAMILY (AF_INET/AF_INET6) restricts the family.
+ */
 static size_t find_ifaces(const struct cd_host *h, const char *list, const struct cd_nic **out, size_t max)
 {
 	const char *fam = cd_host_env(h, "NCCL_SOCKET_FAMILY");
