@@ -1216,6 +1216,45 @@ def _():
     return d
 
 
+@case("healthy-a100-roce-site-hca")
+def _():
+    # the front end is a RoCE port too (ConnectX-6 Dx, 100 GbE, MTU 1500, the default route, as OCI's
+    # and many on-premises RoCE clusters have it), so neither its link layer nor a separate Ethernet
+    # NIC tells it from the eight 200 GbE rails; the site's NCCL_IB_HCA and UCX_NET_DEVICES name the
+    # rails, and that is the evidence that it is not one
+    env = {"NCCL_IB_HCA": "=" + ",".join("mlx5_%d" % i for i in range(8)), "NCCL_IB_GID_INDEX": "3",
+           "NCCL_SOCKET_IFNAME": "ens8f0np0", "OMPI_MCA_pml": "ucx",
+           "UCX_NET_DEVICES": ",".join("mlx5_%d:1" % i for i in range(8))}
+    d = a100_doc(env=env)
+    h = d["hosts"][0]
+    eth0 = nic_by(h, "eth0")
+    h["nics"] = [n for n in h["nics"] if n["name"] != "eth0"]
+    fe = nic("ens8f0np0", ipv4=["172.16.8.41/22"], mtu=1500, speed=100000, mac="b8:ce:f6:5e:10:41",
+             default_route=True, driver="mlx5_core", bus_id=eth0["bus_id"], numa=1, ifindex=2)
+    h["nics"].insert(1, fe)
+    for c in h["pci_devices"]:
+        if c["bus_id"] == eth0["bus_id"]:
+            c.update({"kind": "hca", "vendor_id": "0x15b3", "device_id": "0x101d", "vendor": "Mellanox Technologies",
+                      "device": "MT2892 Family [ConnectX-6 Dx]", "os_devices": ["mlx5_8", "ens8f0np0"]})
+    h["hcas"].append(hca("mlx5_8", "0xb8cef603005e1041", "22.39.1002", "MT_0000000359", eth0["bus_id"], 1,
+                         "ens8f0np0", [roce_port("ens8f0np0", "172.16.8.41/22", "bace:f6ff:fe5e:1041", rate=100,
+                                                 lanes=4, mtu=1024)]))
+    h["paths"]["nets"][-1] = "mlx5_8"
+    h["env"] = dict(sorted(h["env"].items()))
+    return d
+
+
+@case("broken-ib-hca-other-names")
+def _():
+    # NCCL_IB_HCA copied from an Azure VM (mlx5_ib*) onto a bare-metal node whose ports are mlx5_0..7:
+    # it selects none of them, and NCCL falls back to sockets
+    d = h100_doc()
+    h = d["hosts"][0]
+    h["env"]["NCCL_IB_HCA"] = "mlx5_ib0,mlx5_ib1,mlx5_ib2,mlx5_ib3,mlx5_ib4,mlx5_ib5,mlx5_ib6,mlx5_ib7"
+    h["env"] = dict(sorted(h["env"].items()))
+    return d
+
+
 @case("broken-gpu-memory-outlier")
 def _():
     d = a100_doc()
