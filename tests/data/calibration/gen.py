@@ -1712,8 +1712,8 @@ def dgxa100_doc(**kw):
 #
 # A 2U server with two NVIDIA H100 PCIe (80 GB HBM2e, Gen5 x16) joined by three NVLink bridges:
 # 12 NVLink 4 links, 600 GB/s both directions (NVIDIA H100 PCIe product brief), nvidia-smi topo
-# "NV12" (as NVIDIA/nccl#1617 shows NV6 for bridged H100 pairs). Both GPUs on one CPU socket; 25 GbE
-# front end, no RDMA. P2P about 255 GB/s one way (85 % of 12 x 25 GB/s) and a 2-GPU all_reduce about
+# "NV12" (NVIDIA/nccl#1617 shows the same form, NV6, for four H100 linked directly). Both GPUs
+# on one CPU socket; 25 GbE front end, no RDMA. P2P about 255 GB/s one way (85 % of 12 x 25 GB/s) and a 2-GPU all_reduce about
 # 235 GB/s are ESTIMATES (no public nvbandwidth/nccl-tests table for a bridged H100 PCIe pair found).
 
 H100P_BUS = ["0000:4a:00.0", "0000:61:00.0"]
