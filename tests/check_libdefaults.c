@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The libraries' own interface choices (core/libdefaults.c) against their sources' rules. */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,6 +267,38 @@ START_TEST(test_iface_users)
 }
 END_TEST
 
+/* NCCL's verbs transport takes InfiniBand and RoCE ports only, and none under another NCCL_NET. */
+START_TEST(test_nccl_ib_takes)
+{
+	port("rdmap79s0", "unknown", 200, "active"); /* EFA: link layer unspecified */
+	port("rdmap80s0", "unknown", 200, "active");
+	port("mlx5_0", "ethernet", 100, "active");
+	ck_assert_str_eq(cd_rdma_rail_layer(&host), "unknown"); /* the EFA ports are the rails */
+	ck_assert(cd_rdma_rail_port(&host, "rdmap79s0", &host.hcas[0].ports[0]));
+	ck_assert(!cd_nccl_ib_takes(&host, "rdmap79s0", &host.hcas[0].ports[0], 0));
+	ck_assert(cd_nccl_ib_takes(&host, "mlx5_0", &host.hcas[2].ports[0], 0));
+	env("NCCL_IB_DISABLE", "1");
+	ck_assert(!cd_nccl_ib_takes(&host, "mlx5_0", &host.hcas[2].ports[0], 0));
+	ck_assert(cd_nccl_ib_takes(&host, "mlx5_0", &host.hcas[2].ports[0], 1));
+	env("NCCL_NET", "AWS Libfabric");
+	ck_assert(!cd_nccl_ib_takes(&host, "mlx5_0", &host.hcas[2].ports[0], 1));
+}
+END_TEST
+
+/* A port down that the site's lists leave out is wanted by no library. */
+START_TEST(test_port_selected_down)
+{
+	port("mlx5_0", "infiniband", 200, "active");
+	port("mlx5_4", "ethernet", NAN, "down");
+	ck_assert_uint_eq(cd_rdma_port_users(&host, "mlx5_4", &host.hcas[1].ports[0]), 0);
+	ck_assert_uint_eq(cd_rdma_port_selected(&host, "mlx5_4", &host.hcas[1].ports[0]), CD_LIB_NCCL | CD_LIB_UCX);
+	env("NCCL_IB_HCA", "=mlx5_0");
+	ck_assert_uint_eq(cd_rdma_port_selected(&host, "mlx5_4", &host.hcas[1].ports[0]), CD_LIB_UCX);
+	env("UCX_NET_DEVICES", "mlx5_0:1");
+	ck_assert_uint_eq(cd_rdma_port_selected(&host, "mlx5_4", &host.hcas[1].ports[0]), 0);
+}
+END_TEST
+
 Suite *libdefaults_suite(void)
 {
 	Suite *s = suite_create("libdefaults");
@@ -282,6 +315,8 @@ Suite *libdefaults_suite(void)
 	tcase_add_test(tc, test_rails);
 	tcase_add_test(tc, test_rails_site_list);
 	tcase_add_test(tc, test_iface_users);
+	tcase_add_test(tc, test_nccl_ib_takes);
+	tcase_add_test(tc, test_port_selected_down);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -305,7 +305,7 @@ static const struct cd_advise_node tree[N_NODES] = {
 	  L_IB_ENABLE, H_IB_DOWN),
 	L(L_IB_ENABLE, "leaf.ib-enable", H, "unset NCCL_IB_DISABLE", l_ib_enable, H_IB_DOWN),
 	Q(H_IB_DOWN, "host.ib-down", H, NULL, "a port down or not active?", q_ib_down, L_IB_HCA, H_IB_RATES),
-	Q(H_IB_RATES, "host.ib-rates", H, NULL, "active ports at different rates?", q_ib_rates, L_IB_HCA, H_IB_FAR),
+	Q(H_IB_RATES, "host.ib-rates", H, NULL, "active ports a library takes at different rates or link layers?", q_ib_rates, L_IB_HCA, H_IB_FAR),
 	Q(H_IB_FAR, "host.ib-far", H, NULL, "an HCA SYS-far from every GPU while another is near?", q_ib_far, L_IB_HCA,
 	  H_ROCE),
 	L(L_IB_HCA, "leaf.ib-hca", H, "NCCL_IB_HCA: active, fastest, GPU-near ports first", l_ib_hca, H_ROCE),

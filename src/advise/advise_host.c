@@ -222,12 +222,14 @@ int q_ib_down(struct cd_walk *w)
 {
 	int down = 0;
 
+	/* a port down that the site's settings leave out of every library is not this branch's */
 	for (size_t i = 0; i < w->h->n_hcas; i++)
 		for (size_t k = 0; k < w->h->hcas[i].n_ports; k++)
-			down |= !port_active(&w->h->hcas[i].ports[k]);
+			down |= !port_active(&w->h->hcas[i].ports[k]) &&
+				cd_rdma_port_selected(w->h, w->h->hcas[i].name, &w->h->hcas[i].ports[k]);
 	if (down)
 		has(w, "IB001");
-	return down || has(w, "IB001");
+	return down;
 }
 
 /*
@@ -239,9 +241,21 @@ static unsigned port_takers(const struct cd_host *h, const char *hca, const stru
 {
 	unsigned users = cd_rdma_port_users(h, hca, p);
 
-	if (port_active(p) && cd_nccl_ib_hca_match(cd_host_env(h, "NCCL_IB_HCA"), hca, p->port))
+	if (port_active(p) && cd_nccl_ib_takes(h, hca, p, 1))
 		users |= CD_LIB_NCCL;
 	return users;
+}
+
+/*
+ * An active port of the link layer the host's rails do not have: RoCE storage ports beside
+ * InfiniBand rails (DGX A100), an Ethernet VF beside them (Azure). NCCL takes both kinds
+ * and, fusing ports of two link layers, stops with "Attempted to merge incompatible devices
+ * ... Try selecting NICs of only one link type using NCCL_IB_HCA" (src/transport/net_ib/init.cc).
+ */
+static int other_layer(const struct cd_host *h, const struct cd_ib_port *p)
+{
+	return port_active(p) && p->link_layer && strcmp(p->link_layer, cd_rdma_rail_layer(h)) &&
+	       (!strcmp(p->link_layer, "infiniband") || !strcmp(p->link_layer, "ethernet"));
 }
 
 /*
@@ -252,18 +266,21 @@ static unsigned port_takers(const struct cd_host *h, const char *hca, const stru
 int q_ib_rates(struct cd_walk *w)
 {
 	double slowest_used = INFINITY, hi = 0;
+	int mixed = 0;
 
 	for (size_t i = 0; i < w->h->n_hcas; i++)
 		for (size_t k = 0; k < w->h->hcas[i].n_ports; k++) {
 			const struct cd_ib_port *p = &w->h->hcas[i].ports[k];
+			unsigned takers = port_takers(w->h, w->h->hcas[i].name, p);
 
+			mixed |= (takers & CD_LIB_NCCL) && other_layer(w->h, p);
 			if (port_active(p) && isfinite(p->rate_gbit_s)) {
 				hi = fmax(hi, p->rate_gbit_s);
-				if (port_takers(w->h, w->h->hcas[i].name, p))
+				if (takers)
 					slowest_used = fmin(slowest_used, p->rate_gbit_s);
 			}
 		}
-	return hi > 0 && slowest_used < hi;
+	return mixed || (hi > 0 && slowest_used < hi);
 }
 
 /* Best (lowest) path class from an HCA to any GPU: 0 PIX … 4 SYS; 9 unknown. */
@@ -332,6 +349,7 @@ void l_ib_hca(struct cd_walk *w)
 				char *s = xasprintf("%s:%" PRId64, c->name, p->port);
 				const char *bad = !port_active(p) ? p->state ? p->state : "not active"
 						  : isfinite(p->rate_gbit_s) && p->rate_gbit_s < best ? "slower"
+						  : other_layer(w->h, p) ? "of the other link layer than the rails"
 						  : d == 4 && w->h->paths.gpus.n ? "SYS from every GPU"
 										 : NULL;
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "measure.h"
 #include "util.h"
@@ -321,15 +322,36 @@ static int env_is(const struct cd_host *h, const char *key, const char *value)
 	return v && !strcmp(v, value);
 }
 
+int cd_nccl_ib_takes(const struct cd_host *h, const char *hca, const struct cd_ib_port *p, int even_disabled)
+{
+	const char *net = cd_host_env(h, "NCCL_NET");
+
+	/* NCCL_NET names the one network module NCCL loads: "IB" is the verbs one */
+	if (net && *net && strcasecmp(net, "IB"))
+		return 0;
+	if (!even_disabled && env_is(h, "NCCL_IB_DISABLE", "1"))
+		return 0;
+	/* ncclIbInitDevices skips a port of any other link layer (an EFA port's is unspecified) */
+	if (p->link_layer && strcmp(p->link_layer, "infiniband") && strcmp(p->link_layer, "ethernet"))
+		return 0;
+	return cd_nccl_ib_hca_match(cd_host_env(h, "NCCL_IB_HCA"), hca, p->port);
+}
+
 unsigned cd_rdma_port_users(const struct cd_host *h, const char *hca, const struct cd_ib_port *p)
+{
+	if (!p->state || strcmp(p->state, "active"))
+		return 0;
+	return cd_rdma_port_selected(h, hca, p);
+}
+
+unsigned cd_rdma_port_selected(const struct cd_host *h, const char *hca, const struct cd_ib_port *p)
 {
 	unsigned libs = 0;
 	char name[160];
 
-	if (!p->state || strcmp(p->state, "active") || !hca)
+	if (!hca)
 		return 0;
-	/* ncclIbInitDevices: every active port NCCL_IB_HCA selects, unless IB is disabled */
-	if (!env_is(h, "NCCL_IB_DISABLE", "1") && cd_nccl_ib_hca_match(cd_host_env(h, "NCCL_IB_HCA"), hca, p->port))
+	if (cd_nccl_ib_takes(h, hca, p, 0))
 		libs |= CD_LIB_NCCL;
 	snprintf(name, sizeof(name), "%s:%lld", hca, (long long)p->port);
 	if (cd_ucx_tls_rdma(cd_host_env(h, "UCX_TLS")) && cd_ucx_net_device_match(cd_host_env(h, "UCX_NET_DEVICES"), name))
@@ -337,21 +359,34 @@ unsigned cd_rdma_port_users(const struct cd_host *h, const char *hca, const stru
 	return libs;
 }
 
-/* The link layer most active ports of h have: its compute rails' (ties go to InfiniBand). */
-static const char *rail_layer(const struct cd_host *h)
+const char *cd_rdma_rail_layer(const struct cd_host *h)
 {
-	size_t ib = 0, eth = 0;
+	const char *best = NULL;
+	size_t best_n = 0;
 
+	/* the most common link layer of the active ports; ties go to InfiniBand, then Ethernet */
 	for (size_t i = 0; i < h->n_hcas; i++)
 		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
 			const struct cd_ib_port *p = &h->hcas[i].ports[j];
+			size_t n = 0;
 
 			if (!p->state || strcmp(p->state, "active") || !p->link_layer)
 				continue;
-			ib += !strcmp(p->link_layer, "infiniband");
-			eth += !strcmp(p->link_layer, "ethernet");
+			for (size_t k = 0; k < h->n_hcas; k++)
+				for (size_t l = 0; l < h->hcas[k].n_ports; l++) {
+					const struct cd_ib_port *q = &h->hcas[k].ports[l];
+
+					n += q->state && !strcmp(q->state, "active") && q->link_layer &&
+					     !strcmp(q->link_layer, p->link_layer);
+				}
+			if (n > best_n || (n == best_n && best && strcmp(best, "infiniband") &&
+					   (!strcmp(p->link_layer, "infiniband") ||
+					    (!strcmp(p->link_layer, "ethernet") && strcmp(best, "ethernet"))))) {
+				best = p->link_layer;
+				best_n = n;
+			}
 		}
-	return ib >= eth ? "infiniband" : "ethernet";
+	return best ? best : "infiniband";
 }
 
 int cd_rdma_rail_port(const struct cd_host *h, const char *hca, const struct cd_ib_port *p)
@@ -362,7 +397,7 @@ int cd_rdma_rail_port(const struct cd_host *h, const char *hca, const struct cd_
 		return 0;
 	if (hcas && *hcas)
 		return cd_nccl_ib_hca_match(hcas, hca, p->port);
-	return !p->link_layer || !strcmp(p->link_layer, rail_layer(h));
+	return !p->link_layer || !strcmp(p->link_layer, cd_rdma_rail_layer(h));
 }
 
 /* ---- which library sends over which interface ---- */

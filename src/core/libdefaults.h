@@ -82,8 +82,26 @@ int cd_ucx_net_device_match(const char *spec, const char *name);
 /* Does UCX_TLS (NULL: unset, "all") leave UCX a transport over verbs? */
 int cd_ucx_tls_rdma(const char *tls);
 
+/*
+ * Do NCCL's verbs transport's settings select port p, whatever its state? Not when
+ * NCCL_NET names another network module ("AWS Libfabric", "Socket"), NCCL_IB_DISABLE=1
+ * (unless even_disabled: what NCCL would take once it is unset), the link layer is neither
+ * InfiniBand nor Ethernet (EFA), or NCCL_IB_HCA leaves it out.
+ */
+int cd_nccl_ib_takes(const struct cd_host *h, const char *hca, const struct cd_ib_port *p, int even_disabled);
+
 /* The libraries (CD_LIB_NCCL, CD_LIB_UCX) that would carry data over RDMA port p of hca. */
 unsigned cd_rdma_port_users(const struct cd_host *h, const char *hca, const struct cd_ib_port *p);
+
+/*
+ * The libraries whose settings select port p whatever its state: those that would use it
+ * once it is up. 0 for a port the site's NCCL_IB_HCA and UCX_NET_DEVICES (or UCX_TLS) both
+ * leave out, such as an uncabled storage port.
+ */
+unsigned cd_rdma_port_selected(const struct cd_host *h, const char *hca, const struct cd_ib_port *p);
+
+/* The link layer most active ports of h have, its compute rails' ("infiniband" on a tie). */
+const char *cd_rdma_rail_layer(const struct cd_host *h);
 
 /*
  * Is active port p of hca one of h's GPU rails? When NCCL_IB_HCA is set, the site has

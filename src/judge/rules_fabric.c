@@ -205,14 +205,26 @@ static int rdma_netdev(const struct cd_host *h, const struct cd_nic *n)
 }
 
 /*
- * A fabric port of one group: the same kind, and the same role (the netdev of an RDMA port,
- * or not): a 100 GbE front end at MTU 1500 beside 200 GbE RoCE rails at 9000 is a design,
- * not a mismatch; one rail at 1500 among rails at 9000 is.
+ * An interface's role: the netdev of an RDMA rail (2), the front end that carries the
+ * default route (1), or another data interface (0).
+ */
+static int nic_role(const struct cd_host *h, const struct cd_nic *n)
+{
+	if (rdma_netdev(h, n))
+		return 2;
+	return n->default_route == CD_TRI_TRUE;
+}
+
+/*
+ * A fabric port of one group: the same kind, and the same role: a 100 GbE front end at MTU
+ * 1500 beside 200 GbE RoCE rails at 9000 is a design, not a mismatch, and so is a cloud VM's
+ * front end on the default network (GCE: MTU 1460) beside GPU NICs of the same make at 8244;
+ * one rail at 1500 among rails at 9000 is a mismatch.
  */
 static int is_fabric(const struct cd_eval *e, const struct cd_host *h, const struct cd_nic *n, enum cd_nic_kind kind,
-		     int rdma)
+		     int role)
 {
-	return n->kind == kind && rdma_netdev(h, n) == rdma && cd_nic_is_up(n) && n->speed_mbit_s != CD_NULL_I64 &&
+	return n->kind == kind && nic_role(h, n) == role && cd_nic_is_up(n) && n->speed_mbit_s != CD_NULL_I64 &&
 	       (double)n->speed_mbit_s >= key(e, CD_K_NET_FABRIC_MIN);
 }
 
@@ -223,14 +235,14 @@ static int fabric_outliers(struct cd_eval *e, const struct cd_host *h, int speed
 	int64_t *v = xcalloc(h->n_nics + 1, sizeof(*v));
 	int found = 0;
 
-	for (size_t g = 0; g < 2 * ARRAY_SIZE(kinds); g++) {
-		const size_t k = g / 2;
-		const int rdma = (int)(g % 2);
+	for (size_t g = 0; g < 3 * ARRAY_SIZE(kinds); g++) {
+		const size_t k = g / 3;
+		const int role = (int)(g % 3), rdma = role == 2;
 		size_t n = 0;
 		int64_t common;
 
 		for (size_t i = 0; i < h->n_nics; i++)
-			if (is_fabric(e, h, &h->nics[i], kinds[k], rdma))
+			if (is_fabric(e, h, &h->nics[i], kinds[k], role))
 				v[n++] = speed ? h->nics[i].speed_mbit_s : h->nics[i].mtu;
 		if (n < 2)
 			continue;
@@ -240,7 +252,7 @@ static int fabric_outliers(struct cd_eval *e, const struct cd_host *h, int speed
 			int64_t x = speed ? nic->speed_mbit_s : nic->mtu;
 			struct cd_finding *f;
 
-			if (!is_fabric(e, h, nic, kinds[k], rdma) || x == common || (speed && x > common))
+			if (!is_fabric(e, h, nic, kinds[k], role) || x == common || (speed && x > common))
 				continue;
 			if (speed) {
 				f = add(e, "NET005", CD_SEV_WARN, h->hostname, nic->name,
@@ -588,14 +600,27 @@ int rule_port_down(struct cd_eval *e, const struct cd_host *h)
 			struct cd_finding *f;
 			char subj[96];
 
+			unsigned wanted;
+
 			if (port_active(p))
 				continue;
+			/*
+			 * A port the site's own settings leave out of every library (an uncabled
+			 * storage port beside NCCL_IB_HCA and UCX_NET_DEVICES naming the rails) is a
+			 * fact of the design, not a fault: info.
+			 */
+			wanted = cd_rdma_port_selected(h, h->hcas[i].name, p);
 			snprintf(subj, sizeof(subj), "%s/%" PRId64, h->hcas[i].name, p->port);
-			f = add(e, "IB001", CD_SEV_FAIL, h->hostname, subj, "RDMA port is not active", NAN, NAN, NULL,
-				CD_K_NONE);
+			f = add(e, "IB001", wanted ? CD_SEV_FAIL : CD_SEV_INFO, h->hostname, subj, "RDMA port is not active",
+				NAN, NAN, NULL, CD_K_NONE);
 			cd_finding_evidence(f, "%s: state %s, physical state %s, link layer %s", subj,
 					    p->state ? p->state : "unknown", p->phys_state ? p->phys_state : "unknown",
 					    p->link_layer ? p->link_layer : "unknown");
+			if (!wanted)
+				cd_finding_evidence(f, "no library would use it: NCCL_IB_HCA=%s leaves it out, and so does UCX "
+						    "(UCX_NET_DEVICES=%s, UCX_TLS=%s)", cd_host_env(h, "NCCL_IB_HCA"),
+						    cd_host_env(h, "UCX_NET_DEVICES") ? cd_host_env(h, "UCX_NET_DEVICES") : "all",
+						    cd_host_env(h, "UCX_TLS") ? cd_host_env(h, "UCX_TLS") : "all");
 			n++;
 		}
 	}
@@ -691,7 +716,7 @@ static int port_rates(struct cd_eval *e, const struct cd_host *h, int floor_rule
 	double floor_ = key(e, CD_K_IB_MIN_RATE);
 	const char *layer = NULL;
 	int64_t *v = NULL, common;
-	size_t cap = 0, n = 0, per_gpu = 1;
+	size_t cap = 0, n = 0, per_gpu = 1, designed;
 	int found = 0;
 
 	for (size_t i = 0; i < h->n_hcas; i++)
@@ -708,8 +733,11 @@ static int port_rates(struct cd_eval *e, const struct cd_host *h, int floor_rule
 	 * it with two ports at half the rate each: the floor per port is the floor over the
 	 * rails per GPU, rounded (ten ports for eight GPUs, storage included, is still one).
 	 */
-	if (h->n_gpus && n >= 2 * h->n_gpus)
-		per_gpu = (n + h->n_gpus / 2) / h->n_gpus;
+	/* the design's ports per GPU: the profile's expected count when it has one, so that a
+	 * host missing rails (IB004's) does not also fail every survivor on a doubled floor */
+	designed = key(e, CD_K_IB_PORTS) > 0 ? (size_t)key(e, CD_K_IB_PORTS) : n;
+	if (h->n_gpus && designed >= 2 * h->n_gpus)
+		per_gpu = (designed + h->n_gpus / 2) / h->n_gpus;
 	floor_ /= (double)per_gpu;
 	for (size_t i = 0; i < h->n_hcas; i++) {
 		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {

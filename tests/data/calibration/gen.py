@@ -1255,6 +1255,74 @@ def _():
     return d
 
 
+def storage_hca(h, name, netdev, bus, numa, state, ip=None, rate=200):
+    """A storage ConnectX on the host's own storage network (Ethernet link layer): cabled and active with
+    an address, or not cabled (down, disabled, its netdev administratively down)."""
+    guid = "0x1070fd0300%02x%02x" % (len(h["hcas"]), 0x5a)
+    if state == "active":
+        port = roce_port(netdev, ip, "1270:fdff:fe%02x:005a" % len(h["hcas"]), rate=rate)
+        h["nics"].append(nic(netdev, ipv4=[ip], mtu=9000, speed=rate * 1000, mac="10:70:fd:%02x:00:5a" % len(h["hcas"]),
+                             driver="mlx5_core", bus_id=bus, numa=numa, ifindex=20 + len(h["hcas"])))
+    else:
+        port = {"port": 1, "state": "down", "phys_state": "disabled", "link_layer": "ethernet", "active_width": None,
+                "lane_gbit_s": None, "rate_gbit_s": None, "lid": None, "mtu_bytes": 1024, "netdev": netdev,
+                "roce_v2_gid_index": None, "gids": []}
+        h["nics"].append(nic(netdev, state="down", admin_up=False, mtu=1500, mac="10:70:fd:%02x:00:5a" % len(h["hcas"]),
+                             driver="mlx5_core", bus_id=bus, numa=numa, ifindex=20 + len(h["hcas"])))
+    h["pci_devices"].append(pci(bus, "hca", "0x15b3", "0x101d", "0x0207", "Mellanox Technologies",
+                                "MT2892 Family [ConnectX-6 Dx]", numa, 4, 16, os_devices=[name, netdev]))
+    h["hcas"].append(hca(name, guid, "22.39.1002", "MT_0000000359", bus, numa, netdev, [port]))
+
+
+@case("healthy-h100-ib-storage-uncabled")
+def _():
+    # a storage card with one port cabled (active, its own network) and one not: the site's
+    # NCCL_IB_HCA and UCX_NET_DEVICES name the eight compute ports, so nothing uses the storage card
+    env = {"NCCL_IB_HCA": "=" + ",".join("mlx5_%d" % i for i in range(8)),
+           "UCX_NET_DEVICES": ",".join("mlx5_%d:1" % i for i in range(8))}
+    d = h100_doc()
+    h = d["hosts"][0]
+    h["env"].update(env)
+    h["env"] = dict(sorted(h["env"].items()))
+    storage_hca(h, "mlx5_8", "ens9f0np0", "0000:a5:00.0", 1, "active", ip="172.30.4.7/22")
+    storage_hca(h, "mlx5_9", "ens9f1np1", "0000:a5:00.1", 1, "down")
+    return d
+
+
+@case("broken-h100-ib-storage-unnamed")
+def _():
+    # the same storage port active on a node with no NCCL_IB_HCA: NCCL takes it beside the eight
+    # InfiniBand rails (two link layers: NCCL asks for NCCL_IB_HCA when it would fuse them)
+    d = h100_doc()
+    h = d["hosts"][0]
+    storage_hca(h, "mlx5_8", "ens9f0np0", "0000:a5:00.0", 1, "active", ip="172.30.4.7/22", rate=400)
+    return d
+
+
+@case("healthy-cpu-frontend-mtu")
+def _():
+    # an Ethernet-only compute node: the front end (the default route) at MTU 1500 and two 100 GbE
+    # data ports at 9000, all of one make: a design, not a mismatch
+    nics = [lo(), nic("eno1", ipv4=["10.20.4.12/21"], mtu=1500, speed=100000, mac="b0:26:28:4c:0a:12",
+                      default_route=True, driver="ice", bus_id="0000:c3:00.0", numa=1, ifindex=2),
+            nic("ens2f0", ipv4=["10.60.4.12/22"], mtu=9000, speed=100000, mac="b4:96:91:aa:01:12",
+                driver="ice", bus_id="0000:41:00.0", numa=0, ifindex=3),
+            nic("ens2f1", ipv4=["10.61.4.12/22"], mtu=9000, speed=100000, mac="b4:96:91:aa:01:13",
+                driver="ice", bus_id="0000:41:00.1", numa=0, ifindex=4)]
+    h = cpu_host(nics=nics)
+    return document([h], gpu_skips(h["hostname"], LIBCUDA), duration=1.9)
+
+
+@case("broken-cpu-data-port-mtu")
+def _():
+    # the same node with one data port left at MTU 1500 after a NIC swap
+    d = CASES["healthy-cpu-frontend-mtu"]()
+    for n in d["hosts"][0]["nics"]:
+        if n["name"] == "ens2f1":
+            n["mtu"] = 1500
+    return d
+
+
 @case("broken-gpu-memory-outlier")
 def _():
     d = a100_doc()
