@@ -24,10 +24,11 @@ static const struct {
 };
 
 static const char *const kind_names[] = {
-	[CD_ENVK_ANY] = "any", [CD_ENVK_BOOL] = "bool", [CD_ENVK_INT] = "int", [CD_ENVK_UINT] = "uint",
+	[CD_ENVK_ANY] = "any", [CD_ENVK_BOOL] = "bool", [CD_ENVK_INT] = "int", [CD_ENVK_PARAM] = "param", [CD_ENVK_UINT] = "uint",
 	[CD_ENVK_ULONG] = "ulong", [CD_ENVK_MCABOOL] = "mcabool", [CD_ENVK_MCAVERBOSE] = "mcaverbose",
 	[CD_ENVK_ENUM] = "enum", [CD_ENVK_IFLIST] = "iflist", [CD_ENVK_HCALIST] = "hcalist",
 	[CD_ENVK_RENAMED] = "renamed", [CD_ENVK_REMOVED] = "removed", [CD_ENVK_NOTVAR] = "notvar",
+	[CD_ENVK_PLUGIN] = "plugin",
 };
 
 static int family_of(const char *name)
@@ -65,9 +66,16 @@ int cd_envcat_parse(struct cd_envcat *c, const char *text, size_t len, const cha
 		words[1] = strtok_r(NULL, " \t\r", &save);
 		words[2] = save ? save + strspn(save, " \t") : NULL;
 		if (words[2]) {
-			size_t l = strlen(words[2]);
+			size_t l;
 
-			while (l && (words[2][l - 1] == '\r' || words[2][l - 1] == ' '))
+			/* a comment after the entry: '#' at the start of the argument or after a blank */
+			for (char *q = words[2]; *q; q++)
+				if (*q == '#' && (q == words[2] || q[-1] == ' ' || q[-1] == '\t')) {
+					*q = '\0';
+					break;
+				}
+			l = strlen(words[2]);
+			while (l && (words[2][l - 1] == '\r' || words[2][l - 1] == ' ' || words[2][l - 1] == '\t'))
 				words[2][--l] = '\0';
 			if (!l)
 				words[2] = NULL;
@@ -77,11 +85,18 @@ int cd_envcat_parse(struct cd_envcat *c, const char *text, size_t len, const cha
 				k = (int)i;
 		if (k < 0)
 			return cd_error("env: '%s:%d': expected 'NAME KIND [ARGUMENT]' with KIND one of any, bool, int, "
-					"uint, enum, iflist, hcalist, renamed, removed, notvar", name, line);
-		if ((k == CD_ENVK_ENUM || k == CD_ENVK_RENAMED || k == CD_ENVK_REMOVED || k == CD_ENVK_NOTVAR) && !words[2])
+					"param, uint, ulong, mcabool, mcaverbose, enum, iflist, hcalist, renamed, removed, notvar, "
+					"plugin", name, line);
+		if ((k == CD_ENVK_ENUM || k == CD_ENVK_RENAMED || k == CD_ENVK_REMOVED || k == CD_ENVK_NOTVAR ||
+		     k == CD_ENVK_PLUGIN) && !words[2])
 			return cd_error("env: '%s:%d': '%s' needs an argument", name, line, words[1]);
+		n = strlen(words[0]);
+		if (words[0][n - 1] == '*' && (k != CD_ENVK_PLUGIN || n < 3 || words[0][n - 2] != '_'))
+			return cd_error("env: '%s:%d': only a plugin's prefix ends in '*', after a '_' (NCCL_FOO_* plugin TEXT)",
+					name, line);
 		v = CD_PUSH(c->v, c->n, c->cap);
-		v->name = xstrdup(words[0]);
+		v->prefix = words[0][n - 1] == '*';
+		v->name = xstrndup(words[0], n - (size_t)v->prefix);
 		v->kind = (enum cd_envkind)k;
 		v->arg = words[2] ? xstrdup(words[2]) : NULL;
 	}
@@ -109,10 +124,16 @@ void cd_envcat_free(struct cd_envcat *c)
 
 const struct cd_envvar *cd_envcat_find(const struct cd_envcat *c, const char *name)
 {
+	const struct cd_envvar *best = NULL;
+
 	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->v[i].name, name))
+		if (!c->v[i].prefix && !strcmp(c->v[i].name, name))
 			return &c->v[i];
-	return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].prefix && !strncmp(c->v[i].name, name, strlen(c->v[i].name)) &&
+		    (!best || strlen(c->v[i].name) > strlen(best->name)))
+			best = &c->v[i];
+	return best;
 }
 
 int cd_edit_distance(const char *a, const char *b)
@@ -154,7 +175,7 @@ const char *cd_envcat_nearest(const struct cd_envcat *c, const char *name)
 		const struct cd_envvar *v = &c->v[i];
 		int d;
 
-		if (family_of(v->name) != fam || v->kind == CD_ENVK_NOTVAR || !strcmp(v->name, name))
+		if (family_of(v->name) != fam || v->kind == CD_ENVK_NOTVAR || v->prefix || !strcmp(v->name, name))
 			continue;
 		d = cd_edit_distance(name, v->name);
 		if (d < best) {
@@ -167,15 +188,20 @@ const char *cd_envcat_nearest(const struct cd_envcat *c, const char *name)
 
 /* ---- values ---- */
 
-static int is_int(const char *s, int allow_neg)
+static int is_int_base(const char *s, int allow_neg, int base)
 {
 	char *end;
 
 	errno = 0;
 	if (!*s || (!allow_neg && *s == '-'))
 		return 0;
-	(void)strtoll(s, &end, 10);
+	(void)strtoll(s, &end, base);
 	return !errno && !*end;
+}
+
+static int is_int(const char *s, int allow_neg)
+{
+	return is_int_base(s, allow_neg, 10);
 }
 
 static int in_enum(const char *words, const char *v)
@@ -239,6 +265,8 @@ static int value_ok(const struct cd_envvar *e, const char *v)
 		return !strcmp(v, "0") || !strcmp(v, "1");
 	case CD_ENVK_INT:
 		return is_int(v, 1);
+	case CD_ENVK_PARAM: /* NCCL_PARAM: strtoll(v, NULL, 0), so 0x hex and 0 octal too */
+		return is_int_base(v, 1, 0);
 	case CD_ENVK_UINT:
 		return is_int(v, 0);
 	case CD_ENVK_ULONG: /* UCX's "unsigned long" parser takes its two words in any case */
@@ -455,6 +483,7 @@ static int lint_one(struct cd_results *r, const struct cd_envcat *c, const struc
 							      : e->kind == CD_ENVK_MCABOOL ? "an integer, true, false, yes, no, y, n, t, f, enabled or disabled"
 							      : e->kind == CD_ENVK_MCAVERBOSE ? "an integer, none, error, component, warn, info, trace, debug or max"
 							      : e->kind == CD_ENVK_INT ? "an integer"
+							      : e->kind == CD_ENVK_PARAM ? "an integer (decimal, 0x hex or 0 octal): NCCL reads a word as 0"
 										       : "a comma list without spaces");
 		return 1;
 	}

@@ -13,14 +13,16 @@
 #include "results.h"
 
 enum cd_envkind {
-	CD_ENVK_ANY, CD_ENVK_BOOL, CD_ENVK_INT, CD_ENVK_UINT, CD_ENVK_ULONG, CD_ENVK_MCABOOL, CD_ENVK_MCAVERBOSE,
-	CD_ENVK_ENUM, CD_ENVK_IFLIST, CD_ENVK_HCALIST, CD_ENVK_RENAMED, CD_ENVK_REMOVED, CD_ENVK_NOTVAR
+	CD_ENVK_ANY, CD_ENVK_BOOL, CD_ENVK_INT, CD_ENVK_PARAM, CD_ENVK_UINT, CD_ENVK_ULONG, CD_ENVK_MCABOOL, CD_ENVK_MCAVERBOSE,
+	CD_ENVK_ENUM, CD_ENVK_IFLIST, CD_ENVK_HCALIST, CD_ENVK_RENAMED, CD_ENVK_REMOVED, CD_ENVK_NOTVAR,
+	CD_ENVK_PLUGIN      /* read by a plugin (arg names it), any value; NAME_* covers every name under the prefix */
 };
 
 struct cd_envvar {
 	char *name;
 	enum cd_envkind kind;
-	char *arg;          /* enum words, the new name, or the explanation; NULL when none */
+	char *arg;          /* enum words, the new name, the explanation or the plugin; NULL when none */
+	int prefix;         /* the name ended in '*': it stands for every name that starts with it */
 };
 
 struct cd_envcat {
@@ -29,13 +31,15 @@ struct cd_envcat {
 };
 
 /*
- * Parse a catalogue ("NAME KIND [ARG]" lines, '#' comments). Returns 0, or -1
+ * Parse a catalogue ("NAME KIND [ARG]" lines, '#' comments, also after a blank at the
+ * end of a line; "PREFIX_* plugin TEXT" for a plugin's prefix). Returns 0, or -1
  * after printing "commdiag: env: 'name:line': what was expected".
  */
 int cd_envcat_parse(struct cd_envcat *c, const char *text, size_t len, const char *name);
 /* The embedded rules/env.catalog. */
 int cd_envcat_load_default(struct cd_envcat *c);
 void cd_envcat_free(struct cd_envcat *c);
+/* The entry of name: its own, else the longest plugin prefix it starts with, else NULL. */
 const struct cd_envvar *cd_envcat_find(const struct cd_envcat *c, const char *name);
 /* The known name of the same family nearest to name by edit distance, or NULL when none is close. */
 const char *cd_envcat_nearest(const struct cd_envcat *c, const char *name);
