@@ -147,6 +147,8 @@ int cmd_explain(struct ctx *c)
 
 	if (!c->nargs)
 		return cd_error("explain: which log? use 'commdiag explain LOGFILE...' ('-' for stdin)"), EXIT_USAGE;
+	if (cd_explain_init() < 0)
+		return EXIT_USAGE;
 	cd_results_init(&r);
 	stamp(&r, "explain", c);
 	r.run.ranks = CD_NULL_I64;
@@ -170,6 +172,7 @@ int cmd_explain(struct ctx *c)
 		cd_results_free(&r);
 		return rc;
 	}
+	cd_explain_vet(&r);
 	phase(3);
 	rc = emit_report(c, c->shell ? render_shell : render_explain, &r);
 	if (rc == 0)

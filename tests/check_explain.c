@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise.h"
 #include "envlint.h"
 #include "explain.h"
+#include "explain_catalog.h"
 #include "suites.h"
 
 static struct cd_results res;
@@ -325,6 +327,241 @@ START_TEST(test_arbitrary_bytes)
 }
 END_TEST
 
+/* ---- the cause catalogue (rules/causes.catalog) ---- */
+
+static const struct cd_advice *advice_with(const char *needle)
+{
+	for (size_t i = 0; i < res.n_advice; i++) {
+		const struct cd_advice *a = &res.advice[i];
+
+		if ((a->env && strstr(a->env, needle)) || (a->value && strstr(a->value, needle)))
+			return a;
+	}
+	return NULL;
+}
+
+/* The pattern syntax: printf conversions as wildcards, a value in place of one, %% literal. */
+START_TEST(test_cause_match)
+{
+	char *longline = malloc(4097);
+
+	ck_assert(cd_cause_match("Got completion from peer %s with status=12 ",
+				 "h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0"));
+	ck_assert(!cd_cause_match("Got completion from peer %s with status=12 ",
+				  "NET/IB : Got completion from peer 10.0.0.2<1> with status=125 opcode=0"));
+	ck_assert(cd_cause_match("exceeded retries (%d)", "socketStartConnect: exceeded retries (20)"));
+	ck_assert(!cd_cause_match("exceeded retries (%d)", "socketStartConnect: exceeded retries ()"));
+	ck_assert(cd_cause_match("vendor err %u (%s)", "vendor err 129 (Recv)"));
+	ck_assert(cd_cause_match("done 100%% of %lu", "done 100% of 7"));
+	ck_assert(!cd_cause_match("done 100%% of %lu", "done 100 of 7"));
+	/* many wildcards over a long line that never matches: bounded, and no */
+	memset(longline, 'a', 4096);
+	longline[4096] = '\0';
+	ck_assert(!cd_cause_match("a%sa%sa%sa%sa%sa%sb", longline));
+	free(longline);
+}
+END_TEST
+
+/* A malformed catalogue is refused with its line, whatever is wrong. */
+START_TEST(test_causes_refused)
+{
+	static const char *const head = "[x.y]\nmatch = Call to bind failed: %s\nlibrary = L\nversions = 1\nsource = s\n"
+					"class = socket-ports\nfinding = LOG015\ntitle = t\nfix = f\nwhy = w\n";
+	static const char *const bad[] = {
+		"match = before any section\n",
+		"[x.y]\nfrobnicate = 1\n",
+		"[X Y]\n",
+		"[x.y]\nclass = socket-magic\n",
+		"[x.y]\nfinding = FOO1\n",
+		"[x.y]\nenv = lower=1\n",
+		"[x.y]\nenv = NCCL_A='1'\n",
+		"[x.y]\nmatch = Call to %q failed\n",
+		"[x.y]\nmatch = ab\n",
+		"[x.y]\nmatch = no equals sign here\nmatch\n",
+		"[x.y]\ngeneric = maybe\n",
+		"[x.y]\nadvice = sometimes\n",
+		"[x.y]\nlibrary = a\nlibrary = b\n",
+		"# nothing but comments\n",
+		"[x.y]\nmatch = Call to bind failed: %s\n", /* no library, versions, source, … */
+	};
+	struct cd_causes c;
+	char buf[1024];
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		ck_assert_msg(cd_causes_parse(&c, bad[i], strlen(bad[i]), "t.catalog") == -1, "accepted: %s", bad[i]);
+		ck_assert_uint_eq(c.n, 0);
+	}
+	ck_assert_int_eq(cd_causes_parse(&c, head, strlen(head), "t.catalog"), 0);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_str_eq(c.v[0].finding, "LOG015");
+	cd_causes_free(&c);
+	/* the same entry twice; a new LOG id without a title; env with advice = tree */
+	snprintf(buf, sizeof(buf), "%s%s", head, head);
+	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(strstr(head, "title") - head), head);
+	strcat(buf, "fix = f\nwhy = w\n");
+	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
+	snprintf(buf, sizeof(buf), "%senv = NCCL_A=1\nadvice = tree\n", head);
+	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
+}
+END_TEST
+
+/* Every pattern of the embedded catalogue matches the line it describes (its conversions filled in). */
+START_TEST(test_causes_embedded)
+{
+	const struct cd_causes *c = cd_causes_default();
+	size_t patterns = 0;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_ge(c->n, 30);
+	for (size_t i = 0; i < c->n; i++)
+		for (int k = 0; k < c->v[i].n_match; k++) {
+			const char *p = c->v[i].match[k];
+			char line[600] = "host:1:2 [0] NCCL WARN ";
+			size_t n = strlen(line);
+
+			for (; *p && n + 8 < sizeof(line); p++) {
+				if (*p != '%') {
+					line[n++] = *p;
+					continue;
+				}
+				if (p[1] == '%') {
+					line[n++] = '%';
+					p++;
+					continue;
+				}
+				while (strchr("lzh", p[1]))
+					p++;
+				p++;
+				n += (size_t)snprintf(line + n, sizeof(line) - n, "%s", *p == 's' ? "x y" : "42");
+			}
+			line[n] = '\0';
+			ck_assert_msg(cd_cause_match(c->v[i].match[k], line), "[%s] does not match %s", c->v[i].id, line);
+			patterns++;
+		}
+	ck_assert_uint_ge(patterns, 60);
+}
+END_TEST
+
+START_TEST(test_causes_from_catalogue)
+{
+	parse("node1:5:6 [0] misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use\n");
+	ck_assert_ptr_nonnull(first("LOG015"));
+	ck_assert_str_eq(first("LOG015")->host, "node1");
+	ck_assert_ptr_nonnull(advice_with("ip_local_port_range"));
+	ck_assert_ptr_null(first("LOG099"));
+	teardown();
+	setup();
+	/* the specific entry claims the line: the vaguer ibv_modify_qp entry adds nothing */
+	parse("h:1:2 [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev "
+	      "mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.1.0.1, remote GID ::ffff:10.2.0.1\n");
+	ck_assert_uint_eq(res.n_advice, 1);
+	ck_assert_str_eq(res.advice[0].env, "NCCL_CROSS_NIC");
+	ck_assert_str_eq(res.advice[0].value, "0");
+	teardown();
+	setup();
+	parse("h:1:2 [5] misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Connection timed out\n");
+	ck_assert_ptr_nonnull(advice_with("NCCL_IB_GID_INDEX"));
+	ck_assert_ptr_null(advice_with("NCCL_CROSS_NIC='"));
+	teardown();
+	setup();
+	/* a flush is a consequence: with the status 12 before it, only that one counts */
+	parse("h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0 len=0 vendor err 129\n"
+	      "h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=5 opcode=0 len=0 vendor err 249\n");
+	ck_assert_ptr_nonnull(first("LOG007"));
+	ck_assert_ptr_null(first("LOG016"));
+	teardown();
+	setup();
+	parse("h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=5 opcode=0 len=0 vendor err 249\n");
+	ck_assert_ptr_nonnull(first("LOG016"));
+	teardown();
+	setup();
+	/* require: the registration failure is NCCL_BUFFSIZE's only when the log shows it set */
+	parse("h:1:2 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 1073741824.\n"
+	      "h:1:2 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n");
+	ck_assert_ptr_nonnull(first("LOG018"));
+	teardown();
+	setup();
+	parse("h:1:2 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n");
+	ck_assert_ptr_null(first("LOG018"));
+	ck_assert_ptr_nonnull(first("LOG008"));
+}
+END_TEST
+
+/* Open MPI's boxed help text: the header names the failure, its Message line the address. */
+START_TEST(test_ompi_help_box)
+{
+	parse("--------------------------------------------------------------------------\n"
+	      "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This\n"
+	      "should not happen.\n\n"
+	      "Your Open MPI job may now hang or fail.\n\n"
+	      "  Local host: centos-1cpu-1gb-es-mad1\n"
+	      "  PID:        272589\n"
+	      "  Message:    connect() to 10.7.0.188:1024 failed\n"
+	      "  Error:      Operation now in progress (115)\n"
+	      "--------------------------------------------------------------------------\n");
+	ck_assert_str_eq(first("LOG010")->subject, "10.7.0.188");
+	ck_assert_ptr_nonnull(advice_with("btl_tcp_if_include"));
+}
+END_TEST
+
+/* A tqdm bar's "[00:29<…" and a clock's "12:03:44 [INFO]" are not hosts. */
+START_TEST(test_timestamps_not_hosts)
+{
+	parse("  1%|          | 10/1752 [00:29<1:22:01,  2.83s/it]\n"
+	      "2024-05-01 12:03:44 [INFO] starting\n"
+	      "[12:03:44] step 3\n"
+	      "[1681107537.413956] [worker-2:146204:0]  ib_mlx5.c:1050 UCX  DEBUG SL=0\n");
+	ck_assert_ptr_null(host("00"));
+	ck_assert_ptr_null(host("12"));
+	ck_assert_ptr_nonnull(host("t.log"));
+	ck_assert_ptr_nonnull(host("worker-2"));
+	ck_assert_uint_eq(res.n_hosts, 2);
+}
+END_TEST
+
+/* A watchdog timeout names the usual fixes as text: a longer timeout=, rank-0-only work moved out. */
+START_TEST(test_timeout_advice)
+{
+	const struct cd_advice *a;
+
+	parse("[rank5]:[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught collective operation "
+	      "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600005 "
+	      "milliseconds before timing out.\n");
+	a = advice_with("timeout=");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_null(a->env);
+	ck_assert_ptr_nonnull(strstr(a->value, "init_process_group"));
+	ck_assert_ptr_nonnull(strstr(a->value, "rank-0-only"));
+}
+END_TEST
+
+/* Network settings only from network errors: a RoCE HCA in the log is a fact, not a failure. */
+START_TEST(test_network_settings_need_errors)
+{
+	static const char *const roce = "h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>\n"
+					"h:1:2 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n";
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%sh:1:2 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left "
+		 "on device\n", roce);
+	parse(buf);
+	cd_advise(&res);
+	ck_assert_ptr_nonnull(advice_with("NCCL_IB_GID_INDEX")); /* what the tree makes of the HCA alone */
+	cd_explain_vet(&res);
+	ck_assert_ptr_null(advice_with("NCCL_IB_GID_INDEX"));
+	ck_assert_ptr_nonnull(advice_with("shm")); /* the cause's own advice stays */
+	teardown();
+	setup();
+	snprintf(buf, sizeof(buf), "%sh:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 "
+		 "opcode=0 len=0 vendor err 129\n", roce);
+	parse(buf);
+	cd_advise(&res);
+	cd_explain_vet(&res);
+	ck_assert_ptr_nonnull(advice_with("NCCL_IB_GID_INDEX"));
+}
+END_TEST
+
 START_TEST(test_edit_distance)
 {
 	struct cd_envcat c = { 0 };
@@ -426,6 +663,14 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_unexplained);
 	tcase_add_test(tc, test_result_codes);
 	tcase_add_test(tc, test_arbitrary_bytes);
+	tcase_add_test(tc, test_cause_match);
+	tcase_add_test(tc, test_causes_refused);
+	tcase_add_test(tc, test_causes_embedded);
+	tcase_add_test(tc, test_causes_from_catalogue);
+	tcase_add_test(tc, test_ompi_help_box);
+	tcase_add_test(tc, test_timestamps_not_hosts);
+	tcase_add_test(tc, test_timeout_advice);
+	tcase_add_test(tc, test_network_settings_need_errors);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_edit_distance);

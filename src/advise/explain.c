@@ -10,14 +10,29 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "explain.h"
+#include "explain_catalog.h"
 #include "explain_torch.h"
 
 #define MAX_HOSTS 256
 #define MAX_FINDINGS 512
 #define MAX_EVIDENCE 3
 #define EVIDENCE_CHARS 220
+#define MAX_CLAIMED 16 /* lines remembered per catalogue entry, to tell whose they are */
+
+/* What the log showed of one catalogue entry. */
+struct cause_seen {
+	int hits;                  /* lines that matched */
+	unsigned required;         /* bit i: require[i] seen */
+	int ruled_out, confirms;
+	char host[128];            /* the host of its first line */
+	char evidence[MAX_EVIDENCE][EVIDENCE_CHARS];
+	int n_evidence;
+	long lines[MAX_CLAIMED];   /* the numbers of its first matching lines */
+};
+
 struct state {
 	struct cd_results *r;
 	const char *name;
@@ -34,6 +49,10 @@ struct state {
 	/* NCCL's error trace lines "file.cc:LINE -> CODE": per ncclResult_t, how many and where first */
 	int result_lines[8];
 	char result_origin[8][96];
+	const struct cd_causes *causes; /* NULL: no catalogue (it failed to load) */
+	struct cause_seen *seen;        /* one per catalogue entry */
+	int ompi_connect_box;           /* inside Open MPI's "failed to TCP connect" help box */
+	long lineno;
 };
 
 /* ---- small string helpers over a NUL-terminated line ---- */
@@ -75,6 +94,14 @@ static int wordchar(int c)
 
 /* ---- hosts ---- */
 
+static int all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
 /* NCCL's "host:pid:tid [" prefix, anywhere in the line (after mpirun or Ray decorations). */
 static int nccl_prefix_host(const char *line, char *host, size_t len)
 {
@@ -91,13 +118,14 @@ static int nccl_prefix_host(const char *line, char *host, size_t len)
 		q++;
 		while (isdigit((unsigned char)*q))
 			q++;
-		if (q[0] != ' ' || q[1] != '[')
+		/* "[3]": the CUDA device; "12:03:44 [INFO]" is a clock, not a host */
+		if (q[0] != ' ' || q[1] != '[' || !isdigit((unsigned char)q[2]))
 			continue;
 		start = p;
 		while (start > line && hostchar((unsigned char)start[-1]))
 			start--;
 		n = (size_t)(p - start);
-		if (!n || n >= len)
+		if (!n || n >= len || all_digits(start, n))
 			continue;
 		memcpy(host, start, n);
 		host[n] = '\0';
@@ -106,18 +134,36 @@ static int nccl_prefix_host(const char *line, char *host, size_t len)
 	return 0;
 }
 
-/* Open MPI: "[host:pid]" or "[host][[job,vpid],rank][file.c:…]". */
+/*
+ * Open MPI: "[host:pid]" or "[host][[job,vpid],rank][file.c:…]"; UCX: "[host:pid:thread]". A tqdm bar's "[00:29<01:10,"
+ * or a clock's "[12:03:44]" has digits only before the colon: no host is all digits here.
+ */
+static int bracket_host(const char *p, char *host, size_t len)
+{
+	const char *q;
+	size_t n = token(p + 1, hostchar, host, len);
+
+	if (!n || n + 1 >= len || all_digits(host, n))
+		return 0;
+	if (p[1 + n] != ':')
+		return p[1 + n] == ']' && p[2 + n] == '[' && p[3 + n] == '[';
+	for (q = p + 2 + n; isdigit((unsigned char)*q); q++)
+		;
+	if (q == p + 2 + n)
+		return 0;
+	if (*q == ':' && isdigit((unsigned char)q[1])) /* UCX: "[host:pid:thread]" */
+		for (q++; isdigit((unsigned char)*q); q++)
+			;
+	return *q == ']';
+}
+
+/* The prefix is among the first brackets (UCX puts a time stamp in front of it). */
 static int ompi_prefix_host(const char *line, char *host, size_t len)
 {
-	const char *p = strchr(line, '[');
-	size_t n;
-
-	if (!p)
-		return 0;
-	n = token(p + 1, hostchar, host, len);
-	if (!n || n + 1 >= len)
-		return 0;
-	return p[1 + n] == ':' ? isdigit((unsigned char)p[2 + n]) : p[1 + n] == ']' && p[2 + n] == '[' && p[3 + n] == '[';
+	for (const char *p = strchr(line, '['); p && p - line < 64; p = strchr(p + 1, '['))
+		if (bracket_host(p, host, len))
+			return 1;
+	return 0;
 }
 
 /* nccl-tests: "host: Test NCCL failure …" and "host pid N: Test failure". */
@@ -524,6 +570,184 @@ static void result_evidence(const struct state *st, struct cd_finding *f)
 					    st->result_lines[c] == 1 ? "" : "s");
 }
 
+/* ---- the cause catalogue (rules/causes.catalog) ---- */
+
+/* Read one line against every entry: its matches, requirements, rule-outs and confirmations. */
+static int catalogue_line(struct state *st, const struct cd_host *h, const char *line)
+{
+	int any = 0;
+
+	for (size_t i = 0; st->causes && i < st->causes->n; i++) {
+		const struct cd_cause *e = &st->causes->v[i];
+		struct cause_seen *c = &st->seen[i];
+		int hit = 0;
+
+		for (int k = 0; k < e->n_match && !hit; k++)
+			hit = cd_cause_match(e->match[k], line);
+		for (int k = 0; k < e->n_require; k++)
+			if (!(c->required & (1u << k)) && cd_cause_match(e->require[k], line))
+				c->required |= 1u << k;
+		for (int k = 0; k < e->n_rule_out && !c->ruled_out; k++)
+			c->ruled_out = cd_cause_match(e->rule_out[k], line);
+		for (int k = 0; k < e->n_confirm; k++)
+			if (cd_cause_match(e->confirm[k], line) && c->confirms++ < 1 && c->n_evidence < MAX_EVIDENCE)
+				snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "confirms: %s", line);
+		if (!hit)
+			continue;
+		any = 1;
+		if (c->hits < MAX_CLAIMED)
+			c->lines[c->hits] = st->lineno;
+		if (!c->hits++)
+			snprintf(c->host, sizeof(c->host), "%s", h->hostname ? h->hostname : st->name);
+		if (c->n_evidence < MAX_EVIDENCE) {
+			const char *t = line;
+
+			while (*t == ' ' || *t == '\t')
+				t++;
+			snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "%s", t);
+		}
+	}
+	return any;
+}
+
+/*
+ * Were all of entry i's lines matched by an earlier entry that holds? Then that one, more
+ * specific, names their cause, and i would only repeat it vaguer.
+ */
+static int lines_claimed(const struct state *st, size_t i, const int *holds)
+{
+	const struct cause_seen *c = &st->seen[i];
+
+	if (c->hits > MAX_CLAIMED)
+		return 0;
+	for (int k = 0; k < c->hits; k++) {
+		int claimed = 0;
+
+		for (size_t j = 0; j < i && !claimed; j++)
+			for (int m = 0; holds[j] && m < st->seen[j].hits && m < MAX_CLAIMED && !claimed; m++)
+				claimed = st->seen[j].lines[m] == c->lines[k];
+		if (!claimed)
+			return 0;
+	}
+	return 1;
+}
+
+/* Does the log show this entry's cause: a match, every requirement, nothing that rules it out? */
+static int cause_holds(const struct state *st, size_t i)
+{
+	const struct cd_cause *e = &st->causes->v[i];
+	const struct cause_seen *c = &st->seen[i];
+
+	return c->hits && !c->ruled_out && c->required == (1u << e->n_require) - 1;
+}
+
+static int finding_in_log(const struct state *st, const char *id)
+{
+	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
+		if (!strcmp(st->r->findings[i].id, id))
+			return 1;
+	return 0;
+}
+
+/* The catalogue's own fix: an export or an action, citing the entry and its source. */
+static void catalogue_advice(struct state *st, const struct cd_cause *e, const struct cause_seen *c)
+{
+	struct cd_results *r = st->r;
+	struct cd_advice *a;
+	char *env = e->env ? xstrdup(e->env) : NULL, *value = env ? strchr(env, '=') : NULL;
+
+	if (value)
+		*value++ = '\0';
+	for (size_t i = 0; i < r->n_advice; i++)
+		if ((env ? r->advice[i].env && !strcmp(r->advice[i].env, env) : !r->advice[i].env) && r->advice[i].value &&
+		    !strcmp(r->advice[i].value, value ? value : e->fix)) {
+			free(env);
+			return;
+		}
+	a = cd_results_add_advice(r);
+	a->env = env;
+	a->value = xstrdup(value ? value : e->fix);
+	cd_strv_push(&a->findings, e->finding);
+	{
+		char *step = xasprintf("cause catalogue [%s]: %s, %s (%d line%s%s)", e->id, e->library, e->cls, c->hits,
+				       c->hits == 1 ? "" : "s", c->confirms ? ", confirmed" : "");
+
+		cd_strv_push(&a->path, step);
+		free(step);
+	}
+	a->why = value ? xasprintf("%s; %s", e->why, e->fix) : xstrdup(e->why);
+}
+
+/*
+ * The entries the log shows become findings and, where the tree has no leaf for them,
+ * advice, in the catalogue's order (the more specific first). An entry that only names
+ * a consequence (generic) counts only when nothing specific was found.
+ */
+static void catalogue_finish(struct state *st)
+{
+	int specific = 0, *holds;
+
+	if (!st->causes)
+		return;
+	holds = xcalloc(st->causes->n + 1, sizeof(*holds));
+	for (size_t i = 0; i < st->causes->n; i++) {
+		holds[i] = cause_holds(st, i);
+		if (holds[i] && lines_claimed(st, i, holds))
+			holds[i] = 0;
+		specific |= holds[i] && !st->causes->v[i].generic;
+	}
+	for (size_t i = 0; i < st->causes->n; i++) {
+		const struct cd_cause *e = &st->causes->v[i];
+		const struct cause_seen *c = &st->seen[i];
+
+		if (!holds[i] || (e->generic && specific))
+			continue;
+		if (!finding_in_log(st, e->finding)) {
+			struct cd_finding *f = log_finding(st, e->finding, e->severity, host_named(st, c->host), NULL,
+							   e->title ? e->title : e->id, NULL);
+
+			for (int k = 0; f && k < c->n_evidence; k++)
+				cd_finding_evidence(f, "%s", c->evidence[k]);
+			if (f)
+				cd_finding_evidence(f, "cause catalogue [%s]: %s %s; %s", e->id, e->library, e->versions, e->source);
+		}
+		if (!e->tree)
+			catalogue_advice(st, e, c);
+	}
+	free(holds);
+}
+
+/* NCCL's socket transport listing an interface another host cannot use: virtual, or link-local only. */
+static void socket_iface_check(struct state *st, struct cd_host *h, const char *line, const char *p)
+{
+	for (int guard = 0; p && *p && *p != ';' && guard < 32; guard++) {
+		char name[64], addr[80];
+		size_t n;
+		enum cd_nic_kind k;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[')
+			while (*p && *p != ']')
+				p++;
+		if (*p)
+			p++;
+		n = token(p, hostchar, name, sizeof(name));
+		if (!n || p[n] != ':')
+			return;
+		token(p + n + 1, addrchar, addr, sizeof(addr));
+		k = guess_kind(name);
+		if (k == CD_NIC_VETH || k == CD_NIC_BRIDGE || k == CD_NIC_TUNNEL || k == CD_NIC_LOOPBACK ||
+		    !strncasecmp(addr, "fe80:", 5))
+			log_finding(st, "LOG023", CD_SEV_WARN, h, name, "NCCL's socket transport uses a virtual or "
+				    "link-local-only interface", line);
+		p = strchr(p, '>');
+		if (!p)
+			return;
+		p++;
+	}
+}
+
 /* ---- one line ---- */
 
 static int has_any(const char *line, const char *const *pats, size_t n)
@@ -555,11 +779,17 @@ static void classify(struct state *st, const char *line)
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
 	int torch = cd_torch_line(st->torch, line);
+	int cat = catalogue_line(st, h, line);
 
 	parse_result_trace(st, line);
+	if (strstr(line, "Open MPI failed to TCP connect to a peer MPI process"))
+		st->ompi_connect_box = 1; /* its "Message: connect() to ADDR failed" line follows */
 
-	if ((p = after(line, "NET/Socket : Using ")) || (p = after(line, "Bootstrap : Using ")) ||
-	    (p = after(line, "Bootstrap: Using ")) || (p = after(line, "NET : Using interface ")))
+	if ((p = after(line, "NET/Socket : Using "))) {
+		parse_ifaces(h, p);
+		socket_iface_check(st, h, line, p);
+	} else if ((p = after(line, "Bootstrap : Using ")) || (p = after(line, "Bootstrap: Using ")) ||
+		   (p = after(line, "NET : Using interface ")))
 		parse_ifaces(h, p);
 	else if ((p = after(line, "NET/IB : Using ")) && *p == '[')
 		parse_hcas(h, p);
@@ -619,7 +849,11 @@ static void classify(struct state *st, const char *line)
 		log_finding(st, "LOG012", CD_SEV_FAIL, h, "fabric manager", "CUDA not initialised: the NVSwitch fabric is not up", line);
 	else if (strstr(line, "nvls.cc") && (strstr(line, "Cuda failure") || strstr(line, "failed")))
 		log_finding(st, "LOG014", CD_SEV_FAIL, h, "nvls", "NVLS (NVLink SHARP) setup failed", line);
-	else if ((strstr(line, "btl_tcp") || strstr(line, "oob_tcp") || strstr(line, "Open MPI failed to TCP connect")) &&
+	else if (st->ompi_connect_box && strstr(line, "Message:") && addr_after(line, "connect() to ", addr, sizeof(addr))) {
+		st->ompi_connect_box = 0;
+		addr[strcspn(addr, ":")] = '\0'; /* "10.7.0.188:1024": the port is not the address */
+		log_finding(st, "LOG010", CD_SEV_FAIL, h, addr, "Open MPI TCP connection failed", line);
+	} else if ((strstr(line, "btl_tcp") || strstr(line, "oob_tcp") || strstr(line, "Open MPI failed to TCP connect")) &&
 		 (addr_after(line, "connect() to ", addr, sizeof(addr))))
 		log_finding(st, "LOG010", CD_SEV_FAIL, h, addr, "Open MPI TCP connection failed", line);
 	else if (has_any(line, sock, ARRAY_SIZE(sock))) {
@@ -628,6 +862,8 @@ static void classify(struct state *st, const char *line)
 		log_finding(st, "LOG003", CD_SEV_FAIL, h, *addr ? addr : NULL, "socket connection between ranks failed", line);
 	} else if (has_any(line, nosock, ARRAY_SIZE(nosock)))
 		log_finding(st, "LOG003", CD_SEV_FAIL, h, "interface", "no usable socket interface", line);
+	else if (cat)
+		; /* the catalogue decides what it means once the whole log is read */
 	else if (has_any(line, errs, ARRAY_SIZE(errs)))
 		st->errors++;
 	else if (strstr(line, "Failed to open libibverbs"))
@@ -688,6 +924,7 @@ static void finish(struct state *st, struct cd_host *first)
 						    st->r->hosts[i].hostname, b);
 		}
 	}
+	catalogue_finish(st);
 	if (st->ib_none && st->net_socket)
 		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
 	if ((st->errors || st->warns) && !cause_found(st)) {
@@ -732,6 +969,8 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	st->name = name && *name ? name : "log";
 	st->first_finding = r->n_findings;
 	st->torch = cd_torch_new();
+	st->causes = cd_causes_default();
+	st->seen = xcalloc(st->causes ? st->causes->n + 1 : 1, sizeof(*st->seen));
 	while (text && pos < len) {
 		size_t end = pos, l = 0;
 
@@ -751,6 +990,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 		}
 		line[l] = '\0';
 		pos = end + 1;
+		st->lineno++;
 		if (l)
 			classify(st, line);
 	}
@@ -760,6 +1000,72 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	n = st->recognised;
 	free(line);
 	cd_torch_free(st->torch);
+	free(st->seen);
 	free(st);
 	return n;
+}
+
+int cd_explain_init(void)
+{
+	return cd_causes_default() ? 0 : -1;
+}
+
+/* ---- network settings only from network errors ---- */
+
+/* Findings that say the network failed (a setting of its own selects nothing usable: ENV006). */
+static int network_error(const struct cd_results *r)
+{
+	static const char *const ids[] = { "LOG003", "LOG007", "LOG010", "LOG015", "LOG016",
+					   "LOG019", "LOG020", "LOG023", "ENV006" };
+
+	for (size_t i = 0; i < r->n_findings; i++)
+		for (size_t k = 0; k < ARRAY_SIZE(ids); k++)
+			if (!strcmp(r->findings[i].id, ids[k]))
+				return 1;
+	return 0;
+}
+
+/* An export (or a command) that picks the network a library uses: interfaces, HCAs, GIDs, rails. */
+static int network_setting(const struct cd_advice *a)
+{
+	static const char *const vars[] = { "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME",
+					    "UCX_NET_DEVICES",    "NCCL_IB_GID_INDEX",  "NCCL_IB_HCA",
+					    "NCCL_CROSS_NIC",     "NCCL_SOCKET_FAMILY" };
+
+	if (a->path.n && !strncmp(a->path.v[0], "cause catalogue", 15))
+		return 0; /* the catalogue advises only from the error line it matched */
+	if (a->env && !a->value)
+		return 0; /* unset: the log showed the variable set, and it is wrong */
+	for (size_t k = 0; k < ARRAY_SIZE(vars); k++)
+		if (a->env ? !strcmp(a->env, vars[k]) : a->value && strstr(a->value, vars[k]))
+			return 1;
+	return a->env && !strncmp(a->env, "OMPI_MCA_", 9) && strstr(a->env, "_if_");
+}
+
+static void free_advice(struct cd_advice *a)
+{
+	free(a->env);
+	free(a->value);
+	free(a->host);
+	cd_strv_free(&a->findings);
+	cd_strv_free(&a->path);
+	free(a->why);
+}
+
+void cd_explain_vet(struct cd_results *r)
+{
+	size_t k = 0;
+
+	if (network_error(r))
+		return;
+	for (size_t i = 0; i < r->n_advice; i++) {
+		if (network_setting(&r->advice[i])) {
+			free_advice(&r->advice[i]);
+			continue;
+		}
+		if (k != i)
+			r->advice[k] = r->advice[i];
+		k++;
+	}
+	r->n_advice = k;
 }

@@ -26,4 +26,18 @@
  */
 int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const char *name);
 
+/*
+ * Load the cause catalogue (rules/causes.catalog, or the file COMMDIAG_CAUSES names)
+ * before parsing; -1 after printing file:line and what was expected when it is malformed.
+ * Without it cd_explain_parse still reads the lines explain knows by itself.
+ */
+int cd_explain_init(void);
+
+/*
+ * After the tree: drop every setting that picks a network (socket interfaces, HCAs, GID
+ * index, rails) when no finding shows a network error. The tree reads facts; a RoCE HCA or
+ * an address in a log is a fact, not a failure, and must not by itself yield a setting.
+ */
+void cd_explain_vet(struct cd_results *r);
+
 #endif

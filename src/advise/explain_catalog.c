@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The cause catalogue: loader and matcher. The file is line-oriented like the other
+ * rules/ data: "[id]" starts an entry, "key = value" lines fill it, '#' starts a comment.
+ * Everything a malformed entry could mean is refused here, with file and line, so a
+ * wrong catalogue never silently explains nothing.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embed.h"
+#include "explain_catalog.h"
+
+#define MATCH_BUDGET 200000 /* matcher steps per pattern and line: bounded cost */
+#define MAX_ENTRIES 1024
+
+/* The cause classes rules/README-causes.md describes. */
+static const char *const classes[] = {
+	"socket-ports", "socket-family", "socket-interface", "socket-route", "peer-died", "rdma-path", "rdma-retry",
+	"rdma-gdr",     "rdma-hca",      "rdma-dmabuf",      "setting-buffsize", "setting-iface", "limits-fd",
+	"versions",     "ofi",           "timeout",
+};
+
+/* explain's own readers title these; the catalogue need not */
+static const char *const titled[] = { "LOG001", "LOG003", "LOG007", "LOG008", "LOG009", "LOG010" };
+
+/* ---- the pattern syntax ---- */
+
+/*
+ * The conversion at p ('%'): its length, and its kind in *kind: 's' any text, 'n' a
+ * number, '%' a literal percent; 0 when it is not one the catalogue knows.
+ */
+static size_t conversion(const char *p, int *kind)
+{
+	size_t n = 1;
+
+	if (p[1] == '%') {
+		*kind = '%';
+		return 2;
+	}
+	while (p[n] == 'l' || p[n] == 'z' || p[n] == 'h')
+		n++;
+	if (n > 3)
+		return 0;
+	switch (p[n]) {
+	case 's':
+		*kind = n == 1 ? 's' : 0;
+		break;
+	case 'd': case 'i': case 'u': case 'x': case 'p':
+		*kind = 'n';
+		break;
+	default:
+		*kind = 0;
+	}
+	return *kind ? n + 1 : 0;
+}
+
+static int numchar(int c)
+{
+	return isxdigit(c) || c == 'x';
+}
+
+/* Does p match at s (a prefix of s)? *budget counts steps down; at 0 the answer is no. */
+static int match_at(const char *p, const char *s, long *budget)
+{
+	while (*p) {
+		int kind = 0;
+		size_t n;
+
+		if (--*budget < 0)
+			return 0;
+		if (*p != '%') {
+			if (*p != *s)
+				return 0;
+			p++;
+			s++;
+			continue;
+		}
+		n = conversion(p, &kind);
+		if (kind == '%') {
+			if (*s != '%')
+				return 0;
+			p += n;
+			s++;
+			continue;
+		}
+		p += n;
+		if (kind == 's') {
+			/* any text, the shortest first: the literal after it decides */
+			for (const char *t = s;; t++) {
+				if (match_at(p, t, budget))
+					return 1;
+				if (!*t || *budget < 0)
+					return 0;
+			}
+		}
+		if (*s == '-')
+			s++;
+		if (!numchar((unsigned char)*s))
+			return 0;
+		while (numchar((unsigned char)*s))
+			s++;
+	}
+	return 1;
+}
+
+/* The first literal run of pattern (up to the first conversion) into buf: a cheap prefilter. */
+static void literal_head(const char *pattern, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (pattern[n] && pattern[n] != '%' && n + 1 < len) {
+		buf[n] = pattern[n];
+		n++;
+	}
+	buf[n] = '\0';
+}
+
+int cd_cause_match(const char *pattern, const char *line)
+{
+	char head[128];
+	long budget = MATCH_BUDGET;
+	const char *s;
+
+	if (!pattern || !line)
+		return 0;
+	literal_head(pattern, head, sizeof(head));
+	if (*head && !strstr(line, head))
+		return 0;
+	for (s = line;; s++) {
+		if (*head)
+			s = strstr(s, head);
+		if (!s || budget < 0)
+			return 0;
+		if (match_at(pattern, s, &budget))
+			return 1;
+		if (!*s)
+			return 0;
+	}
+}
+
+/* NULL when the pattern is usable, else what is wrong with it. */
+static const char *pattern_error(const char *p)
+{
+	size_t lit = 0;
+
+	for (; *p; p++) {
+		int kind = 0;
+
+		if (*p != '%') {
+			lit++;
+			continue;
+		}
+		if (!conversion(p, &kind))
+			return "a conversion other than %s, %d, %i, %u, %x, %p (with l, ll, z or h) or %%";
+		p += conversion(p, &kind) - 1;
+	}
+	return lit < 4 ? "fewer than 4 literal characters: it would match almost any line" : NULL;
+}
+
+/* ---- the loader ---- */
+
+struct parser {
+	const char *name;
+	int line;
+	struct cd_causes *c;
+	struct cd_cause *cur;
+};
+
+static int fail(const struct parser *ps, const char *what, const char *detail)
+{
+	return cd_error("explain: '%s:%d': %s%s%s", ps->name, ps->line, what, detail ? ": " : "", detail ? detail : "");
+}
+
+static void free_entry(struct cd_cause *e)
+{
+	char **lists[] = { e->match, e->require, e->rule_out, e->confirm };
+
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (int i = 0; i < CD_CAUSE_MAX_PATTERNS; i++)
+			free(lists[l][i]);
+	free(e->id);
+	free(e->library);
+	free(e->versions);
+	free(e->source);
+	free(e->cls);
+	free(e->finding);
+	free(e->title);
+	free(e->fix);
+	free(e->env);
+	free(e->why);
+}
+
+void cd_causes_free(struct cd_causes *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free_entry(&c->v[i]);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+static int in_list(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, list[i]))
+			return 1;
+	return 0;
+}
+
+static int valid_id(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '.' && *s != '-')
+			return 0;
+	return 1;
+}
+
+/* "LOG" and three digits */
+static int valid_finding(const char *s)
+{
+	return strlen(s) == 6 && !strncmp(s, "LOG", 3) && isdigit((unsigned char)s[3]) && isdigit((unsigned char)s[4]) &&
+	       isdigit((unsigned char)s[5]);
+}
+
+/* "NAME=VALUE": a shell variable name and a value without quotes or control characters */
+static int valid_env(const char *s)
+{
+	const char *eq = strchr(s, '=');
+
+	if (!eq || eq == s || (!isupper((unsigned char)*s) && *s != '_') || !eq[1])
+		return 0;
+	for (const char *p = s; p < eq; p++)
+		if (!isupper((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_')
+			return 0;
+	for (const char *p = eq + 1; *p; p++)
+		if (*p == '\'' || *p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
+			return 0;
+	return 1;
+}
+
+static int yes_no(const struct parser *ps, const char *v, int *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "no")) {
+		*out = !strcmp(v, "yes");
+		return 0;
+	}
+	return fail(ps, "expected yes or no", v);
+}
+
+static int set_once(const struct parser *ps, char **slot, const char *key, const char *v)
+{
+	if (*slot)
+		return fail(ps, "a second value for a key that takes one", key);
+	*slot = xstrdup(v);
+	return 0;
+}
+
+static int add_pattern(const struct parser *ps, char **list, int *n, const char *key, const char *v)
+{
+	const char *why = pattern_error(v);
+
+	if (why)
+		return fail(ps, why, v);
+	if (*n >= CD_CAUSE_MAX_PATTERNS)
+		return fail(ps, "too many lines of this key (at most 8)", key);
+	list[(*n)++] = xstrdup(v);
+	return 0;
+}
+
+static int set_key(struct parser *ps, const char *key, const char *v)
+{
+	struct cd_cause *e = ps->cur;
+
+	if (!strcmp(key, "match"))
+		return add_pattern(ps, e->match, &e->n_match, key, v);
+	if (!strcmp(key, "require"))
+		return add_pattern(ps, e->require, &e->n_require, key, v);
+	if (!strcmp(key, "rule_out"))
+		return add_pattern(ps, e->rule_out, &e->n_rule_out, key, v);
+	if (!strcmp(key, "confirm"))
+		return add_pattern(ps, e->confirm, &e->n_confirm, key, v);
+	if (!strcmp(key, "source")) {
+		char *s = e->source ? xasprintf("%s; %s", e->source, v) : xstrdup(v);
+
+		free(e->source);
+		e->source = s;
+		return 0;
+	}
+	if (!strcmp(key, "library"))
+		return set_once(ps, &e->library, key, v);
+	if (!strcmp(key, "versions"))
+		return set_once(ps, &e->versions, key, v);
+	if (!strcmp(key, "class")) {
+		if (!in_list(v, classes, ARRAY_SIZE(classes)))
+			return fail(ps, "unknown cause class (README-causes.md lists them)", v);
+		return set_once(ps, &e->cls, key, v);
+	}
+	if (!strcmp(key, "finding")) {
+		if (!valid_finding(v))
+			return fail(ps, "expected a finding id LOG followed by three digits", v);
+		return set_once(ps, &e->finding, key, v);
+	}
+	if (!strcmp(key, "severity")) {
+		if (strcmp(v, "fail") && strcmp(v, "warn"))
+			return fail(ps, "expected fail or warn", v);
+		e->severity = !strcmp(v, "fail") ? CD_SEV_FAIL : CD_SEV_WARN;
+		return 0;
+	}
+	if (!strcmp(key, "title"))
+		return set_once(ps, &e->title, key, v);
+	if (!strcmp(key, "fix"))
+		return set_once(ps, &e->fix, key, v);
+	if (!strcmp(key, "why"))
+		return set_once(ps, &e->why, key, v);
+	if (!strcmp(key, "env")) {
+		if (!valid_env(v))
+			return fail(ps, "expected NAME=VALUE (a shell variable, a value without quotes)", v);
+		return set_once(ps, &e->env, key, v);
+	}
+	if (!strcmp(key, "generic"))
+		return yes_no(ps, v, &e->generic);
+	if (!strcmp(key, "advice")) {
+		if (strcmp(v, "tree") && strcmp(v, "catalogue"))
+			return fail(ps, "expected tree or catalogue", v);
+		e->tree = !strcmp(v, "tree");
+		return 0;
+	}
+	return fail(ps, "unknown key (match, require, rule_out, confirm, library, versions, source, class, finding, "
+		    "severity, title, generic, advice, fix, env, why)", key);
+}
+
+/* The entry just read has what explain needs; line: its section's. */
+static int check_entry(struct parser *ps)
+{
+	static const char *const need[] = { "match", "library", "versions", "source", "class", "finding", "fix", "why" };
+	struct cd_cause *e = ps->cur;
+	int at = ps->line;
+
+	if (!e)
+		return 0;
+	const void *have[] = { e->n_match ? e : NULL, e->library, e->versions, e->source, e->cls, e->finding, e->fix, e->why };
+
+	ps->line = e->line;
+	for (size_t i = 0; i < ARRAY_SIZE(need); i++)
+		if (!have[i]) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "entry [%s] has no '%s'", e->id, need[i]);
+			return fail(ps, what, NULL);
+		}
+	if (!e->title && !in_list(e->finding, titled, ARRAY_SIZE(titled)))
+		return fail(ps, "a finding explain does not title itself needs a 'title'", e->id);
+	if (e->env && e->tree)
+		return fail(ps, "'env' with 'advice = tree': the tree, not the catalogue, gives the setting", e->id);
+	ps->line = at;
+	return 0;
+}
+
+static int section(struct parser *ps, char *s)
+{
+	char *end = strchr(s, ']');
+
+	if (!end || end[1])
+		return fail(ps, "expected [id] alone on the line", s);
+	*end = '\0';
+	if (!valid_id(s + 1))
+		return fail(ps, "an entry id is made of a-z, 0-9, '.' and '-'", s + 1);
+	for (size_t i = 0; i < ps->c->n; i++)
+		if (!strcmp(ps->c->v[i].id, s + 1))
+			return fail(ps, "a second entry with this id", s + 1);
+	if (check_entry(ps) < 0)
+		return -1;
+	if (ps->c->n >= MAX_ENTRIES)
+		return fail(ps, "more than 1024 entries", NULL);
+	ps->cur = CD_PUSH(ps->c->v, ps->c->n, ps->c->cap);
+	memset(ps->cur, 0, sizeof(*ps->cur));
+	ps->cur->id = xstrdup(s + 1);
+	ps->cur->line = ps->line;
+	ps->cur->severity = CD_SEV_FAIL;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e = s + strlen(s);
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+static int one_line(struct parser *ps, char *raw)
+{
+	char *s = trim(raw), *eq, *key;
+
+	if (!*s || *s == '#')
+		return 0;
+	if (*s == '[')
+		return section(ps, s);
+	if (!ps->cur)
+		return fail(ps, "a key before the first [id]", s);
+	eq = strchr(s, '=');
+	if (!eq)
+		return fail(ps, "expected key = value", s);
+	*eq = '\0';
+	key = trim(s);
+	s = trim(eq + 1);
+	if (!*s)
+		return fail(ps, "an empty value", key);
+	return set_key(ps, key, s);
+}
+
+int cd_causes_parse(struct cd_causes *c, const char *text, size_t len, const char *name)
+{
+	struct parser ps = { name, 0, c, NULL };
+	size_t pos = 0;
+	char *buf = xmalloc(4096);
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	while (text && pos < len && !rc) {
+		size_t end = pos;
+
+		while (end < len && text[end] != '\n')
+			end++;
+		ps.line++;
+		if (end - pos >= 4096) {
+			rc = fail(&ps, "a line longer than 4095 bytes", NULL);
+			break;
+		}
+		if (memchr(text + pos, '\0', end - pos)) {
+			rc = fail(&ps, "a NUL byte: not a text file", NULL);
+			break;
+		}
+		memcpy(buf, text + pos, end - pos);
+		buf[end - pos] = '\0';
+		rc = one_line(&ps, buf);
+		pos = end + 1;
+	}
+	if (!rc)
+		rc = check_entry(&ps);
+	if (!rc && !c->n) {
+		ps.line = 0;
+		rc = cd_error("explain: '%s': no entry (expected [id] sections)", name);
+	}
+	free(buf);
+	if (rc)
+		cd_causes_free(c);
+	return rc ? -1 : 0;
+}
+
+static struct cd_causes loaded;
+static int load_state; /* 0 not tried, 1 loaded, -1 failed */
+
+static void free_loaded(void)
+{
+	cd_causes_free(&loaded);
+}
+
+const struct cd_causes *cd_causes_default(void)
+{
+	const char *path = getenv("COMMDIAG_CAUSES");
+
+	if (load_state)
+		return load_state > 0 ? &loaded : NULL;
+	load_state = -1;
+	if (path && *path) {
+		const char *kind = NULL;
+		FILE *f = cd_open_input(path, &kind);
+		size_t len = 0;
+		char *text;
+		int rc;
+
+		if (!f) {
+			cd_error("explain: COMMDIAG_CAUSES '%s' %s%s", path, kind ? "is " : "cannot be opened: ",
+				 kind ? kind : strerror(errno));
+			return NULL;
+		}
+		text = cd_read_file(f, (size_t)16 << 20, &len);
+		fclose(f);
+		if (!text) {
+			cd_error("explain: cannot read COMMDIAG_CAUSES '%s' (or it is over 16 MiB)", path);
+			return NULL;
+		}
+		rc = cd_causes_parse(&loaded, text, len, path);
+		free(text);
+		if (rc < 0)
+			return NULL;
+	} else {
+		const struct cd_embedded_file *e = cd_embedded("causes.catalog");
+
+		if (!e) {
+			cd_error("explain: the embedded catalogue 'causes.catalog' is missing");
+			return NULL;
+		}
+		if (cd_causes_parse(&loaded, e->data, e->len, "causes.catalog") < 0)
+			return NULL;
+	}
+	load_state = 1;
+	atexit(free_loaded);
+	return &loaded;
+}

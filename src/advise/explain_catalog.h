@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * explain's cause catalogue (rules/causes.catalog, private to explain.c): what the
+ * libraries print when a job fails, as data. Each entry is a message pattern in the
+ * library's own printf format, where it comes from, the cause it names, the LOG finding
+ * it becomes and the fix with its evidence. The loader refuses a malformed file with its
+ * name and line; the matcher is bounded, so no line can make it run away.
+ */
+#ifndef CD_EXPLAIN_CATALOG_H
+#define CD_EXPLAIN_CATALOG_H
+
+#include <stddef.h>
+
+#include "results.h"
+
+#define CD_CAUSE_MAX_PATTERNS 8 /* match, require, rule_out or confirm lines per entry */
+
+struct cd_cause {
+	char *id;                                  /* the [section] name */
+	int line;                                  /* where the section starts */
+	char *match[CD_CAUSE_MAX_PATTERNS];        /* any one of them */
+	char *require[CD_CAUSE_MAX_PATTERNS];      /* all of them, anywhere in the log */
+	char *rule_out[CD_CAUSE_MAX_PATTERNS];     /* any one rules the entry out */
+	char *confirm[CD_CAUSE_MAX_PATTERNS];      /* evidence for it */
+	int n_match, n_require, n_rule_out, n_confirm;
+	char *library, *versions, *source, *cls;   /* source: its lines joined with "; " */
+	char *finding, *title, *fix, *env, *why;   /* env: "NAME=VALUE" or NULL */
+	enum cd_severity severity;
+	int generic;                               /* a consequence: only when nothing specific matched */
+	int tree;                                  /* the decision tree gives the fix from the finding */
+};
+
+struct cd_causes {
+	struct cd_cause *v;
+	size_t n, cap;
+};
+
+/*
+ * Parse a catalogue; name is what errors quote ("causes.catalog:12: …"). Returns 0, or
+ * -1 after printing the error (c then holds nothing).
+ */
+int cd_causes_parse(struct cd_causes *c, const char *text, size_t len, const char *name);
+void cd_causes_free(struct cd_causes *c);
+
+/*
+ * The catalogue explain uses: the file COMMDIAG_CAUSES names, else the embedded one,
+ * loaded once. NULL after printing why when it is malformed or cannot be read.
+ */
+const struct cd_causes *cd_causes_default(void);
+
+/* Does pattern occur anywhere in line? (the catalogue's printf-format syntax) */
+int cd_cause_match(const char *pattern, const char *line);
+
+#endif
