@@ -75,6 +75,7 @@ struct section {
 	int64_t iters;
 	int64_t nranks;           /* distinct ranks the rank lines name */
 	unsigned char *ranks_seen; /* bitmap of those rank numbers */
+	int64_t max_rank;         /* 1 + the highest of them: a pasted excerpt may show the last rank line only */
 	int modern;               /* "Group" in the rank lines: nccl-tests 2.10 or later */
 	char *first_host;         /* host of rank 0 (the first rank line) */
 	char redop[NAME_MAX_LEN]; /* of the first row, to infer the collective; "" when left empty */
@@ -85,6 +86,7 @@ struct section {
 	size_t n_rows, cap_rows;
 	/* the column names line: token index of each field; -1 when absent */
 	int cols_known;
+	int names_line;           /* cols_known from the column names line (not from a row) */
 	int c_redop, c_root, c_time[2], c_alg[2], c_bus[2], c_wrong[2];
 	int wrong_is_count;       /* "#wrong", not "error" */
 	double time_scale;        /* to microseconds */
@@ -269,15 +271,22 @@ static int perf_name(const char *line, char *out, size_t len)
 	return 0;
 }
 
+/* The ranks the rank lines name: the highest rank + 1, or more when ranks repeat (0: no lines). */
+static int64_t section_ranks(const struct section *s)
+{
+	return s->nranks > s->max_rank ? s->nranks : s->max_rank;
+}
+
 /* What the section's rows show, for cd_nt_infer(); rows holds one entry per size row. */
 static void observe(const struct section *s, struct cd_nt_obs *o, struct cd_nt_obs_row *rows)
 {
 	memset(o, 0, sizeof(*o));
 	o->redop = !s->redop_col ? -1 : s->redop[0] && strcmp(s->redop, "none") ? 1 : 0;
+	o->redop_heading = s->names_line ? s->c_redop >= 0 : -1;
 	o->redop_name = s->redop;
 	o->root = s->root == CD_NULL_I64 ? -1 : s->root >= 0;
-	o->modern = s->modern || s->root != CD_NULL_I64;
-	o->ranks = s->nranks;
+	o->modern = s->modern ? 1 : s->nranks ? 0 : -1;
+	o->ranks = section_ranks(s);
 	o->rows = rows;
 	o->n_rows = s->n_rows;
 	for (size_t i = 0; i < s->n_rows; i++) {
@@ -307,7 +316,7 @@ static void resolve_collective(struct state *st, char *coll, size_t clen, char *
 	struct cd_nt_obs_row *rows;
 	struct cd_nt_guess g;
 
-	*ranks = 0;
+	*ranks = section_ranks(s);
 	if (s->coll[0] || st->pending[0]) {
 		snprintf(coll, clen, "%s", s->coll[0] ? s->coll : st->pending);
 		snprintf(from, flen, "named in the log (%s_perf)", coll);
@@ -357,7 +366,7 @@ static int finish_section(struct state *st)
 				p->variant = xstrdup(v ? "in_place" : "out_of_place");
 				p->status = CD_ST_OK;
 				p->host = s->first_host ? xstrdup(s->first_host) : NULL;
-				p->nranks = s->nranks ? s->nranks : ranks ? ranks : CD_NULL_I64;
+				p->nranks = ranks ? ranks : CD_NULL_I64;
 				if (s->oob != CD_NULL_I64 && s->oob > 0 && !s->any_count) {
 					/* old logs count failures only in the footer: the run failed its check */
 					p->status = CD_ST_ERROR;
@@ -525,6 +534,8 @@ static void count_rank(struct section *s, int64_t rank)
 	}
 	if (!s->ranks_seen)
 		s->ranks_seen = xcalloc(RANKS_SEEN_MAX / 8, 1);
+	if (rank + 1 > s->max_rank)
+		s->max_rank = rank + 1;
 	if (s->ranks_seen[rank / 8] & (1u << (rank % 8)))
 		return;
 	s->ranks_seen[rank / 8] |= (unsigned char)(1u << (rank % 8));
@@ -578,6 +589,7 @@ static void column_line(struct section *s, char *line)
 	int v = 0, seen_time = 0;
 
 	s->cols_known = 1;
+	s->names_line = 1;
 	s->wrong_is_count = 1;
 	for (size_t i = 0; i < n; i++) {
 		const char *t = tok[i];
@@ -602,7 +614,7 @@ static void column_line(struct section *s, char *line)
 		}
 	}
 	if (s->c_time[0] < 0 || s->c_alg[0] < 0 || s->c_bus[0] < 0)
-		s->cols_known = 0;
+		s->cols_known = s->names_line = 0;
 }
 
 /* Infer the layout from a row when no column names were seen. */

@@ -22,12 +22,21 @@
  *   src/gather.cu GatherGetBw, src/scatter.cu ScatterGetBw: (n-1)/n, size = n × count × type, rooted
  *   src/hypercube.cu HyperCubeGetBw         busbw = algbw,            size = n × count × type
  * The sizes: common.cu TimeTest prints max(sendBytes, expectedBytes) and nbytes/wordSize
- * (the *GetCollByteCount paramcount). The redop column: the RunTest functions of
- * all_gather, alltoall, broadcast, gather, scatter and hypercube pass "none", the others
- * the operator (sendrecv too); alltoall before 2.10 printed it empty. The root column
- * (2.13+) prints -1 except for broadcast, reduce, gather and scatter. Before mid-2020
- * (v2.0.0's all_gather.cu and reduce_scatter.cu) algbw already counted only n-1 chunks
- * and busbw equalled it: those factors are tried too when the log shows nothing of 2.10+.
+ * (the *GetCollByteCount paramcount).
+ *
+ * The columns: since 2.13 one layout for all (size count type redop root), the
+ * reductions printing their operator (sendrecv too), the others "none" (2.13.4+) or an
+ * empty field (2.13.0-2.13.3), root -1 but for broadcast, reduce, gather and scatter.
+ * Before 2.13 each test printed its own (the print_line_header of each src/<test>.cu at
+ * v2.11.0): a redop field for all_reduce, reduce_scatter, reduce and alltoall (left
+ * empty), a root field for broadcast, reduce, gather and scatter, neither for
+ * all_gather, sendrecv and hypercube. So a table without a root column is never a
+ * rooted collective's, and one without a redop word is not a reduction's unless it is
+ * an old sendrecv.
+ *
+ * Before mid-2020 (v2.0.0's all_gather.cu and reduce_scatter.cu) algbw already counted
+ * only n-1 chunks and busbw equalled it: those factors are tried for logs that show
+ * nothing of 2.10+; gather, scatter and hypercube came with 2.10 and 2.11.
  */
 #include "import_nccltests_infer.h"
 
@@ -44,21 +53,22 @@ static const struct kind {
 	int per_rank;   /* size = n × count × type (else size = count × type) */
 	int redop;      /* prints its reduction operator (else "none") */
 	int rooted;     /* prints a root rank (else -1) */
+	int old_redop;  /* before 2.13 its rows had a redop field */
 	enum factor f;
 	int era;        /* 0: any version; 1: only before 2.10 (the old factors); 2: only from 2.10 */
 } kinds[] = {
-	{ "all_reduce", 0, 1, 0, F_ALLREDUCE, 0 },
-	{ "all_gather", 1, 0, 0, F_NM1, 0 },
-	{ "all_gather", 1, 0, 0, F_ONE, 1 },
-	{ "reduce_scatter", 1, 1, 0, F_NM1, 0 },
-	{ "reduce_scatter", 1, 1, 0, F_ONE, 1 },
-	{ "alltoall", 1, 0, 0, F_NM1, 0 },
-	{ "broadcast", 0, 0, 1, F_ONE, 0 },
-	{ "reduce", 0, 1, 1, F_ONE, 0 },
-	{ "sendrecv", 0, 1, 0, F_ONE, 0 },
-	{ "gather", 1, 0, 1, F_NM1, 2 },
-	{ "scatter", 1, 0, 1, F_NM1, 2 },
-	{ "hypercube", 1, 0, 0, F_ONE, 2 },
+	{ "all_reduce", 0, 1, 0, 1, F_ALLREDUCE, 0 },
+	{ "all_gather", 1, 0, 0, 0, F_NM1, 0 },
+	{ "all_gather", 1, 0, 0, 0, F_ONE, 1 },
+	{ "reduce_scatter", 1, 1, 0, 1, F_NM1, 0 },
+	{ "reduce_scatter", 1, 1, 0, 1, F_ONE, 1 },
+	{ "alltoall", 1, 0, 0, 1, F_NM1, 0 },
+	{ "broadcast", 0, 0, 1, 0, F_ONE, 0 },
+	{ "reduce", 0, 1, 1, 1, F_ONE, 0 },
+	{ "sendrecv", 0, 1, 0, 0, F_ONE, 0 },
+	{ "gather", 1, 0, 1, 0, F_NM1, 2 },
+	{ "scatter", 1, 0, 1, 0, F_NM1, 2 },
+	{ "hypercube", 1, 0, 0, 0, F_ONE, 2 },
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -204,17 +214,37 @@ static struct fit fit_kind(const struct kind *k, double lo, double hi, int64_t r
 	return r;
 }
 
+/* Do the redop and root columns fit kind k (see the top of this file)? */
+static int columns_fit(const struct cd_nt_obs *o, const struct kind *k)
+{
+	if (o->root < 0) {
+		/* no root column: a layout before 2.13, of a collective without a root */
+		if (k->rooted)
+			return 0;
+		if (o->redop >= 0)
+			return k->old_redop && k->redop == o->redop;
+		if (o->redop_heading == 1) /* a heading over an empty field: old alltoall */
+			return k->old_redop && !k->redop;
+		if (o->redop_heading == 0)
+			return !k->old_redop;
+		return !k->old_redop || !k->redop; /* not known whether an empty field hides */
+	}
+	if (k->rooted != o->root)
+		return 0;
+	return o->redop == 1 ? k->redop : !k->redop;
+}
+
 static int admissible(const struct cd_nt_obs *o, const struct kind *k, int64_t per_rank)
 {
-	if (o->redop >= 0 && k->redop != o->redop)
-		return 0;
-	if (o->root >= 0 && k->rooted != o->root)
+	if (!columns_fit(o, k))
 		return 0;
 	if (per_rank == 1 && k->per_rank)
 		return 0;
 	if (per_rank > 1 && !k->per_rank)
 		return 0;
-	if (k->era == 1 && o->modern)
+	if (k->era == 1 && (o->modern == 1 || o->root >= 0))
+		return 0;
+	if (k->era == 2 && o->modern == 0)
 		return 0;
 	return 1;
 }
@@ -276,7 +306,8 @@ static int64_t pick(const struct cd_nt_obs *o, struct cd_nt_guess *g, int64_t pe
 		else if (k->f != F_ONE || !check_bw)
 			n_seen = 0;
 	}
-	return n_seen > 0 ? n_seen : 0;
+	/* two candidates may fit with different counts (all_reduce on 2 ranks, sendrecv on any) */
+	return n_seen > 0 && g->n_cands == 1 ? n_seen : 0;
 }
 
 void cd_nt_infer(const struct cd_nt_obs *o, struct cd_nt_guess *g)
@@ -307,7 +338,7 @@ void cd_nt_infer(const struct cd_nt_obs *o, struct cd_nt_guess *g)
 	g->ranks = ranks ? ranks : n;
 	snprintf(g->how, sizeof(g->how), "%s from the table: ", g->n_cands == 1 ? "inferred" : "candidates");
 	if (o->redop < 0)
-		append(g->how, sizeof(g->how), "no redop column");
+		append(g->how, sizeof(g->how), "no redop word");
 	else
 		append(g->how, sizeof(g->how), "redop '%.16s'", o->redop_name ? o->redop_name : o->redop ? "an operator" : "none");
 	append(g->how, sizeof(g->how), o->root < 0 ? ", no root column" : o->root ? ", a root rank" : ", root -1");

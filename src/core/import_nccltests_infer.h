@@ -21,10 +21,12 @@ struct cd_nt_obs_row {
 
 /* What a test's table shows. */
 struct cd_nt_obs {
-	int redop;                /* -1: no redop column; 0: "none" or left empty; 1: a reduction ("sum", …) */
+	int redop;                /* 1: a reduction ("sum", …); 0: "none", or a redop field left empty; -1: no redop word */
+	int redop_heading;        /* the column names list "redop": 1 yes, 0 no, -1 no names line seen */
 	const char *redop_name;   /* as printed, for the message; may be NULL */
 	int root;                 /* -1: no root column; 0: root printed as -1; 1: a root rank (>= 0) */
-	int modern;               /* the log shows nccl-tests 2.10 or later ("Group" in the rank lines, the root column) */
+	int modern;               /* 1: the log shows nccl-tests 2.10+ ("Group" in the rank lines); 0: rank lines
+	                           * without it (older); -1: no rank lines */
 	int64_t ranks;            /* ranks the "# Rank N …" lines name; 0 when there are none */
 	const struct cd_nt_obs_row *rows;
 	size_t n_rows;
