@@ -411,6 +411,57 @@ START_TEST(test_infer_json)
 }
 END_TEST
 
+/* Two tables pasted one after the other (nccl-tests#78): two tests, each told from its own columns. */
+START_TEST(test_two_pasted_tables)
+{
+	FILE *a = fopen("tests/data/nccl-tests/corpus/nccl-tests-78-allreduce-old.log", "re"),
+	     *b = fopen("tests/data/nccl-tests/corpus/nccl-tests-78-alltoall-old.log", "re");
+	size_t la = 0, lb = 0;
+	char *ta, *tb, *both;
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ta = cd_read_file(a, 1 << 20, &la);
+	tb = cd_read_file(b, 1 << 20, &lb);
+	fclose(a);
+	fclose(b);
+	/* the footers out: only the column names line tells where the second table starts */
+	both = xasprintf("%.*s%.*s", (int)(strstr(ta, "# Out of") - ta), ta, (int)(strstr(tb, "# Out of") - tb), tb);
+	ck_assert_int_eq(imp(both, NULL), 4);
+	ck_assert_uint_eq(res.run.imports[0].collectives.n, 2);
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "all_reduce");
+	ck_assert_str_eq(res.run.imports[0].collectives.v[1], "alltoall");
+	free(ta);
+	free(tb);
+	free(both);
+}
+END_TEST
+
+/* nccl#340: rows and footer of one test, then the next binary's command line and header. */
+START_TEST(test_next_command_line)
+{
+	const char *log = "      65536          8192   float    16.57    1.98    1.98  0e+00    13.83    2.37    2.37  0e+00\n"
+			  "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 6.6972 \n\n"
+			  "./broadcast_perf -b 8 -e 128M -f 2 -g 2\n"
+			  "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20\n"
+			  "           8             2   float       0    45.82    0.00    0.00    N/A    38.17    0.00"
+			  "    0.00    N/A\n"
+			  "# Avg bus bandwidth    : 0 \n"
+			  "          16             4   float       0    45.82    0.00    0.00    N/A    38.17    0.00"
+			  "    0.00    N/A\n";
+
+	ck_assert_int_eq(imp(log, NULL), 3);
+	ck_assert_uint_eq(res.run.imports[0].collectives.n, 3);
+	/* the command line names the test after it, not the rows before it */
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "all_gather|hypercube");
+	ck_assert_str_eq(res.run.imports[0].collectives.v[1], "broadcast");
+	ck_assert_str_eq(res.run.imports[0].collective_from.v[1], "named in the log (broadcast_perf)");
+	/* a row after the "Avg bus bandwidth" line: another test, told from its own columns */
+	ck_assert_str_eq(res.run.imports[0].collectives.v[2], "broadcast");
+	ck_assert_ptr_nonnull(strstr(res.run.imports[0].collective_from.v[2], "inferred"));
+}
+END_TEST
+
 START_TEST(test_print_tol_and_types)
 {
 	ck_assert_double_eq_tol(cd_nt_print_tol("1.50"), 0.005, 1e-12);
@@ -465,6 +516,8 @@ Suite *import_suite(void)
 	tcase_add_test(tc, test_infer_no_factor);
 	tcase_add_test(tc, test_infer_json);
 	tcase_add_test(tc, test_print_tol_and_types);
+	tcase_add_test(tc, test_two_pasted_tables);
+	tcase_add_test(tc, test_next_command_line);
 	tcase_add_test(tc, test_arbitrary_bytes);
 	suite_add_tcase(s, tc);
 	return s;

@@ -71,6 +71,7 @@ struct section {
 	int started;              /* saw a header line */
 	size_t first_row;         /* line of the first row, for messages */
 	int footer;               /* saw "Out of bounds values" */
+	int ended;                /* saw "Avg bus bandwidth", a test's last line */
 	int64_t oob;
 	int64_t iters;
 	int64_t nranks;           /* distinct ranks the rank lines name */
@@ -676,11 +677,15 @@ static int row_line(struct state *st, char *s)
 {
 	struct section *sec = &st->s;
 	char *tok[MAX_TOKENS];
-	size_t n = row_tokens(sec, s, tok);
+	size_t n;
 	int64_t bytes, count = -1;
 	struct row w = { 0 };
 	static const char *const what[] = { "time", "algbw", "busbw", "#wrong" };
 
+	/* rows after a test's last line belong to another test, with its own layout */
+	if (sec->ended && sec->n_rows && finish_section(st) < 0)
+		return -1;
+	n = row_tokens(sec, s, tok);
 	if (!n || int_token(tok[0], &bytes) < 0 || (n > 1 && int_token(tok[1], &count) < 0)) {
 		/* not a row at all: a date, a host name with digits, … */
 		st->im->other_lines++;
@@ -835,6 +840,9 @@ static int text_line(struct state *st, char *raw)
 	if (strstr(h, "size") && strstr(h, "count") && strstr(h, "busbw")) {
 		char copy[CD_NT_LINE_MAX];
 
+		/* a second table pasted after the first, with no header line between: another test */
+		if (sec->n_rows && finish_section(st) < 0)
+			return -1;
 		snprintf(copy, sizeof(copy), "%s", h);
 		column_line(sec, copy);
 		return 0;
@@ -853,8 +861,10 @@ static int text_line(struct state *st, char *raw)
 			sec->oob = v;
 		return 0;
 	}
-	if (!strncmp(h, "Avg bus bandwidth", 17))
+	if (!strncmp(h, "Avg bus bandwidth", 17)) {
+		sec->ended = 1; /* the last line of a test: a row after it starts another */
 		return 0;
+	}
 	if (!strncmp(h, "NCCL version ", 13)) {
 		size_t n = strcspn(h + 13, " +\t");
 
@@ -862,8 +872,12 @@ static int text_line(struct state *st, char *raw)
 			snprintf(st->nccl, sizeof(st->nccl), "%.*s", (int)n, h + 13);
 		return 0;
 	}
-	if (perf_name(h, name, sizeof(name)))
+	if (perf_name(h, name, sizeof(name))) {
+		/* the command line of the next test: the rows so far were another's */
+		if (sec->n_rows && finish_section(st) < 0)
+			return -1;
 		snprintf(st->pending, sizeof(st->pending), "%s", name);
+	}
 	if (*s == '#' || !strncmp(h, "Using devices", 13) || strstr(h, "out-of-place"))
 		return 0; /* nccl-tests' own comments */
 	st->im->other_lines++;
