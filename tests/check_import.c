@@ -462,6 +462,26 @@ START_TEST(test_next_command_line)
 }
 END_TEST
 
+/* -I: per-iteration columns after each variant's #wrong, with and without the column names. */
+START_TEST(test_per_iteration_columns)
+{
+	const char *row = "     1048576        262144     float     sum      -1    28.15   37.25   65.19      0    27.90"
+			  "    29.01    28.99     1.20    27.52   38.10   66.67      0    27.40    28.00    27.98     0.90\n";
+	char *named = xasprintf("#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+				"    i_min    i_max    i_p99    i_cv%%     time   algbw   busbw  #wrong    i_min    i_max"
+				"    i_p99    i_cv%%\n%s",
+				row);
+
+	ck_assert_int_eq(imp(row, "all_reduce"), 1);
+	ck_assert_double_eq_tol(probe("nccl.all_reduce", "in_place")->samples[0].busbw_gbyte_s, 66.67, 1e-9);
+	cd_results_free(&res);
+	cd_results_init(&res);
+	ck_assert_int_eq(imp(named, "all_reduce"), 1);
+	ck_assert_double_eq_tol(probe("nccl.all_reduce", "in_place")->samples[0].time_us, 27.52, 1e-9);
+	free(named);
+}
+END_TEST
+
 START_TEST(test_print_tol_and_types)
 {
 	ck_assert_double_eq_tol(cd_nt_print_tol("1.50"), 0.005, 1e-12);
@@ -518,6 +538,7 @@ Suite *import_suite(void)
 	tcase_add_test(tc, test_print_tol_and_types);
 	tcase_add_test(tc, test_two_pasted_tables);
 	tcase_add_test(tc, test_next_command_line);
+	tcase_add_test(tc, test_per_iteration_columns);
 	tcase_add_test(tc, test_arbitrary_bytes);
 	suite_add_tcase(s, tc);
 	return s;

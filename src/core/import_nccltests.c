@@ -621,7 +621,7 @@ static void column_line(struct section *s, char *line)
 /* Infer the layout from a row when no column names were seen. */
 static int infer_layout(struct section *s, char **tok, size_t n)
 {
-	size_t k = 3, rest;
+	size_t k = 3, rest, stride;
 
 	if (k < n && is_word(tok[k]))
 		s->c_redop = (int)k++;
@@ -632,7 +632,9 @@ static int infer_layout(struct section *s, char **tok, size_t n)
 		return -1;
 	if (n - k < 4)
 		return -1;
-	for (int v = 0; v < 2 && k + 4 <= n; v++, k += 4) {
+	/* -I (per-iteration timing) puts i_min, i_max, i_p99 and i_cv% after each #wrong */
+	stride = n - k == 16 ? 8 : 4;
+	for (int v = 0; v < 2 && k + 4 <= n; v++, k += stride) {
 		s->c_time[v] = (int)k;
 		s->c_alg[v] = (int)k + 1;
 		s->c_bus[v] = (int)k + 2;
