@@ -157,6 +157,115 @@ START_TEST(test_ompi_tcp)
 }
 END_TEST
 
+/* NCCL_IB_HCA (ncclIbInitDevices → matchIfList): prefixes, ":port" must equal, '=' exact, '^' inverts. */
+START_TEST(test_nccl_ib_hca)
+{
+	ck_assert(cd_nccl_ib_hca_match(NULL, "mlx5_an0", 1));
+	ck_assert(cd_nccl_ib_hca_match("mlx5_ib", "mlx5_ib3", 1));
+	ck_assert(!cd_nccl_ib_hca_match("mlx5_ib", "mlx5_an0", 1));
+	ck_assert(cd_nccl_ib_hca_match("mlx5_1", "mlx5_10", 1)); /* a prefix: the classic surprise */
+	ck_assert(!cd_nccl_ib_hca_match("=mlx5_1", "mlx5_10", 1));
+	ck_assert(cd_nccl_ib_hca_match("=mlx5_0,mlx5_1:1", "mlx5_1", 1));
+	ck_assert(!cd_nccl_ib_hca_match("=mlx5_0,mlx5_1:1", "mlx5_1", 2));
+	ck_assert(cd_nccl_ib_hca_match("mlx5_1:", "mlx5_1", 2)); /* an empty port is any port */
+	ck_assert(!cd_nccl_ib_hca_match("^mlx5_2", "mlx5_2", 1));
+	ck_assert(cd_nccl_ib_hca_match("^mlx5_2", "mlx5_3", 1));
+	ck_assert(!cd_nccl_ib_hca_match("^=mlx5_2:1", "mlx5_2", 1));
+	ck_assert(cd_nccl_ib_hca_match("^=mlx5_2:1", "mlx5_20", 1));
+	ck_assert(cd_nccl_ib_hca_match("", "mlx5_0", 1)); /* an empty list matches everything */
+}
+END_TEST
+
+/* UCX_NET_DEVICES (ucp_is_resource_in_device_list): whole names or a base name, "all", '^'. */
+START_TEST(test_ucx_devices)
+{
+	ck_assert(cd_ucx_net_device_match(NULL, "mlx5_0:1"));
+	ck_assert(cd_ucx_net_device_match("all", "eth0"));
+	ck_assert(cd_ucx_net_device_match("mlx5_0:1,mlx5_1:1", "mlx5_1:1"));
+	ck_assert(!cd_ucx_net_device_match("mlx5_0:1", "mlx5_0:2"));
+	ck_assert(cd_ucx_net_device_match("mlx5_0", "mlx5_0:2")); /* the base name */
+	ck_assert(!cd_ucx_net_device_match("mlx5_1", "mlx5_10:1")); /* no prefixes */
+	ck_assert(!cd_ucx_net_device_match("eth", "eth0"));
+	ck_assert(!cd_ucx_net_device_match("^mlx5_an0:1", "mlx5_an0:1"));
+	ck_assert(cd_ucx_net_device_match("^mlx5_an0:1", "mlx5_ib0:1"));
+	ck_assert(cd_ucx_tls_rdma(NULL));
+	ck_assert(cd_ucx_tls_rdma("rc,sm,self"));
+	ck_assert(cd_ucx_tls_rdma("\\dc_mlx5,self"));
+	ck_assert(!cd_ucx_tls_rdma("tcp"));
+	ck_assert(!cd_ucx_tls_rdma("tcp,sm,self,cuda_copy"));
+	ck_assert(cd_ucx_tls_rdma("^tcp"));
+}
+END_TEST
+
+static struct cd_ib_port *port(const char *hca, const char *layer, double gbit_s, const char *state)
+{
+	struct cd_hca *c = cd_host_add_hca(&host);
+	struct cd_ib_port *p;
+
+	c->name = xstrdup(hca);
+	p = cd_hca_add_port(c);
+	p->port = 1;
+	p->state = xstrdup(state);
+	p->link_layer = xstrdup(layer);
+	p->rate_gbit_s = gbit_s;
+	return p;
+}
+
+/* A GPU rail: NCCL_IB_HCA's choice when set, else the link layer most active ports have. */
+START_TEST(test_rails)
+{
+	port("mlx5_ib0", "infiniband", 400, "active");
+	port("mlx5_ib1", "infiniband", 400, "active");
+	port("mlx5_an0", "ethernet", 40, "active");
+	port("mlx5_ib2", "infiniband", 0, "down");
+	ck_assert(cd_rdma_rail_port(&host, "mlx5_ib0", &host.hcas[0].ports[0]));
+	ck_assert(!cd_rdma_rail_port(&host, "mlx5_an0", &host.hcas[2].ports[0]));
+	ck_assert(!cd_rdma_rail_port(&host, "mlx5_ib2", &host.hcas[3].ports[0]));
+	ck_assert_uint_eq(cd_rdma_port_users(&host, "mlx5_an0", &host.hcas[2].ports[0]), CD_LIB_NCCL | CD_LIB_UCX);
+	ck_assert_uint_eq(cd_rdma_port_users(&host, "mlx5_ib2", &host.hcas[3].ports[0]), 0);
+	env("NCCL_IB_HCA", "mlx5_ib");
+	env("UCX_NET_DEVICES", "mlx5_ib0:1");
+	ck_assert_uint_eq(cd_rdma_port_users(&host, "mlx5_an0", &host.hcas[2].ports[0]), 0);
+	ck_assert_uint_eq(cd_rdma_port_users(&host, "mlx5_ib0", &host.hcas[0].ports[0]), CD_LIB_NCCL | CD_LIB_UCX);
+	ck_assert_uint_eq(cd_rdma_port_users(&host, "mlx5_ib1", &host.hcas[1].ports[0]), CD_LIB_NCCL);
+}
+END_TEST
+
+/* Of the ports of one link layer, the site's NCCL_IB_HCA tells the front end from the rails. */
+START_TEST(test_rails_site_list)
+{
+	port("mlx5_0", "ethernet", 200, "active");
+	port("mlx5_1", "ethernet", 200, "active");
+	port("mlx5_2", "ethernet", 100, "active");
+	ck_assert(cd_rdma_rail_port(&host, "mlx5_2", &host.hcas[2].ports[0]));
+	env("NCCL_IB_HCA", "=mlx5_0,mlx5_1");
+	ck_assert(cd_rdma_rail_port(&host, "mlx5_1", &host.hcas[1].ports[0]));
+	ck_assert(!cd_rdma_rail_port(&host, "mlx5_2", &host.hcas[2].ports[0]));
+	env("NCCL_IB_DISABLE", "1");
+	ck_assert_uint_eq(cd_rdma_port_users(&host, "mlx5_0", &host.hcas[0].ports[0]), CD_LIB_UCX);
+}
+END_TEST
+
+/* Which library sends over an interface: one answer for the judge and the advice. */
+START_TEST(test_iface_users)
+{
+	const struct cd_nic *eth, *dock;
+
+	nic("eth0", CD_NIC_PHYSICAL, "10.0.0.17/24", NULL);
+	nic("docker0", CD_NIC_BRIDGE, "172.17.0.1/16", NULL);
+	eth = &host.nics[0], dock = &host.nics[1];
+	/* NCCL's own order skips docker*; Open MPI's TCP takes every IPv4 interface but loopback */
+	ck_assert_uint_eq(cd_iface_users(&host, eth), CD_LIB_NCCL | CD_LIB_OMPI);
+	ck_assert_uint_eq(cd_iface_users(&host, dock), CD_LIB_OMPI);
+	env("OMPI_MCA_btl_tcp_if_include", "eth0");
+	env("OMPI_MCA_oob_tcp_if_include", "eth0");
+	env("UCX_NET_DEVICES", "docker0");
+	env("GLOO_SOCKET_IFNAME", "docker0");
+	ck_assert_uint_eq(cd_iface_users(&host, dock), CD_LIB_UCX | CD_LIB_GLOO);
+	ck_assert_str_eq(cd_lib_iface_rule(&host, CD_LIB_OMPI), "its if_include/if_exclude");
+}
+END_TEST
+
 Suite *libdefaults_suite(void)
 {
 	Suite *s = suite_create("libdefaults");
@@ -168,6 +277,11 @@ Suite *libdefaults_suite(void)
 	tcase_add_test(tc, test_nccl_order_2_28);
 	tcase_add_test(tc, test_nccl_ipv6_after_ipv4);
 	tcase_add_test(tc, test_ompi_tcp);
+	tcase_add_test(tc, test_nccl_ib_hca);
+	tcase_add_test(tc, test_ucx_devices);
+	tcase_add_test(tc, test_rails);
+	tcase_add_test(tc, test_rails_site_list);
+	tcase_add_test(tc, test_iface_users);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -277,9 +277,16 @@ START_TEST(test_stability_not_graded)
 	p->rank = 0;
 	p->peer = 1;
 	judge_doc();
-	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], CD_NULL_I64); /* its 90 % is the scheduler's */
-	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY], "1 run on oversubscribed node17 (4 ranks on 2 CPUs: times "
-							    "measure the scheduler) is not graded");
+	/* its 90 % spread is the scheduler's: graded on finishing alone, so the score holds still */
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 100);
+	ck_assert_str_eq(res.score.basis[CD_DIM_STABILITY], "mean of 1; worst mpi.latency finished; 1 run on "
+							    "oversubscribed node17 (4 ranks on 2 CPUs: times measure the "
+							    "scheduler) is graded on finishing only, not on spread");
+	ck_assert_int_eq(res.score.total, 100);
+	/* and a run there that timed out still scores 0 */
+	res.probes[0].status = CD_ST_TIMEOUT;
+	judge_doc();
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 0);
 }
 END_TEST
 
@@ -350,8 +357,9 @@ START_TEST(test_latency_scope_host)
 	ck_assert_int_eq(res.score.dim[CD_DIM_LATENCY], 25);
 	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_LATENCY], "; 1 run whose timing thread waited for a CPU over "
 								     "5 % of the time is not graded"));
-	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 100); /* the mpi.latency run; nccl.all_reduce not graded */
-	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_STABILITY], "1 run whose timing thread waited for a CPU"));
+	ck_assert_int_eq(res.score.dim[CD_DIM_STABILITY], 100); /* both finished; the waiting one's spread not graded */
+	ck_assert_ptr_nonnull(strstr(res.score.basis[CD_DIM_STABILITY], "1 run whose timing thread waited for a CPU over "
+									 "5 % of the time is graded on finishing only"));
 	res.probes[0].samples[0].cpu_wait_pct = 0.5;
 	/* more ranks than CPUs: those times are the scheduler's, not graded */
 	res.hosts[0].system.cpus_online = 1;

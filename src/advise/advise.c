@@ -125,16 +125,6 @@ unsigned libs_of_failures(struct cd_walk *w)
 	return libs;
 }
 
-/* Version "2.21.5" as 22105-like number: major*10000 + minor*100 + patch; -1 when unknown. */
-long version_num(const char *v)
-{
-	long a = 0, b = 0, c = 0;
-
-	if (!v || sscanf(v, "%ld.%ld.%ld", &a, &b, &c) < 2)
-		return -1;
-	return a * 10000 + b * 100 + c;
-}
-
 /* Names container runtimes and virtual networks give their interfaces. */
 static int virtual_name(const char *name)
 {

@@ -230,20 +230,40 @@ int q_ib_down(struct cd_walk *w)
 	return down || has(w, "IB001");
 }
 
+/*
+ * The libraries that would carry data over port p once the tree's advice is applied: as
+ * configured (cd_rdma_port_users), with NCCL counted despite NCCL_IB_DISABLE=1, which the
+ * tree advises away on a host with an active port (q_ib_disabled) before it gets here.
+ */
+static unsigned port_takers(const struct cd_host *h, const char *hca, const struct cd_ib_port *p)
+{
+	unsigned users = cd_rdma_port_users(h, hca, p);
+
+	if (port_active(p) && cd_nccl_ib_hca_match(cd_host_env(h, "NCCL_IB_HCA"), hca, p->port))
+		users |= CD_LIB_NCCL;
+	return users;
+}
+
+/*
+ * Does a library use an active port slower than the host's fastest? NCCL takes every active
+ * port NCCL_IB_HCA selects, UCX every one UCX_NET_DEVICES and UCX_TLS leave it
+ * (cd_rdma_port_users): a slow port the site's settings already leave out needs nothing.
+ */
 int q_ib_rates(struct cd_walk *w)
 {
-	double lo = INFINITY, hi = 0;
+	double slowest_used = INFINITY, hi = 0;
 
 	for (size_t i = 0; i < w->h->n_hcas; i++)
 		for (size_t k = 0; k < w->h->hcas[i].n_ports; k++) {
 			const struct cd_ib_port *p = &w->h->hcas[i].ports[k];
 
 			if (port_active(p) && isfinite(p->rate_gbit_s)) {
-				lo = fmin(lo, p->rate_gbit_s);
 				hi = fmax(hi, p->rate_gbit_s);
+				if (port_takers(w->h, w->h->hcas[i].name, p))
+					slowest_used = fmin(slowest_used, p->rate_gbit_s);
 			}
 		}
-	return hi > 0 && lo < hi;
+	return hi > 0 && slowest_used < hi;
 }
 
 /* Best (lowest) path class from an HCA to any GPU: 0 PIX … 4 SYS; 9 unknown. */
@@ -273,9 +293,12 @@ int q_ib_far(struct cd_walk *w)
 
 	for (size_t i = 0; i < w->h->n_hcas; i++) {
 		int d = hca_distance(w->h, w->h->hcas[i].name);
+		unsigned users = 0;
 
+		for (size_t k = 0; k < w->h->hcas[i].n_ports; k++)
+			users |= port_takers(w->h, w->h->hcas[i].name, &w->h->hcas[i].ports[k]);
 		near |= d <= 2;
-		far |= d == 4;
+		far |= d == 4 && users; /* a far HCA no library uses is already left out */
 	}
 	return near && far;
 }
@@ -287,6 +310,10 @@ void l_ib_hca(struct cd_walk *w)
 	char val[256], why[512];
 	size_t used = 0;
 	int only_unused = 1; /* every port left out is down or not active: nothing to choose between */
+	unsigned takers = 0; /* the libraries that would use an active port to be left out */
+	const char *nccl = cd_host_env(w->h, "NCCL_IB_HCA"), *ucx = cd_host_env(w->h, "UCX_NET_DEVICES");
+	const char *ratio = cd_host_env(w->h, "UCX_MULTI_LANE_MAX_RATIO");
+	double ucx_ratio = ratio && atof(ratio) >= 1 ? atof(ratio) : 4;
 
 	for (size_t i = 0; i < w->h->n_hcas; i++)
 		for (size_t k = 0; k < w->h->hcas[i].n_ports; k++)
@@ -309,7 +336,17 @@ void l_ib_hca(struct cd_walk *w)
 										 : NULL;
 
 				if (bad) {
+					unsigned users = port_takers(w->h, c->name, p);
+
+					/*
+					 * UCX drops a lane slower than the fastest over UCX_MULTI_LANE_MAX_RATIO
+					 * (default 4: src/ucp/wireup/select.c): a 40 Gb/s port beside 400 Gb/s
+					 * ones is never picked, and needs no setting.
+					 */
+					if (p->rate_gbit_s * ucx_ratio < best)
+						users &= ~(unsigned)CD_LIB_UCX;
 					only_unused &= !port_active(p);
+					takers |= users;
 					cd_strv_push(&out, s);
 					used += (size_t)snprintf(why + used, used < sizeof(why) ? sizeof(why) - used : 0,
 								 "%s%s %s", used ? ", " : "", s, bad);
@@ -350,15 +387,21 @@ void l_ib_hca(struct cd_walk *w)
 				if (!strncmp(w->h->hcas[i].name, named->v[k], l) && strlen(w->h->hcas[i].name) != l)
 					exact = 1;
 			}
+		/* a library whose settings already leave every such port out gets nothing */
 		join(named, val, sizeof(val), exact ? "=" : "");
-		walk_emit(w, "NCCL_IB_HCA", val, scope_host(w), "use %s; leave out %s", val, why);
+		if (takers & CD_LIB_NCCL)
+			walk_emit(w, "NCCL_IB_HCA", val, scope_host(w), "%s%s%s: use %s; leave out %s",
+				  nccl ? "NCCL_IB_HCA=" : "NCCL uses every active port", nccl ? nccl : "",
+				  nccl ? " takes them" : "", val, why);
 		/*
 		 * UCX skips ports that are not active by itself, but uses every active one: a slower
 		 * or far port it must be told to leave, by naming the others (device:port, exact).
 		 */
 		join(&in, val, sizeof(val), "");
-		walk_emit(w, "UCX_NET_DEVICES", val, scope_host(w), "UCX uses every active port: use %s; leave out %s", val,
-			  why);
+		if (takers & CD_LIB_UCX)
+			walk_emit(w, "UCX_NET_DEVICES", val, scope_host(w), "%s%s%s: use %s; leave out %s",
+				  ucx ? "UCX_NET_DEVICES=" : "UCX uses every active port", ucx ? ucx : "",
+				  ucx ? " takes them" : "", val, why);
 	}
 	cd_strv_free(&in);
 	cd_strv_free(&out);
@@ -380,7 +423,7 @@ int q_roce(struct cd_walk *w)
 
 int q_nccl_old(struct cd_walk *w)
 {
-	long v = version_num(w->h->versions.nccl);
+	long v = cd_version_num(w->h->versions.nccl);
 
 	return v < 0 || v < 22100;
 }
@@ -492,7 +535,7 @@ int q_peermem(struct cd_walk *w)
 
 void l_peermem(struct cd_walk *w)
 {
-	long v = version_num(w->h->versions.nccl);
+	long v = cd_version_num(w->h->versions.nccl);
 
 	walk_emit(w, NULL, "modprobe nvidia-peermem && echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf",
 	     scope_host(w), "GPUDirect RDMA needs the nvidia-peermem module: without it NICs read GPU memory "

@@ -205,7 +205,7 @@ void l_versions(struct cd_walk *w)
 		if (h->versions.nccl_net_plugin && used < sizeof(list))
 			used += (size_t)snprintf(list + used, sizeof(list) - used, " net plugin %s",
 						 h->versions.nccl_net_plugin);
-		if (h->versions.nccl && version_num(h->versions.nccl) > version_num(newest))
+		if (h->versions.nccl && cd_version_num(h->versions.nccl) > cd_version_num(newest))
 			newest = h->versions.nccl;
 	}
 	if (plugin)
@@ -339,33 +339,18 @@ int q_reach_need(struct cd_walk *w)
 	w->cause[0] = '\0';
 	for (size_t i = 0; i < w->r->n_hosts; i++) {
 		const struct cd_host *h = &w->r->hosts[i];
-		const struct cd_nic *list[16];
-		int rdma = cd_host_rdma_active(h);
-		const char *ucx = cd_host_env(h, "UCX_NET_DEVICES"), *gloo = cd_host_env(h, "GLOO_SOCKET_IFNAME");
-		char ucx_exact[256];
-		size_t k = cd_nccl_socket_ifaces(h, cd_host_env(h, "NCCL_SOCKET_IFNAME"), list, rdma ? 1 : ARRAY_SIZE(list));
 
-		snprintf(ucx_exact, sizeof(ucx_exact), "=%s", ucx ? ucx : "");
-
-		for (size_t j = 0; j < k; j++)
-			if (iface_failed(w->r, h, list[j]->name))
-				add_cause(w, LIB_NCCL, "NCCL would use %s (%s), which another host failed to reach",
-					  list[j]->name,
-					  cd_host_env(h, "NCCL_SOCKET_IFNAME") ? "NCCL_SOCKET_IFNAME" : "its own order");
 		for (size_t j = 0; j < h->n_nics; j++) {
 			const struct cd_nic *n = &h->nics[j];
+			unsigned libs;
 
 			if (!n->name || !iface_failed(w->r, h, n->name))
 				continue;
-			if (cd_ompi_tcp_uses(h, n, "btl") || cd_ompi_tcp_uses(h, n, "oob"))
-				add_cause(w, LIB_OMPI, "Open MPI's TCP would use %s (%s)", n->name,
-					  cd_host_env(h, "OMPI_MCA_btl_tcp_if_include") ? "its if_include"
-						  : "its default: every interface but loopback");
-			/* UCX by itself skips bridges and uses the best route (1.21): only a setting misleads it */
-			if (!rdma && ucx && strcmp(ucx, "all") && cd_nccl_ifname_match(ucx_exact, n->name))
-				add_cause(w, LIB_UCX, "UCX_NET_DEVICES=%s names %s", ucx, n->name);
-			if (gloo && !strcmp(gloo, n->name))
-				add_cause(w, LIB_GLOO, "%s: GLOO_SOCKET_IFNAME=%s", h->hostname, gloo);
+			libs = cd_iface_users(h, n);
+			for (unsigned lib = 1; lib <= LIB_ALL; lib <<= 1)
+				if (libs & lib)
+					add_cause(w, lib, "%s would use %s (%s), which another host failed to reach",
+						  cd_lib_name(lib), n->name, cd_lib_iface_rule(h, lib));
 		}
 	}
 	return w->libs != 0;
@@ -697,8 +682,8 @@ static int host_rails(const struct cd_host *h, char rails[][48], size_t *n)
 		for (size_t k = 0; k < h->hcas[i].n_ports; k++) {
 			const struct cd_ib_port *p = &h->hcas[i].ports[k];
 
-			if (!port_active(p))
-				continue;
+			if (!cd_rdma_rail_port(h, h->hcas[i].name, p))
+				continue; /* a front end seen through verbs is not a rail */
 			if (*n == MAX_RAILS || port_subnet(h, &h->hcas[i], p, rails[*n], sizeof(rails[0])) < 0)
 				return -1;
 			for (size_t j = 0; j < *n; j++)
@@ -785,7 +770,7 @@ void l_ib_timeout(struct cd_walk *w)
 	 * (src/transport/net_ib*.cc, NCCL_PARAM(IbTimeout)); unknown: the current one.
 	 * Two steps up is four times as long.
 	 */
-	ver = version_num(nccl);
+	ver = cd_version_num(nccl);
 	dflt = ver < 0 || ver >= 22300 ? 20 : ver >= 21400 ? 18 : 14;
 	v = (cur ? strtol(cur, NULL, 10) : dflt) + 2;
 	snprintf(val, sizeof(val), "%ld", v > 31 ? 31 : v);
@@ -824,6 +809,62 @@ const char *env_any_host(const struct cd_results *r, const char *name)
 	return NULL;
 }
 
+/* The host a finding is about (the first one when it names none). */
+static const struct cd_host *finding_host(const struct cd_results *r, const struct cd_finding *f)
+{
+	for (size_t h = 0; h < r->n_hosts; h++)
+		if (on_host(f, &r->hosts[h]))
+			return &r->hosts[h];
+	return r->n_hosts ? &r->hosts[0] : NULL;
+}
+
+/*
+ * ENV007: NCCL_IB_HCA (or another HCA list) names devices this host does not have. Without
+ * HCAs, or when the list selects none of the active ports, unset it: NCCL then takes every
+ * active port (ncclIbInitDevices). When it selects some, keep the items that name a device.
+ */
+static void hca_list_fix(struct cd_walk *w, const struct cd_finding *f, const char *name, const char *val,
+			 const char *last)
+{
+	const struct cd_host *h = finding_host(w->r, f);
+	struct cd_strv keep = { 0 };
+	char fixed[512];
+	int selects = 0;
+
+	if (!h || !h->n_hcas || !val || strcmp(name, "NCCL_IB_HCA")) {
+		walk_emit(w, name, NULL, NULL, "%s", last);
+		return;
+	}
+	for (size_t i = 0; i < h->n_hcas; i++)
+		for (size_t k = 0; k < h->hcas[i].n_ports; k++)
+			selects |= port_active(&h->hcas[i].ports[k]) &&
+				   cd_nccl_ib_hca_match(val, h->hcas[i].name, h->hcas[i].ports[k].port);
+	if (!selects || *val == '^') {
+		walk_emit(w, name, NULL, NULL, "%s; it selects %s of this host's active ports, and unset NCCL uses every "
+			  "active port", last, selects ? "only some" : "none");
+		return;
+	}
+	for (const char *p = val + (*val == '='); *p;) {
+		size_t len = strcspn(p, ","), name_len = strcspn(p, ":,");
+		char item[128];
+
+		if (len && len < sizeof(item)) {
+			memcpy(item, p, len);
+			item[len] = '\0';
+			for (size_t i = 0; i < h->n_hcas; i++)
+				if (name_len && !strncmp(h->hcas[i].name, item, name_len) &&
+				    (*val != '=' || strlen(h->hcas[i].name) == name_len)) {
+					push_unique(&keep, item);
+					break;
+				}
+		}
+		p += len + (p[len] == ',');
+	}
+	join(&keep, fixed, sizeof(fixed), *val == '=' ? "=" : "");
+	walk_emit(w, name, fixed, NULL, "%s; keep the items that name a device here", last);
+	cd_strv_free(&keep);
+}
+
 void l_envfix(struct cd_walk *w)
 {
 	struct cd_envcat cat = { 0 };
@@ -851,8 +892,8 @@ void l_envfix(struct cd_walk *w)
 			walk_emit(w, name, NULL, NULL, "deprecated name of %s", e->arg);
 		} else if (!strcmp(f->id, "ENV003") || !strcmp(f->id, "ENV004")) {
 			walk_emit(w, name, NULL, NULL, "%s: %s", f->title, last);
-		} else if (!strcmp(f->id, "ENV007") && !w->r->hosts[0].n_hcas) {
-			walk_emit(w, name, NULL, NULL, "%s", last);
+		} else if (!strcmp(f->id, "ENV007")) {
+			hca_list_fix(w, f, name, val, last);
 		} else if (!strcmp(f->id, "ENV005")) {
 			char *ex = xstrdup(name);
 			char *p = strstr(ex, "_include");

@@ -28,7 +28,7 @@ struct cd_walk {
 };
 
 /* The libraries a socket setting is for: only those whose own choice was shown not to work. */
-enum { LIB_NCCL = 1, LIB_GLOO = 2, LIB_UCX = 4, LIB_OMPI = 8, LIB_ALL = 15 };
+enum { LIB_NCCL = CD_LIB_NCCL, LIB_GLOO = CD_LIB_GLOO, LIB_UCX = CD_LIB_UCX, LIB_OMPI = CD_LIB_OMPI, LIB_ALL = CD_LIB_ALL };
 
 struct hostset {
 	const struct cd_host *h;
@@ -43,7 +43,6 @@ int on_host(const struct cd_finding *f, const struct cd_host *h);
 const struct cd_finding *finding(const struct cd_walk *w, const char *id);
 void note(struct cd_walk *w, const char *id);
 int has(struct cd_walk *w, const char *id);
-long version_num(const char *v);
 int virtual_nic(const struct cd_nic *n);
 int socket_candidate(const struct cd_nic *n);
 const struct cd_nic *nic_by_name(const struct cd_host *h, const char *name);

@@ -80,11 +80,9 @@ static int nccl_v6(const struct cd_nic *n)
 /* NCCL 2.28.3 and later (or unknown: the current behaviour) filter on IFF_RUNNING and skip virbr*. */
 static int nccl_2_28(const struct cd_host *h)
 {
-	int a = 0, b = 0, c = 0;
+	long v = cd_version_num(h->versions.nccl);
 
-	if (!h->versions.nccl || sscanf(h->versions.nccl, "%d.%d.%d", &a, &b, &c) < 2)
-		return 1;
-	return a > 2 || (a == 2 && (b > 28 || (b == 28 && c >= 3)));
+	return v < 0 || v >= 22803;
 }
 
 /*
@@ -242,4 +240,185 @@ int cd_host_rdma_active(const struct cd_host *h)
 			if (h->hcas[i].ports[j].state && !strcmp(h->hcas[i].ports[j].state, "active"))
 				return 1;
 	return 0;
+}
+
+/* ---- RDMA ports: which library takes which ---- */
+
+int cd_nccl_ib_hca_match(const char *spec, const char *dev, int64_t port)
+{
+	int not = 0, exact = 0, any = 0, items = 0;
+
+	if (!spec || !dev)
+		return spec == NULL;
+	if (*spec == '^')
+		not = 1, spec++;
+	if (*spec == '=')
+		exact = 1, spec++;
+	for (const char *p = spec; *p;) {
+		size_t len = strcspn(p, ","), name_len = strcspn(p, ":,");
+
+		/* parseStringList skips an item with an empty name; "dev:" or "dev::1" has no port (-1) */
+		if (name_len) {
+			long want = name_len + 1 < len && p[name_len + 1] != ':' ? atol(p + name_len + 1) : -1;
+
+			items++;
+			if (match_one(dev, p, name_len, exact) && (want == -1 || port == -1 || want == port))
+				any = 1;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (!items)
+		any = 1;
+	return any ^ not;
+}
+
+int cd_ucx_net_device_match(const char *spec, const char *name)
+{
+	int not = 0, any = 0;
+	size_t base = name ? strcspn(name, ":") : 0;
+
+	if (!spec || !name || !strcmp(spec, "all"))
+		return name != NULL;
+	if (*spec == '^')
+		not = 1, spec++;
+	for (const char *p = spec; *p;) {
+		size_t len = strcspn(p, ",");
+
+		/* the full name ("mlx5_0:1"), or for a network device its base name ("mlx5_0") */
+		if ((len == strlen(name) && !strncmp(p, name, len)) ||
+		    (name[base] == ':' && len == base && !strncmp(p, name, len)))
+			any = 1;
+		p += len + (p[len] == ',');
+	}
+	return any ^ not;
+}
+
+int cd_ucx_tls_rdma(const char *tls)
+{
+	/* the transports over verbs (uct/ib: rc_verbs, rc_mlx5, ud_*, dc_mlx5) and their aliases */
+	static const char *const rdma[] = { "all", "rc", "rc_v", "rc_x", "rc_verbs", "rc_mlx5", "ud", "ud_v", "ud_x",
+					    "ud_verbs", "ud_mlx5", "dc", "dc_x", "dc_mlx5", "ib" };
+
+	if (!tls || !*tls || *tls == '^')
+		return 1; /* unset, or "all but …" (excluding every verbs transport by name is rare) */
+	for (const char *p = tls; *p;) {
+		size_t len = strcspn(p, ",");
+		const char *q = p + (*p == '\\'); /* "\\rc": the strict name */
+		size_t qlen = len - (size_t)(q - p);
+
+		for (size_t i = 0; i < ARRAY_SIZE(rdma); i++)
+			if (qlen == strlen(rdma[i]) && !strncmp(q, rdma[i], qlen))
+				return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+static int env_is(const struct cd_host *h, const char *key, const char *value)
+{
+	const char *v = cd_host_env(h, key);
+
+	return v && !strcmp(v, value);
+}
+
+unsigned cd_rdma_port_users(const struct cd_host *h, const char *hca, const struct cd_ib_port *p)
+{
+	unsigned libs = 0;
+	char name[160];
+
+	if (!p->state || strcmp(p->state, "active") || !hca)
+		return 0;
+	/* ncclIbInitDevices: every active port NCCL_IB_HCA selects, unless IB is disabled */
+	if (!env_is(h, "NCCL_IB_DISABLE", "1") && cd_nccl_ib_hca_match(cd_host_env(h, "NCCL_IB_HCA"), hca, p->port))
+		libs |= CD_LIB_NCCL;
+	snprintf(name, sizeof(name), "%s:%lld", hca, (long long)p->port);
+	if (cd_ucx_tls_rdma(cd_host_env(h, "UCX_TLS")) && cd_ucx_net_device_match(cd_host_env(h, "UCX_NET_DEVICES"), name))
+		libs |= CD_LIB_UCX;
+	return libs;
+}
+
+/* The link layer most active ports of h have: its compute rails' (ties go to InfiniBand). */
+static const char *rail_layer(const struct cd_host *h)
+{
+	size_t ib = 0, eth = 0;
+
+	for (size_t i = 0; i < h->n_hcas; i++)
+		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
+			const struct cd_ib_port *p = &h->hcas[i].ports[j];
+
+			if (!p->state || strcmp(p->state, "active") || !p->link_layer)
+				continue;
+			ib += !strcmp(p->link_layer, "infiniband");
+			eth += !strcmp(p->link_layer, "ethernet");
+		}
+	return ib >= eth ? "infiniband" : "ethernet";
+}
+
+int cd_rdma_rail_port(const struct cd_host *h, const char *hca, const struct cd_ib_port *p)
+{
+	const char *hcas = cd_host_env(h, "NCCL_IB_HCA");
+
+	if (!p->state || strcmp(p->state, "active"))
+		return 0;
+	if (hcas && *hcas)
+		return cd_nccl_ib_hca_match(hcas, hca, p->port);
+	return !p->link_layer || !strcmp(p->link_layer, rail_layer(h));
+}
+
+/* ---- which library sends over which interface ---- */
+
+const char *cd_lib_name(unsigned lib)
+{
+	switch (lib) {
+	case CD_LIB_NCCL: return "NCCL";
+	case CD_LIB_GLOO: return "Gloo";
+	case CD_LIB_UCX: return "UCX's TCP";
+	case CD_LIB_OMPI: return "Open MPI's TCP";
+	default: return "a library";
+	}
+}
+
+const char *cd_lib_iface_rule(const struct cd_host *h, unsigned lib)
+{
+	switch (lib) {
+	case CD_LIB_NCCL:
+		return cd_host_env(h, "NCCL_SOCKET_IFNAME") ? "NCCL_SOCKET_IFNAME"
+			: "its own order: ib*, then all but docker*, lo and virbr*";
+	case CD_LIB_GLOO: return "GLOO_SOCKET_IFNAME";
+	case CD_LIB_UCX: return "UCX_NET_DEVICES";
+	case CD_LIB_OMPI:
+		return cd_host_env(h, "OMPI_MCA_btl_tcp_if_include") || cd_host_env(h, "OMPI_MCA_btl_tcp_if_exclude")
+			? "its if_include/if_exclude" : "its default: every interface but loopback";
+	default: return "?";
+	}
+}
+
+unsigned cd_iface_users(const struct cd_host *h, const struct cd_nic *n)
+{
+	const struct cd_nic *list[16];
+	const char *ucx = cd_host_env(h, "UCX_NET_DEVICES"), *gloo = cd_host_env(h, "GLOO_SOCKET_IFNAME");
+	int rdma = cd_host_rdma_active(h);
+	unsigned libs = 0;
+	size_t k;
+
+	if (!n->name)
+		return 0;
+	/* NCCL: its bootstrap interface; without RDMA its socket transport uses every listed one */
+	k = cd_nccl_socket_ifaces(h, cd_host_env(h, "NCCL_SOCKET_IFNAME"), list, rdma ? 1 : ARRAY_SIZE(list));
+	for (size_t i = 0; i < k; i++)
+		if (list[i] == n)
+			libs |= CD_LIB_NCCL;
+	if (cd_ompi_tcp_uses(h, n, "btl") || cd_ompi_tcp_uses(h, n, "oob"))
+		libs |= CD_LIB_OMPI;
+	/*
+	 * UCX unset ("all") leaves bridges out and, from 1.21, sends to a peer only over the
+	 * kernel's best route to it (uct_tcp_iface_is_reachable_v2): it picks no unreachable
+	 * interface by itself. Only a UCX_NET_DEVICES that names one counts, and only without
+	 * RDMA (then UCX carries data over verbs).
+	 */
+	if (!rdma && ucx && strcmp(ucx, "all") && cd_ucx_net_device_match(ucx, n->name))
+		libs |= CD_LIB_UCX;
+	if (gloo && !strcmp(gloo, n->name))
+		libs |= CD_LIB_GLOO;
+	return libs;
 }

@@ -48,4 +48,49 @@ int cd_host_rdma_active(const struct cd_host *h);
 /* The value of an environment variable of the host's snapshot, or NULL. */
 const char *cd_host_env(const struct cd_host *h, const char *key);
 
+/* The libraries whose interface and port choices this module models (bits). */
+enum { CD_LIB_NCCL = 1, CD_LIB_GLOO = 2, CD_LIB_UCX = 4, CD_LIB_OMPI = 8, CD_LIB_ALL = 15 };
+
+/* "NCCL", "Open MPI's TCP", … for one CD_LIB_ bit. */
+const char *cd_lib_name(unsigned lib);
+
+/* What decides that library's interfaces on h: its variable, or its default in words. */
+const char *cd_lib_iface_rule(const struct cd_host *h, unsigned lib);
+
+/*
+ * The libraries (CD_LIB_ bits) that would send over interface n of h as configured (its
+ * env snapshot) or by their own defaults: NCCL's bootstrap interface (and with no active
+ * RDMA port every interface of its socket transport), Open MPI's btl/oob tcp, a
+ * UCX_NET_DEVICES that names n on a host without RDMA, GLOO_SOCKET_IFNAME.
+ */
+unsigned cd_iface_users(const struct cd_host *h, const struct cd_nic *n);
+
+/*
+ * NCCL_IB_HCA matching (src/transport/net_ib/init.cc ncclIbInitDevices → matchIfList, the
+ * same in v2.12 … v2.28): items "dev[:port]" are name prefixes (whole names after '='), a
+ * port given must equal; '^' inverts. Unset (NULL) selects every port. 1 when selected.
+ */
+int cd_nccl_ib_hca_match(const char *spec, const char *dev, int64_t port);
+
+/*
+ * UCX_NET_DEVICES matching (src/ucp/core/ucp_context.c ucp_is_resource_in_device_list):
+ * "all" or unset selects everything; else whole names ("mlx5_0:1", "eth0"), or a network
+ * device's base name before ':' ("mlx5_0"); a leading '^' inverts.
+ */
+int cd_ucx_net_device_match(const char *spec, const char *name);
+
+/* Does UCX_TLS (NULL: unset, "all") leave UCX a transport over verbs? */
+int cd_ucx_tls_rdma(const char *tls);
+
+/* The libraries (CD_LIB_NCCL, CD_LIB_UCX) that would carry data over RDMA port p of hca. */
+unsigned cd_rdma_port_users(const struct cd_host *h, const char *hca, const struct cd_ib_port *p);
+
+/*
+ * Is active port p of hca one of h's GPU rails? When NCCL_IB_HCA is set, the site has
+ * named them: the ports it selects. Unset, the ports of the link layer most active ports
+ * have: a port of the other one is a front end or storage NIC seen through verbs (an
+ * Azure VM's Ethernet VF mlx5_an0 beside eight InfiniBand ports).
+ */
+int cd_rdma_rail_port(const struct cd_host *h, const char *hca, const struct cd_ib_port *p);
+
 #endif

@@ -355,6 +355,15 @@ int cd_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+long cd_version_num(const char *v)
+{
+	long a = 0, b = 0, c = 0;
+
+	if (!v || sscanf(v, "%ld.%ld.%ld", &a, &b, &c) < 2)
+		return -1;
+	return a * 10000 + b * 100 + c;
+}
+
 double cd_now_s(void)
 {
 	struct timespec ts;

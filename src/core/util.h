@@ -75,6 +75,8 @@ char *cd_readlink_base(const char *path);
 int cd_parse_size(const char *s, uint64_t *out);
 /* Seconds above 0 and at most a year, as decimal digits with at most one '.' ("10", "2.5"). */
 int cd_parse_seconds(const char *s, double *out);
+/* Version "2.21.5" as major*10000 + minor*100 + patch (22105); -1 when absent or unreadable. */
+long cd_version_num(const char *v);
 
 /* The one place bits become bytes: link rates are Gb/s, bandwidths GB/s (decimal). */
 static inline double cd_gbit_to_gbyte(double gbit_s) { return gbit_s / 8.0; }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "libdefaults.h"
 #include "rules.h"
 #include "rules_eval.h"
 
@@ -182,14 +183,24 @@ int rule_nic_count(struct cd_eval *e, const struct cd_host *h)
 	return 1;
 }
 
-/* An up physical or IPoIB interface at fabric speed: the ones jobs' traffic uses. */
-/* The netdev of an RDMA port (a RoCE rail, or IPoIB): its peers are the other rails. */
+static int port_active(const struct cd_ib_port *p)
+{
+	return p->state && !strcmp(p->state, "active");
+}
+
+/*
+ * The netdev of a GPU rail (a RoCE rail, or IPoIB over one): its peers are the other rails.
+ * The netdev of a front-end port seen through verbs is grouped with the front end.
+ */
 static int rdma_netdev(const struct cd_host *h, const struct cd_nic *n)
 {
 	for (size_t i = 0; i < h->n_hcas; i++)
-		for (size_t j = 0; j < h->hcas[i].n_ports; j++)
-			if (h->hcas[i].ports[j].netdev && n->name && !strcmp(h->hcas[i].ports[j].netdev, n->name))
-				return 1;
+		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
+			const struct cd_ib_port *p = &h->hcas[i].ports[j];
+
+			if (p->netdev && n->name && !strcmp(p->netdev, n->name))
+				return !port_active(p) || cd_rdma_rail_port(h, h->hcas[i].name, p);
+		}
 	return 0;
 }
 
@@ -567,11 +578,6 @@ int rule_nccl_p2p_off(struct cd_eval *e, const struct cd_host *h)
 
 /* ---- ib ---- */
 
-static int port_active(const struct cd_ib_port *p)
-{
-	return p->state && !strcmp(p->state, "active");
-}
-
 int rule_port_down(struct cd_eval *e, const struct cd_host *h)
 {
 	int n = 0;
@@ -669,45 +675,31 @@ int rule_roce_v2_gid(struct cd_eval *e, const struct cd_host *h)
 	return n;
 }
 
-/* IB002 (below the host's usual rate) and IB003 (below the profile's floor) for active ports. */
 /*
- * The link layer of the host's compute rails: the one most active ports have. A port of the
- * other one is a front end or storage NIC seen through verbs (an Azure VM's Ethernet VF
- * mlx5_an0 beside eight InfiniBand ports): its rate is not a rail's, and IB002/IB003 leave it.
+ * IB002 (below the host's usual rate) and IB003 (below the profile's floor), for the
+ * host's GPU rails only (cd_rdma_rail_port): a front end or storage port seen through
+ * verbs, of the other link layer or left out by the site's NCCL_IB_HCA, runs at its own
+ * rate by design.
  */
-static const char *rail_layer(const struct cd_host *h)
+static int rail_port(const struct cd_host *h, size_t hca, const struct cd_ib_port *p)
 {
-	size_t ib = 0, eth = 0;
-
-	for (size_t i = 0; i < h->n_hcas; i++)
-		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
-			const struct cd_ib_port *p = &h->hcas[i].ports[j];
-
-			if (!port_active(p) || !p->link_layer)
-				continue;
-			ib += !strcmp(p->link_layer, "infiniband");
-			eth += !strcmp(p->link_layer, "ethernet");
-		}
-	return ib >= eth ? "infiniband" : "ethernet";
-}
-
-static int rail_port(const struct cd_ib_port *p, const char *layer)
-{
-	return port_active(p) && !isnan(p->rate_gbit_s) && (!p->link_layer || !strcmp(p->link_layer, layer));
+	return cd_rdma_rail_port(h, h->hcas[hca].name, p) && !isnan(p->rate_gbit_s);
 }
 
 static int port_rates(struct cd_eval *e, const struct cd_host *h, int floor_rule)
 {
 	double floor_ = key(e, CD_K_IB_MIN_RATE);
-	const char *layer = rail_layer(h);
+	const char *layer = NULL;
 	int64_t *v = NULL, common;
 	size_t cap = 0, n = 0, per_gpu = 1;
 	int found = 0;
 
 	for (size_t i = 0; i < h->n_hcas; i++)
 		for (size_t j = 0; j < h->hcas[i].n_ports; j++)
-			if (rail_port(&h->hcas[i].ports[j], layer))
+			if (rail_port(h, i, &h->hcas[i].ports[j])) {
 				*CD_PUSH(v, n, cap) = (int64_t)h->hcas[i].ports[j].rate_gbit_s;
+				layer = h->hcas[i].ports[j].link_layer;
+			}
 	common = mode_i64(v, n);
 	free(v);
 	/*
@@ -726,7 +718,7 @@ static int port_rates(struct cd_eval *e, const struct cd_host *h, int floor_rule
 			struct cd_finding *f;
 			char subj[96];
 
-			if (!rail_port(p, layer))
+			if (!rail_port(h, i, p))
 				continue;
 			snprintf(subj, sizeof(subj), "%s/%" PRId64, h->hcas[i].name, p->port);
 			if (floor_rule && below_floor) {
@@ -735,7 +727,7 @@ static int port_rates(struct cd_eval *e, const struct cd_host *h, int floor_rule
 					CD_K_IB_MIN_RATE);
 				if (per_gpu > 1)
 					cd_finding_evidence(f, "%zu %s rails for %zu GPUs: the floor per GPU over %zu ports each",
-							    n, layer, h->n_gpus, per_gpu);
+							    n, layer ? layer : "RDMA", h->n_gpus, per_gpu);
 			} else if (!floor_rule && !below_floor && n >= 2 && p->rate_gbit_s < (double)common) {
 				f = add(e, "IB002", CD_SEV_WARN, h->hostname, subj, "RDMA port runs slower than its peers",
 					p->rate_gbit_s, (double)common, "gbit_s", CD_K_NONE);
@@ -804,9 +796,7 @@ int rule_gpu_driver(struct cd_eval *e, const struct cd_host *h)
 
 	if (!on_bus || (double)h->n_gpus >= (double)on_bus)
 		return 0;
-	for (size_t i = 0; i < h->n_env; i++)
-		filtered |= !strcmp(h->env[i].key, "CUDA_VISIBLE_DEVICES") ||
-			    !strcmp(h->env[i].key, "NVIDIA_VISIBLE_DEVICES");
+	filtered = cd_host_env(h, "CUDA_VISIBLE_DEVICES") || cd_host_env(h, "NVIDIA_VISIBLE_DEVICES");
 	if (h->n_gpus && (filtered || contained || s->status != CD_ST_OK))
 		return 0;
 	f = add(e, "GPU004", CD_SEV_FAIL, h->hostname, "gpus",

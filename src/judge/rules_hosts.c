@@ -657,11 +657,9 @@ static int rule_nccl_pair_straggler(struct cd_results *r)
  */
 static int used_by(const struct cd_host *h, const char *iface, char *who, size_t len)
 {
-	const struct cd_nic *n = NULL, *list[16];
-	const char *ucx = h ? cd_host_env(h, "UCX_NET_DEVICES") : NULL, *gloo = h ? cd_host_env(h, "GLOO_SOCKET_IFNAME") : NULL;
-	size_t used = 0, k;
-	int rdma;
-	char ucx_exact[256];
+	const struct cd_nic *n = NULL;
+	unsigned libs;
+	size_t used = 0;
 
 	who[0] = '\0';
 	for (size_t i = 0; h && i < h->n_nics; i++)
@@ -672,33 +670,12 @@ static int used_by(const struct cd_host *h, const char *iface, char *who, size_t
 		snprintf(who, len, "a library that picks it");
 		return 1;
 	}
-	rdma = cd_host_rdma_active(h);
-	/* UCX_NET_DEVICES names devices exactly: NCCL's '=' list semantics */
-	snprintf(ucx_exact, sizeof(ucx_exact), "=%s", ucx ? ucx : "");
-	/* NCCL: its bootstrap interface; without RDMA its socket transport uses every listed one */
-	k = cd_nccl_socket_ifaces(h, cd_host_env(h, "NCCL_SOCKET_IFNAME"), list, rdma ? 1 : ARRAY_SIZE(list));
-	for (size_t i = 0; i < k; i++)
-		if (list[i] == n)
-			used += (size_t)snprintf(who + used, len - used, "%sNCCL (%s)", used ? ", " : "",
-						 cd_host_env(h, "NCCL_SOCKET_IFNAME") ? "NCCL_SOCKET_IFNAME"
-							 : "its own order: ib*, then all but docker* and lo");
-	if (used < len && (cd_ompi_tcp_uses(h, n, "btl") || cd_ompi_tcp_uses(h, n, "oob")))
-		used += (size_t)snprintf(who + used, len - used, "%sOpen MPI's TCP (%s)", used ? ", " : "",
-					 cd_host_env(h, "OMPI_MCA_btl_tcp_if_include") ||
-							 cd_host_env(h, "OMPI_MCA_btl_tcp_if_exclude")
-						 ? "its if_include/if_exclude"
-						 : "default: every interface but loopback");
-	/*
-	 * UCX unset ("all") leaves bridges out and, from 1.21, sends to a peer only over the
-	 * kernel's best route to it (uct_tcp_iface_is_reachable_v2): it picks no unreachable
-	 * interface by itself. Only a UCX_NET_DEVICES that names one counts.
-	 */
-	if (used < len && !rdma && ucx && strcmp(ucx, "all") && cd_nccl_ifname_match(ucx_exact, iface))
-		used += (size_t)snprintf(who + used, len - used, "%sUCX's TCP (UCX_NET_DEVICES=%s)", used ? ", " : "",
-					 ucx);
-	if (used < len && gloo && !strcmp(gloo, iface))
-		used += (size_t)snprintf(who + used, len - used, "%sGloo (GLOO_SOCKET_IFNAME)", used ? ", " : "");
-	return used > 0;
+	libs = cd_iface_users(h, n);
+	for (unsigned lib = 1; lib <= CD_LIB_ALL; lib <<= 1)
+		if ((libs & lib) && used < len)
+			used += (size_t)snprintf(who + used, len - used, "%s%s (%s)", used ? ", " : "", cd_lib_name(lib),
+						 cd_lib_iface_rule(h, lib));
+	return libs != 0;
 }
 
 static const struct cd_host *host_named(const struct cd_results *r, const char *name)

@@ -14,15 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "libdefaults.h"
 #include "measure.h"
-
-static const char *host_env(const struct cd_host *h, const char *key)
-{
-	for (size_t i = 0; i < h->n_env; i++)
-		if (h->env[i].key && !strcmp(h->env[i].key, key))
-			return h->env[i].value;
-	return NULL;
-}
 
 static int nvlink_up(const struct cd_gpu *g, const char *to_bus)
 {
@@ -67,8 +60,8 @@ static int hosts_rdma(const struct cd_results *r, const size_t *idx, size_t n, i
 		const char *v;
 		int active = 0;
 
-		if (nccl && (((v = host_env(h, "NCCL_IB_DISABLE")) && !strcmp(v, "1")) ||
-			     ((v = host_env(h, "NCCL_NET")) && !strcasecmp(v, "Socket"))))
+		if (nccl && (((v = cd_host_env(h, "NCCL_IB_DISABLE")) && !strcmp(v, "1")) ||
+			     ((v = cd_host_env(h, "NCCL_NET")) && !strcasecmp(v, "Socket"))))
 			return 0;
 		for (size_t i = 0; i < h->n_hcas && !active; i++)
 			for (size_t j = 0; j < h->hcas[i].n_ports && !active; j++)

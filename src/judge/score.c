@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libdefaults.h"
 #include "measure.h"
 #include "scope.h"
 
@@ -128,12 +129,17 @@ static void bw_links(struct acc *a, const struct cd_host *h)
 			item(a, cur / max, "%s %s PCIe %.2f of %.2f GB/s", h->hostname,
 			     d->os_devices.n ? d->os_devices.v[0] : d->bus_id, cur, max);
 	}
-	/* a port's reference is the fastest active port of its host: what the cabling can do */
+	/*
+	 * A rail's reference is the fastest rail of its host: what the cabling can do. Only the
+	 * GPU rails count (cd_rdma_rail_port): a 40 Gb/s front-end VF beside 400 Gb/s rails, or a
+	 * port the site's NCCL_IB_HCA leaves out, is slower by design. A port that is down counts
+	 * unless NCCL_IB_HCA leaves it out: nothing else says whose it was.
+	 */
 	for (size_t i = 0; i < h->n_hcas; i++)
 		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
 			const struct cd_ib_port *p = &h->hcas[i].ports[j];
 
-			if (p->state && !strcmp(p->state, "active") && !isnan(p->rate_gbit_s) && p->rate_gbit_s > (double)best)
+			if (cd_rdma_rail_port(h, h->hcas[i].name, p) && !isnan(p->rate_gbit_s) && p->rate_gbit_s > (double)best)
 				best = (int64_t)p->rate_gbit_s;
 		}
 	for (size_t i = 0; i < h->n_hcas; i++) {
@@ -141,11 +147,13 @@ static void bw_links(struct acc *a, const struct cd_host *h)
 			const struct cd_ib_port *p = &h->hcas[i].ports[j];
 
 			if (!p->state || strcmp(p->state, "active")) {
+				if (!cd_nccl_ib_hca_match(cd_host_env(h, "NCCL_IB_HCA"), h->hcas[i].name, p->port))
+					continue;
 				item(a, 0, "%s %s/%" PRId64 " port %s", h->hostname, h->hcas[i].name, p->port,
 				     p->state ? p->state : "state unknown");
 				continue;
 			}
-			if (!isnan(p->rate_gbit_s) && best > 0)
+			if (cd_rdma_rail_port(h, h->hcas[i].name, p) && !isnan(p->rate_gbit_s) && best > 0)
 				item(a, p->rate_gbit_s / (double)best, "%s %s/%" PRId64 " at %.0f of %" PRId64 " Gb/s",
 				     h->hostname, h->hcas[i].name, p->port, p->rate_gbit_s, best);
 		}
@@ -272,8 +280,11 @@ static void balance(struct acc *a, const struct cd_results *r)
  * interquartile range over the median at its largest size (cd_probe_spread); a timeout,
  * an error or wrong data 0; a run of fewer than 5 timed iterations (nccl.init) 1, as it
  * has nothing to spread. A finished run whose spread is not known (no percentiles: an
- * older document, an import) or not the fabric's (an oversubscribed host: its times are
- * the scheduler's) is not graded, never from min and max, and the basis counts it.
+ * older document, an import) is not graded, never from min and max, and the basis counts
+ * it. One whose spread is not the fabric's (an oversubscribed host, or a timing thread that
+ * waited for a CPU: its times are the scheduler's) is graded on finishing alone, 1, as a
+ * run too short to spread is: that it finished without error is its own, and grading it
+ * keeps an oversubscribed job's score a number that holds still rather than none.
  */
 static void stability(struct acc *a, const struct cd_results *r, const struct cd_conf *c)
 {
@@ -298,10 +309,13 @@ static void stability(struct acc *a, const struct cd_results *r, const struct cd
 		} else if (cd_probe_errors(p)) {
 			item(a, 0, "%s delivered %" PRId64 " wrong elements", label, cd_probe_errors(p));
 		} else if (!isnan(s) && (h = cd_probe_oversubscribed(r, ranks, p))) {
+			/* it finished without error, which is the part of stability that is the run's own */
 			busy++;
 			busy_host = h;
+			item(a, 1, "%s finished", label);
 		} else if (!isnan(s) && cd_sample_contended(cd_probe_largest(p), max_wait)) {
 			waited++;
+			item(a, 1, "%s finished", label);
 		} else if (!isnan(s) && zero > 0) {
 			item(a, 1 - s / zero, "%s spread %.1f %% (interquartile range / median)", label, 100.0 * s);
 		} else if (why && !strcmp(why, "unknown")) {
@@ -312,12 +326,13 @@ static void stability(struct acc *a, const struct cd_results *r, const struct cd
 	}
 	if (busy)
 		note = xasprintf("%zu run%s on oversubscribed %s (%" PRId64 " ranks on %" PRId64 " CPUs: times measure the "
-				 "scheduler) %s not graded", busy, busy == 1 ? "" : "s",
+				 "scheduler) %s graded on finishing only, not on spread", busy, busy == 1 ? "" : "s",
 				 busy_host->hostname ? busy_host->hostname : "hosts", ranks[busy_host - r->hosts],
 				 busy_host->system.cpus_online, busy == 1 ? "is" : "are");
 	if (waited) {
-		char *more = xasprintf("%s%s%zu run%s whose timing thread waited for a CPU over %.0f %% of the time %s not "
-				       "graded", note ? note : "", note ? "; " : "", waited, waited == 1 ? "" : "s", max_wait,
+		char *more = xasprintf("%s%s%zu run%s whose timing thread waited for a CPU over %.0f %% of the time %s "
+				       "graded on finishing only, not on spread", note ? note : "", note ? "; " : "", waited,
+				       waited == 1 ? "" : "s", max_wait,
 				       waited == 1 ? "is" : "are");
 
 		free(note);
