@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "import_nccltests.h"
+#include "import_nccltests_infer.h"
 #include "suites.h"
 
 static struct cd_results res;
@@ -108,9 +109,12 @@ START_TEST(test_old_layout)
 			  "# Out of bounds values : 3 FAILED\n";
 	const struct cd_probe_run *p;
 
-	ck_assert_int_eq(imp(log, NULL), -1);
-	ck_assert_ptr_nonnull(strstr(err, "t.log:2:"));
-	ck_assert_ptr_nonnull(strstr(err, "--collective"));
+	/* unnamed: busbw/algbw 0.09/0.04, rounded, fits only 2(n-1)/n with n >= 9, and redop sum */
+	ck_assert_int_eq(imp(log, NULL), 1);
+	ck_assert_ptr_null(err);
+	ck_assert_ptr_nonnull(probe("nccl.all_reduce", "out_of_place"));
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "all_reduce");
+	ck_assert_ptr_nonnull(strstr(res.run.imports[0].collective_from.v[0], "inferred from the table"));
 	cd_results_free(&res);
 	cd_results_init(&res);
 	ck_assert_int_eq(imp(log, "all_reduce"), 1);
@@ -260,6 +264,238 @@ START_TEST(test_json)
 }
 END_TEST
 
+/* ---- issue 21: the collective told from a table that does not name it ---- */
+
+#define HEAD_213                                                                                               \
+	"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw " \
+	"  busbw #wrong\n"
+
+/* all_gather and alltoall print the same columns and factor: both kept, the ranks from the sizes */
+START_TEST(test_infer_candidates)
+{
+	const char *log = HEAD_213 "    33554432       1048576    double    none      -1   109.62  306.10  229.58       0"
+				   "   107.36  312.55  234.41       0\n"
+				   "  8589934592     268435456    double    none      -1  18515.0  463.94  347.96       0"
+				   "  18008.3  477.00  357.75       0\n";
+	const struct cd_probe_run *p;
+
+	ck_assert_int_eq(imp(log, NULL), 2);
+	p = probe("nccl.all_gather|alltoall", "out_of_place");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->nranks, 4); /* size = 4 x count x 8 B */
+	ck_assert_double_eq_tol(p->samples[1].busbw_gbyte_s, 347.96, 1e-9);
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "all_gather|alltoall");
+	ck_assert_ptr_nonnull(strstr(res.run.imports[0].collective_from.v[0], "candidates from the table"));
+	ck_assert_ptr_nonnull(strstr(res.run.imports[0].collective_from.v[0], "size = 4 x count"));
+	/* --collective names it */
+	cd_results_free(&res);
+	cd_results_init(&res);
+	ck_assert_int_eq(imp(log, "alltoall"), 2);
+	ck_assert_ptr_nonnull(probe("nccl.alltoall", "in_place"));
+	ck_assert_str_eq(res.run.imports[0].collective_from.v[0], "--collective");
+}
+END_TEST
+
+/* One answer where the columns and the factor leave one: reduce_scatter, all_reduce with its ranks */
+START_TEST(test_infer_single)
+{
+	const char *rs = HEAD_213 "    33554432       1048576    double     sum      -1   110.27  304.30  228.22       0"
+				  "   108.21  310.09  232.57       0\n";
+	const char *ar = HEAD_213 "  8589934592    2147483648     float     sum      -1    20299  423.16  834.57      0"
+				  "    20006  429.37  846.82      0\n";
+
+	ck_assert_int_eq(imp(rs, NULL), 1);
+	ck_assert_ptr_nonnull(probe("nccl.reduce_scatter", "out_of_place"));
+	cd_results_free(&res);
+	cd_results_init(&res);
+	ck_assert_int_eq(imp(ar, NULL), 1);
+	ck_assert_ptr_nonnull(probe("nccl.all_reduce", "out_of_place"));
+	/* 834.57/423.16 printed to 2 decimals: 2(n-1)/n holds for n = 72 alone */
+	ck_assert_int_eq(probe("nccl.all_reduce", "out_of_place")->nranks, 72);
+	ck_assert_ptr_nonnull(strstr(res.run.imports[0].collective_from.v[0], "72 ranks (from busbw/algbw)"));
+}
+END_TEST
+
+/* sendrecv looks like all_reduce on 2 ranks; the rank count stays unknown without rank lines */
+START_TEST(test_infer_sendrecv_ambiguous)
+{
+	const char *log = HEAD_213 "   536870912     134217728     float     sum      -1  11591.0   46.32   46.32       0"
+				   "  11556.7   46.46   46.46       0\n";
+
+	ck_assert_int_eq(imp(log, NULL), 1);
+	ck_assert_ptr_nonnull(probe("nccl.all_reduce|sendrecv", "out_of_place"));
+	ck_assert_int_eq(probe("nccl.all_reduce|sendrecv", "out_of_place")->nranks, CD_NULL_I64);
+}
+END_TEST
+
+/* Layouts before 2.13: each test its own columns (print_line_header of each test at v2.11.0). */
+START_TEST(test_infer_old_layouts)
+{
+	/* alltoall: a redop heading over an empty field */
+	const char *a2a = "#       size         count      type   redop     time   algbw   busbw  error     time   algbw"
+			  "   busbw  error\n"
+			  "   268435456       1048576     float           520935    0.52    0.51  0e+00   519562    0.52"
+			  "    0.51  1e+00\n";
+	/* sendrecv: neither redop nor root */
+	const char *sr = "#       size         count      type     time   algbw   busbw  error     time   algbw   busbw"
+			 "  error\n"
+			 "    33554432       8388608     float    837.47   40.07   40.07  0e+00    849.70   39.49   39.49"
+			 "  0e+00\n";
+	/* broadcast: a root, no redop */
+	const char *bc = "#       size         count    type    root     time   algbw   busbw  error     time   algbw"
+			 "   busbw  error\n"
+			 "     1048576        262144   float       0    40.10   26.15   26.15    N/A    39.80   26.35"
+			 "   26.35    N/A\n";
+
+	ck_assert_int_eq(imp(a2a, NULL), 1);
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "alltoall");
+	ck_assert_int_eq(probe("nccl.alltoall", "out_of_place")->nranks, 64);
+	ck_assert_int_eq(probe("nccl.alltoall", "in_place")->samples[0].errors, CD_NULL_I64);
+	cd_results_free(&res);
+	cd_results_init(&res);
+	ck_assert_int_eq(imp(sr, NULL), 1);
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "sendrecv");
+	cd_results_free(&res);
+	cd_results_init(&res);
+	ck_assert_int_eq(imp(bc, NULL), 1);
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "broadcast");
+}
+END_TEST
+
+/* Timestamps before lines and after rows (-T), pdsh host prefixes, repeated "Rank 0" of separate jobs. */
+START_TEST(test_stamps_hosts_ranks)
+{
+	const char *log =
+		"[2024-05-01 12:00:00] #  Rank  0 Pid   1320 on nodeA device  0 [0x00] Tesla V100-SXM2-16GB\n"
+		"2024-05-01T12:00:00.123 #  Rank  0 Pid   2066 on nodeB device  0 [0x00] Tesla V100-SXM2-16GB\n"
+		"nodeA: " HEAD_213
+		"2024-05-01 12:00:01,5 nodeA:    1048576        262144     float     sum      -1    28.15   37.25   65.19"
+		"      0    27.52   38.10   66.67      0  2025-10-28 12:00:01\n";
+	const struct cd_probe_run *p;
+
+	ck_assert_int_eq(imp(log, NULL), 1);
+	p = probe("nccl.all_reduce", "out_of_place");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq_tol(p->samples[0].busbw_gbyte_s, 65.19, 1e-9);
+	ck_assert_int_eq(probe("nccl.all_reduce", "in_place")->samples[0].errors, 0);
+	/* the two "Rank 0" lines say 1 rank, which busbw/algbw 1.75 contradicts: the numbers decide */
+	ck_assert_int_eq(p->nranks, 8);
+	ck_assert_ptr_nonnull(strstr(res.run.imports[0].collective_from.v[0], "rank lines' count did not fit"));
+	ck_assert_uint_eq(res.run.imports[0].hosts.n, 2);
+	ck_assert_str_eq(res.run.imports[0].hosts.v[1], "nodeB");
+}
+END_TEST
+
+/* Columns that fit no collective's factor: still imported, under every candidate the columns allow. */
+START_TEST(test_infer_no_factor)
+{
+	const char *log = HEAD_213 "     1048576        262144     float     sum      -1    28.15   37.25   99.99       0"
+				   "    27.52   38.10   99.99      0\n";
+
+	ck_assert_int_eq(imp(log, NULL), 1);
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "all_reduce|sendrecv");
+	ck_assert_ptr_nonnull(strstr(res.run.imports[0].collective_from.v[0], "fits no nccl-tests factor"));
+}
+END_TEST
+
+/* -J JSON whose args do not name the binary: told from its rows like a table. */
+START_TEST(test_infer_json)
+{
+	const char *doc = "{\"results\":[{\"size\":1073741824,\"count\":268435456,\"type\":\"float\",\"redop\":\"sum\","
+			  "\"root\":\"    -1\",\"out_of_place\":{\"time\":9371.6,\"alg_bw\":114.574000,\"bus_bw\":"
+			  "200.504500,\"nwrong\":0}}]}";
+
+	ck_assert_int_eq(imp(doc, NULL), 1);
+	ck_assert_ptr_nonnull(probe("nccl.all_reduce", "out_of_place"));
+	ck_assert_int_eq(probe("nccl.all_reduce", "out_of_place")->nranks, 8);
+}
+END_TEST
+
+/* Two tables pasted one after the other (nccl-tests#78): two tests, each told from its own columns. */
+START_TEST(test_two_pasted_tables)
+{
+	FILE *a = fopen("tests/data/nccl-tests/corpus/nccl-tests-78-allreduce-old.log", "re"),
+	     *b = fopen("tests/data/nccl-tests/corpus/nccl-tests-78-alltoall-old.log", "re");
+	size_t la = 0, lb = 0;
+	char *ta, *tb, *both;
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ta = cd_read_file(a, 1 << 20, &la);
+	tb = cd_read_file(b, 1 << 20, &lb);
+	fclose(a);
+	fclose(b);
+	/* the footers out: only the column names line tells where the second table starts */
+	both = xasprintf("%.*s%.*s", (int)(strstr(ta, "# Out of") - ta), ta, (int)(strstr(tb, "# Out of") - tb), tb);
+	ck_assert_int_eq(imp(both, NULL), 4);
+	ck_assert_uint_eq(res.run.imports[0].collectives.n, 2);
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "all_reduce");
+	ck_assert_str_eq(res.run.imports[0].collectives.v[1], "alltoall");
+	free(ta);
+	free(tb);
+	free(both);
+}
+END_TEST
+
+/* nccl#340: rows and footer of one test, then the next binary's command line and header. */
+START_TEST(test_next_command_line)
+{
+	const char *log = "      65536          8192   float    16.57    1.98    1.98  0e+00    13.83    2.37    2.37  0e+00\n"
+			  "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 6.6972 \n\n"
+			  "./broadcast_perf -b 8 -e 128M -f 2 -g 2\n"
+			  "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20\n"
+			  "           8             2   float       0    45.82    0.00    0.00    N/A    38.17    0.00"
+			  "    0.00    N/A\n"
+			  "# Avg bus bandwidth    : 0 \n"
+			  "          16             4   float       0    45.82    0.00    0.00    N/A    38.17    0.00"
+			  "    0.00    N/A\n";
+
+	ck_assert_int_eq(imp(log, NULL), 3);
+	ck_assert_uint_eq(res.run.imports[0].collectives.n, 3);
+	/* the command line names the test after it, not the rows before it */
+	ck_assert_str_eq(res.run.imports[0].collectives.v[0], "all_gather|hypercube");
+	ck_assert_str_eq(res.run.imports[0].collectives.v[1], "broadcast");
+	ck_assert_str_eq(res.run.imports[0].collective_from.v[1], "named in the log (broadcast_perf)");
+	/* a row after the "Avg bus bandwidth" line: another test, told from its own columns */
+	ck_assert_str_eq(res.run.imports[0].collectives.v[2], "broadcast");
+	ck_assert_ptr_nonnull(strstr(res.run.imports[0].collective_from.v[2], "inferred"));
+}
+END_TEST
+
+/* -I: per-iteration columns after each variant's #wrong, with and without the column names. */
+START_TEST(test_per_iteration_columns)
+{
+	const char *row = "     1048576        262144     float     sum      -1    28.15   37.25   65.19      0    27.90"
+			  "    29.01    28.99     1.20    27.52   38.10   66.67      0    27.40    28.00    27.98     0.90\n";
+	char *named = xasprintf("#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+				"    i_min    i_max    i_p99    i_cv%%     time   algbw   busbw  #wrong    i_min    i_max"
+				"    i_p99    i_cv%%\n%s",
+				row);
+
+	ck_assert_int_eq(imp(row, "all_reduce"), 1);
+	ck_assert_double_eq_tol(probe("nccl.all_reduce", "in_place")->samples[0].busbw_gbyte_s, 66.67, 1e-9);
+	cd_results_free(&res);
+	cd_results_init(&res);
+	ck_assert_int_eq(imp(named, "all_reduce"), 1);
+	ck_assert_double_eq_tol(probe("nccl.all_reduce", "in_place")->samples[0].time_us, 27.52, 1e-9);
+	free(named);
+}
+END_TEST
+
+START_TEST(test_print_tol_and_types)
+{
+	ck_assert_double_eq_tol(cd_nt_print_tol("1.50"), 0.005, 1e-12);
+	ck_assert_double_eq_tol(cd_nt_print_tol("1234.5"), 0.05, 1e-12);
+	ck_assert_double_eq_tol(cd_nt_print_tol("10094"), 0.5, 1e-12);
+	ck_assert_double_eq_tol(cd_nt_print_tol("1e+03"), 500, 1e-9);
+	ck_assert_double_eq_tol(cd_nt_print_tol("1.2e+04"), 500, 1e-9);
+	ck_assert_int_eq(cd_nt_type_size("bfloat16"), 2);
+	ck_assert_int_eq(cd_nt_type_size("double"), 8);
+	ck_assert_int_eq(cd_nt_type_size("f8e5m2"), 1);
+	ck_assert_int_eq(cd_nt_type_size("quad"), 0);
+}
+END_TEST
+
 START_TEST(test_arbitrary_bytes)
 {
 	char buf[512];
@@ -292,6 +528,17 @@ Suite *import_suite(void)
 	tcase_add_test(tc, test_nothing);
 	tcase_add_test(tc, test_fixture_two_tests);
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_infer_candidates);
+	tcase_add_test(tc, test_infer_single);
+	tcase_add_test(tc, test_infer_sendrecv_ambiguous);
+	tcase_add_test(tc, test_infer_old_layouts);
+	tcase_add_test(tc, test_stamps_hosts_ranks);
+	tcase_add_test(tc, test_infer_no_factor);
+	tcase_add_test(tc, test_infer_json);
+	tcase_add_test(tc, test_print_tol_and_types);
+	tcase_add_test(tc, test_two_pasted_tables);
+	tcase_add_test(tc, test_next_command_line);
+	tcase_add_test(tc, test_per_iteration_columns);
 	tcase_add_test(tc, test_arbitrary_bytes);
 	suite_add_tcase(s, tc);
 	return s;

@@ -779,6 +779,19 @@ run "import: -J JSON" 0 "$BIN" import nccl-tests "$NT/allreduce-2gpu-schema-v3.j
 json_true "import: JSON rows" "$TMP/j.json" 'd["run"]["imports"][0]["format"] == "nccl-tests json" and len(d["probes"]) == 2 and d["hosts"][0]["versions"]["nccl"] == "2.27.5"'
 run "import: several files, stdin" 0 "$BIN" import nccl-tests "$NT/multinode-h100-ztan.log" - --json -o "$TMP/many.json" <"$NT/multi-coll-h100-xxrjun.log"
 json_true "import: four hosts, two records" "$TMP/many.json" 'len(d["hosts"]) == 4 and [i["file"] for i in d["run"]["imports"]][1] == "stdin"'
+# issue 21: tables pasted without their name, old layouts, prefixes, and the corpus of real outputs
+run "import: a pasted table names no collective" 0 "$BIN" import nccl-tests "$NT/corpus/xx-n1g8-t0-table.log" --json -o "$TMP/inf.json"
+json_true "import: all_reduce told from busbw/algbw, 8 ranks" "$TMP/inf.json" 'd["run"]["imports"][0]["collectives"] == ["all_reduce"] and d["run"]["imports"][0]["collective_from"][0].startswith("inferred from the table") and {p["nranks"] for p in d["probes"]} == {8}'
+run "import: two candidates kept, judged" 0 "$BIN" import nccl-tests "$NT/corpus/xx-n1g8-t1-table.log" --json -o "$TMP/two-c.json"
+json_true "import: all_gather|alltoall with its numbers" "$TMP/two-c.json" '{p["name"] for p in d["probes"]} == {"nccl.all_gather|alltoall"} and d["run"]["imports"][0]["collective_from"][0].startswith("candidates") and d["score"] is not None'
+run "import: --collective overrides" 0 "$BIN" import nccl-tests "$NT/corpus/xx-n1g8-t1-table.log" --collective all_gather --json -o "$TMP/ovr.json"
+json_true "import: named by --collective" "$TMP/ovr.json" 'd["run"]["imports"][0]["collectives"] == ["all_gather"] and d["run"]["imports"][0]["collective_from"] == ["--collective"]'
+sed 's/^/2024-05-01T12:00:00.123 3: /' "$NT/corpus/nccl-tests-214-sendrecv.log" >"$TMP/stamped.log"
+run "import: timestamp and srun prefixes, from stdin" 0 "$BIN" import nccl-tests - --json -o "$TMP/st.json" <"$TMP/stamped.log"
+json_true "import: rows, hosts and ranks through the prefixes" "$TMP/st.json" 'd["run"]["imports"][0]["rows"] == 5 and d["run"]["imports"][0]["hosts"] == ["gpu23", "gpu24"] and {p["nranks"] for p in d["probes"]} == {2}'
+run "import: each file its own hosts" 0 "$BIN" import nccl-tests "$NT/corpus/nccl-tests-214-sendrecv.log" "$NT/multinode-h100-ztan.log" --json -o "$TMP/own.json"
+json_true "import: hosts per file" "$TMP/own.json" '[i["hosts"] for i in d["run"]["imports"]] == [["gpu23", "gpu24"], ["ztan-mig-235z", "ztan-mig-gq73"]]'
+if python3 tests/nccl_corpus.py "$BIN" >"$TMP/corpus" 2>&1; then ok; else bad "nccl-tests corpus: $(grep -E 'FAIL|corpus:' "$TMP/corpus" | head -4)"; fi
 
 # --- the man page renders without warnings and documents every command help lists ---
 if command -v groff >/dev/null; then

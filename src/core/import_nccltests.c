@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "import_nccltests.h"
+#include "import_nccltests_infer.h"
 
 #define MAX_TOKENS 64
 #define NAME_MAX_LEN 32
@@ -53,10 +54,16 @@ const char *cd_nt_collective_list(void)
 /* One size row: out-of-place [0] and in-place [1]. */
 struct row {
 	int64_t bytes;
+	int64_t count;    /* the count column; -1 when not read */
+	int tsize;        /* bytes of its type; 0 when the type is not known */
 	int has[2];
 	double time_us[2], algbw[2], busbw[2];
+	double alg_tol[2], bus_tol[2]; /* half a unit of the last digit printed */
 	int64_t wrong[2]; /* CD_NULL_I64: N/A, or an "error" column, which is not a count */
 };
+
+/* Rank numbers the rank lines may name that are told apart (a repeated "Rank 0" of separate jobs). */
+#define RANKS_SEEN_MAX 65536
 
 /* One test run: from its header (or its first row) to its footer or the next test. */
 struct section {
@@ -64,17 +71,23 @@ struct section {
 	int started;              /* saw a header line */
 	size_t first_row;         /* line of the first row, for messages */
 	int footer;               /* saw "Out of bounds values" */
+	int ended;                /* saw "Avg bus bandwidth", a test's last line */
 	int64_t oob;
 	int64_t iters;
-	int64_t nranks;
+	int64_t nranks;           /* distinct ranks the rank lines name */
+	unsigned char *ranks_seen; /* bitmap of those rank numbers */
+	int64_t max_rank;         /* 1 + the highest of them: a pasted excerpt may show the last rank line only */
+	int modern;               /* "Group" in the rank lines: nccl-tests 2.10 or later */
 	char *first_host;         /* host of rank 0 (the first rank line) */
-	char redop[NAME_MAX_LEN]; /* of the first row, to infer broadcast/reduce */
+	char redop[NAME_MAX_LEN]; /* of the first row, to infer the collective; "" when left empty */
+	int redop_col;            /* the rows have a redop column (it may be left empty) */
 	int64_t root;
 	int any_count;            /* some row has a #wrong count */
 	struct row *rows;
 	size_t n_rows, cap_rows;
 	/* the column names line: token index of each field; -1 when absent */
 	int cols_known;
+	int names_line;           /* cols_known from the column names line (not from a row) */
 	int c_redop, c_root, c_time[2], c_alg[2], c_bus[2], c_wrong[2];
 	int wrong_is_count;       /* "#wrong", not "error" */
 	double time_scale;        /* to microseconds */
@@ -114,6 +127,7 @@ static void section_reset(struct section *s)
 {
 	free(s->rows);
 	free(s->first_host);
+	free(s->ranks_seen);
 	memset(s, 0, sizeof(*s));
 	s->oob = CD_NULL_I64;
 	s->iters = CD_NULL_I64;
@@ -171,6 +185,12 @@ static void add_gpu(struct state *st, const char *hostname, int64_t device, cons
 {
 	struct cd_host *h = host_named(st, hostname);
 	struct cd_gpu *g;
+	int listed = 0;
+
+	for (size_t i = 0; i < st->im->hosts.n && !listed; i++)
+		listed = !strcmp(st->im->hosts.v[i], h->hostname);
+	if (!listed)
+		cd_strv_push(&st->im->hosts, h->hostname);
 
 	for (size_t i = 0; i < h->n_gpus; i++)
 		if (h->gpus[i].index == device)
@@ -252,23 +272,69 @@ static int perf_name(const char *line, char *out, size_t len)
 	return 0;
 }
 
-static const char *resolve_collective(struct state *st, int *inferred)
+/* The ranks the rank lines name: the highest rank + 1, or more when ranks repeat (0: no lines). */
+static int64_t section_ranks(const struct section *s)
+{
+	return s->nranks > s->max_rank ? s->nranks : s->max_rank;
+}
+
+/* What the section's rows show, for cd_nt_infer(); rows holds one entry per size row. */
+static void observe(const struct section *s, struct cd_nt_obs *o, struct cd_nt_obs_row *rows)
+{
+	memset(o, 0, sizeof(*o));
+	o->redop = !s->redop_col ? -1 : s->redop[0] && strcmp(s->redop, "none") ? 1 : 0;
+	o->redop_heading = s->names_line ? s->c_redop >= 0 : -1;
+	o->redop_name = s->redop;
+	o->root = s->root == CD_NULL_I64 ? -1 : s->root >= 0;
+	o->modern = s->modern ? 1 : s->nranks ? 0 : -1;
+	o->ranks = section_ranks(s);
+	o->rows = rows;
+	o->n_rows = s->n_rows;
+	for (size_t i = 0; i < s->n_rows; i++) {
+		const struct row *w = &s->rows[i];
+		int v = w->has[0] ? 0 : 1;
+
+		rows[i] = (struct cd_nt_obs_row){ .bytes = w->bytes,
+						  .count = w->count,
+						  .tsize = w->tsize,
+						  .alg = w->algbw[v],
+						  .bus = w->busbw[v],
+						  .alg_tol = w->alg_tol[v],
+						  .bus_tol = w->bus_tol[v] };
+	}
+}
+
+/*
+ * The section's collective: named in the log, else --collective, else told from the
+ * table (cd_nt_infer: one collective, or the candidates it cannot tell apart, joined
+ * by '|'). from says which, for the record; *ranks gets the rank count the numbers
+ * imply when no rank line said.
+ */
+static void resolve_collective(struct state *st, char *coll, size_t clen, char *from, size_t flen, int64_t *ranks)
 {
 	struct section *s = &st->s;
+	struct cd_nt_obs o;
+	struct cd_nt_obs_row *rows;
+	struct cd_nt_guess g;
 
-	*inferred = 0;
-	if (s->coll[0])
-		return s->coll;
-	if (st->pending[0])
-		return st->pending;
-	if (st->opt_coll)
-		return st->opt_coll;
-	/* only a rooted operation tells itself apart by its columns */
-	if (s->root != CD_NULL_I64 && s->root >= 0) {
-		*inferred = 1;
-		return strcmp(s->redop, "none") ? "reduce" : "broadcast";
+	*ranks = section_ranks(s);
+	if (s->coll[0] || st->pending[0]) {
+		snprintf(coll, clen, "%s", s->coll[0] ? s->coll : st->pending);
+		snprintf(from, flen, "named in the log (%s_perf)", coll);
+		return;
 	}
-	return NULL;
+	if (st->opt_coll) {
+		snprintf(coll, clen, "%s", st->opt_coll);
+		snprintf(from, flen, "--collective");
+		return;
+	}
+	rows = xcalloc(s->n_rows ? s->n_rows : 1, sizeof(*rows));
+	observe(s, &o, rows);
+	cd_nt_infer(&o, &g);
+	free(rows);
+	snprintf(coll, clen, "%s", g.coll);
+	snprintf(from, flen, "%s", g.how);
+	*ranks = g.ranks;
 }
 
 /* ---- the end of a test: rows to probe runs ---- */
@@ -276,21 +342,14 @@ static const char *resolve_collective(struct state *st, int *inferred)
 static int finish_section(struct state *st)
 {
 	struct section *s = &st->s;
-	const char *coll;
-	int inferred;
+	char coll[160], from[600];
+	int64_t ranks;
 
 	if (!s->n_rows) {
 		section_reset(s);
 		return 0;
 	}
-	coll = resolve_collective(st, &inferred);
-	if (!coll) {
-		st->line = s->first_row;
-		section_reset(s);
-		return fail(st, "the table starting here does not say which collective it measured (no "
-				"'<collective>_perf' name, no root column to tell): use --collective NAME, one of %s",
-			    cd_nt_collective_list());
-	}
+	resolve_collective(st, coll, sizeof(coll), from, sizeof(from), &ranks);
 	for (int v = 0; v < 2; v++) {
 		struct cd_probe_run *p = NULL;
 		char *pname;
@@ -308,7 +367,7 @@ static int finish_section(struct state *st)
 				p->variant = xstrdup(v ? "in_place" : "out_of_place");
 				p->status = CD_ST_OK;
 				p->host = s->first_host ? xstrdup(s->first_host) : NULL;
-				p->nranks = s->nranks ? s->nranks : CD_NULL_I64;
+				p->nranks = ranks ? ranks : CD_NULL_I64;
 				if (s->oob != CD_NULL_I64 && s->oob > 0 && !s->any_count) {
 					/* old logs count failures only in the footer: the run failed its check */
 					p->status = CD_ST_ERROR;
@@ -330,11 +389,11 @@ static int finish_section(struct state *st)
 	st->im->tests++;
 	st->im->rows += (int64_t)s->n_rows;
 	cd_strv_push(&st->im->collectives, coll);
+	cd_strv_push(&st->im->collective_from, from);
 	if (s->oob != CD_NULL_I64)
 		st->im->out_of_bounds = (st->im->out_of_bounds == CD_NULL_I64 ? 0 : st->im->out_of_bounds) + s->oob;
 	st->im->complete = (st->im->complete != CD_TRI_FALSE && s->footer) ? CD_TRI_TRUE : CD_TRI_FALSE;
 	st->rows += (int64_t)s->n_rows;
-	(void)inferred;
 	section_reset(s);
 	return 0;
 }
@@ -351,17 +410,69 @@ static size_t split(char *line, char **tok, size_t max)
 	return n;
 }
 
+/* "2024-05-01": the date a log shipper or a Slurm/journal prefix starts with */
+static int is_date(const char *p)
+{
+	for (int i = 0; i < 10; i++)
+		if (i == 4 || i == 7 ? p[i] != '-' : !isdigit((unsigned char)p[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * A timestamp before the line: "2024-05-01T12:00:00.123 ", "2024-05-01 12:00:00,123 ",
+ * "[2024-05-01 12:00:00] ". Returns what follows it, or p when there is none.
+ */
+static char *skip_stamp(char *p)
+{
+	char *q = p + (*p == '[');
+
+	if (!is_date(q))
+		return p;
+	if (*p == '[') {
+		q = strchr(q, ']');
+		return q ? q + 1 : p;
+	}
+	q += strcspn(q, " \t");
+	while (*q == ' ' || *q == '\t')
+		q++;
+	/* the time as a second field ("2024-05-01 12:00:00"), never a row's first number */
+	if (isdigit((unsigned char)q[0]) && isdigit((unsigned char)q[1]) && q[2] == ':')
+		q += strcspn(q, " \t");
+	return q;
+}
+
+/* "node-a1: " before a header or a row (pdsh, clush, dsh name each line by its host). */
+static char *skip_host(char *p)
+{
+	char *q = p;
+	int alpha = 0;
+
+	while (isalnum((unsigned char)*q) || *q == '-' || *q == '_' || *q == '.')
+		alpha |= isalpha((unsigned char)*q++);
+	if (!alpha || q == p || *q != ':' || (q[1] != ' ' && q[1] != '\t'))
+		return p;
+	q++;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	return *q == '#' || isdigit((unsigned char)*q) ? q : p;
+}
+
 /* Remove launcher prefixes in place; returns the start of what the program printed. */
 static char *strip_prefixes(char *line)
 {
 	char *p = line;
 	int tagged = 0;
 
-	for (int round = 0; round < 3; round++) {
+	for (int round = 0; round < 4; round++) {
 		char *q;
 
 		while (*p == ' ' || *p == '\t')
 			p++;
+		if ((q = skip_stamp(p)) != p || (q = skip_host(p)) != p) {
+			p = q;
+			continue;
+		}
 		q = p;
 		if (isdigit((unsigned char)*q)) { /* srun -l: "12: " */
 			while (isdigit((unsigned char)*q))
@@ -411,6 +522,27 @@ static char *strip_prefixes(char *line)
 	return p;
 }
 
+/*
+ * A rank the rank lines name, counted once: logs of several processes that each ran
+ * without MPI (each its own one-rank job) repeat "Rank 0", and a log may hold the
+ * rank list twice.
+ */
+static void count_rank(struct section *s, int64_t rank)
+{
+	if (rank < 0 || rank >= RANKS_SEEN_MAX) {
+		s->nranks++;
+		return;
+	}
+	if (!s->ranks_seen)
+		s->ranks_seen = xcalloc(RANKS_SEEN_MAX / 8, 1);
+	if (rank + 1 > s->max_rank)
+		s->max_rank = rank + 1;
+	if (s->ranks_seen[rank / 8] & (1u << (rank % 8)))
+		return;
+	s->ranks_seen[rank / 8] |= (unsigned char)(1u << (rank % 8));
+	s->nranks++;
+}
+
 /* "#  Rank  0 Group  0 Pid  1234 on   host device  0 [0x1b] NVIDIA H100 80GB HBM3" (Group since 2.10). */
 static int rank_line(struct state *st, char *s)
 {
@@ -442,7 +574,10 @@ static int rank_line(struct state *st, char *s)
 	name[strcspn(name, "\r\n")] = '\0';
 	if (!st->s.first_host)
 		st->s.first_host = cd_hostname_from_text(host); /* as host_named() keeps it */
-	st->s.nranks++;
+	for (size_t i = 2; i < n; i++)
+		if (!strcmp(tok[i], "Group"))
+			st->s.modern = 1;
+	count_rank(&st->s, rank);
 	add_gpu(st, host, dev, bus + 1, name);
 	return 1;
 }
@@ -455,6 +590,7 @@ static void column_line(struct section *s, char *line)
 	int v = 0, seen_time = 0;
 
 	s->cols_known = 1;
+	s->names_line = 1;
 	s->wrong_is_count = 1;
 	for (size_t i = 0; i < n; i++) {
 		const char *t = tok[i];
@@ -479,13 +615,13 @@ static void column_line(struct section *s, char *line)
 		}
 	}
 	if (s->c_time[0] < 0 || s->c_alg[0] < 0 || s->c_bus[0] < 0)
-		s->cols_known = 0;
+		s->cols_known = s->names_line = 0;
 }
 
 /* Infer the layout from a row when no column names were seen. */
 static int infer_layout(struct section *s, char **tok, size_t n)
 {
-	size_t k = 3, rest;
+	size_t k = 3, rest, stride;
 
 	if (k < n && is_word(tok[k]))
 		s->c_redop = (int)k++;
@@ -496,7 +632,9 @@ static int infer_layout(struct section *s, char **tok, size_t n)
 		return -1;
 	if (n - k < 4)
 		return -1;
-	for (int v = 0; v < 2 && k + 4 <= n; v++, k += 4) {
+	/* -I (per-iteration timing) puts i_min, i_max, i_p99 and i_cv% after each #wrong */
+	stride = n - k == 16 ? 8 : 4;
+	for (int v = 0; v < 2 && k + 4 <= n; v++, k += stride) {
 		s->c_time[v] = (int)k;
 		s->c_alg[v] = (int)k + 1;
 		s->c_bus[v] = (int)k + 2;
@@ -508,15 +646,48 @@ static int infer_layout(struct section *s, char **tok, size_t n)
 	return 0;
 }
 
+/* "2025-10-28" or "12:00:00": a piece of the timestamp -T (2.17+) appends to each row */
+static int is_stamp(const char *t)
+{
+	size_t n = strspn(t, "0123456789-:.T");
+
+	return !t[n] && n >= 8 && (strchr(t, '-') || strchr(t, ':'));
+}
+
+/*
+ * The row's fields, with the missing ones put back: a trailing timestamp is dropped,
+ * and a redop left empty (alltoall before 2.10 printed it blank under a "redop"
+ * heading) gets an empty field, so the columns line up with the names.
+ */
+static size_t row_tokens(struct section *sec, char *s, char **tok)
+{
+	static char empty[] = "";
+	size_t n = split(s, tok, MAX_TOKENS - 1);
+
+	while (n > 3 && is_stamp(tok[n - 1]))
+		n--;
+	if (sec->cols_known && sec->c_redop >= 3 && (size_t)sec->c_redop < n && !is_word(tok[sec->c_redop]) &&
+	    is_word(tok[2])) {
+		memmove(tok + sec->c_redop + 1, tok + sec->c_redop, (n - (size_t)sec->c_redop) * sizeof(*tok));
+		tok[sec->c_redop] = empty;
+		n++;
+	}
+	return n;
+}
+
 static int row_line(struct state *st, char *s)
 {
 	struct section *sec = &st->s;
 	char *tok[MAX_TOKENS];
-	size_t n = split(s, tok, MAX_TOKENS);
-	int64_t bytes, count;
+	size_t n;
+	int64_t bytes, count = -1;
 	struct row w = { 0 };
 	static const char *const what[] = { "time", "algbw", "busbw", "#wrong" };
 
+	/* rows after a test's last line belong to another test, with its own layout */
+	if (sec->ended && sec->n_rows && finish_section(st) < 0)
+		return -1;
+	n = row_tokens(sec, s, tok);
 	if (!n || int_token(tok[0], &bytes) < 0 || (n > 1 && int_token(tok[1], &count) < 0)) {
 		/* not a row at all: a date, a host name with digits, … */
 		st->im->other_lines++;
@@ -537,6 +708,8 @@ static int row_line(struct state *st, char *s)
 		return 0;
 	}
 	w.bytes = bytes;
+	w.count = count;
+	w.tsize = cd_nt_type_size(tok[2]);
 	for (int v = 0; v < 2; v++) {
 		int cols[4] = { sec->c_time[v], sec->c_alg[v], sec->c_bus[v], sec->c_wrong[v] };
 		double val[3];
@@ -561,6 +734,8 @@ static int row_line(struct state *st, char *s)
 		w.time_us[v] = val[0] * sec->time_scale;
 		w.algbw[v] = val[1];
 		w.busbw[v] = val[2];
+		w.alg_tol[v] = cd_nt_print_tol(tok[cols[1]]);
+		w.bus_tol[v] = cd_nt_print_tol(tok[cols[2]]);
 		if (cols[3] >= 0 && (int)n > cols[3] && strcmp(tok[cols[3]], "N/A")) {
 			int64_t wrong;
 			double frac;
@@ -580,6 +755,7 @@ static int row_line(struct state *st, char *s)
 	}
 	if (!sec->n_rows) {
 		sec->first_row = st->line;
+		sec->redop_col = sec->c_redop >= 0;
 		if (sec->c_redop >= 0)
 			snprintf(sec->redop, sizeof(sec->redop), "%s", tok[sec->c_redop]);
 		if (sec->c_root >= 0 && int_token(tok[sec->c_root], &sec->root) < 0)
@@ -666,6 +842,9 @@ static int text_line(struct state *st, char *raw)
 	if (strstr(h, "size") && strstr(h, "count") && strstr(h, "busbw")) {
 		char copy[CD_NT_LINE_MAX];
 
+		/* a second table pasted after the first, with no header line between: another test */
+		if (sec->n_rows && finish_section(st) < 0)
+			return -1;
 		snprintf(copy, sizeof(copy), "%s", h);
 		column_line(sec, copy);
 		return 0;
@@ -684,8 +863,10 @@ static int text_line(struct state *st, char *raw)
 			sec->oob = v;
 		return 0;
 	}
-	if (!strncmp(h, "Avg bus bandwidth", 17))
+	if (!strncmp(h, "Avg bus bandwidth", 17)) {
+		sec->ended = 1; /* the last line of a test: a row after it starts another */
 		return 0;
+	}
 	if (!strncmp(h, "NCCL version ", 13)) {
 		size_t n = strcspn(h + 13, " +\t");
 
@@ -693,8 +874,12 @@ static int text_line(struct state *st, char *raw)
 			snprintf(st->nccl, sizeof(st->nccl), "%.*s", (int)n, h + 13);
 		return 0;
 	}
-	if (perf_name(h, name, sizeof(name)))
+	if (perf_name(h, name, sizeof(name))) {
+		/* the command line of the next test: the rows so far were another's */
+		if (sec->n_rows && finish_section(st) < 0)
+			return -1;
 		snprintf(st->pending, sizeof(st->pending), "%s", name);
+	}
 	if (*s == '#' || !strncmp(h, "Using devices", 13) || strstr(h, "out-of-place"))
 		return 0; /* nccl-tests' own comments */
 	st->im->other_lines++;
@@ -764,6 +949,7 @@ static int json_variant(struct state *st, const cJSON *res, int v, size_t i, str
 	w->time_us[v] = t;
 	w->algbw[v] = a;
 	w->busbw[v] = b;
+	w->alg_tol[v] = w->bus_tol[v] = 5e-7; /* written with %lf */
 	if (!isnan(wrong)) {
 		if (wrong != floor(wrong) || wrong > 9e15)
 			return fail(st, "%s.nwrong: expected a whole number", where);
@@ -831,6 +1017,7 @@ static int parse_json(struct state *st, const char *text, size_t len)
 			snprintf(bus, sizeof(bus), "%s]", cJSON_IsString(hex) ? hex->valuestring : "");
 			if (!st->s.first_host)
 				st->s.first_host = cd_hostname_from_text(hn->valuestring);
+			st->s.modern = 1;
 			st->s.nranks++;
 			add_gpu(st, hn->valuestring, (int64_t)dv->valuedouble, bus,
 				cJSON_IsString(info) ? info->valuestring : "");
@@ -850,9 +1037,19 @@ static int parse_json(struct state *st, const char *text, size_t len)
 			goto out;
 		}
 		w.bytes = (int64_t)size->valuedouble;
+		w.count = -1;
+		{
+			const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(e, "count"),
+				    *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
+
+			if (cJSON_IsNumber(cnt) && cnt->valuedouble >= 0 && cnt->valuedouble < (double)JSON_EXACT)
+				w.count = (int64_t)cnt->valuedouble;
+			w.tsize = cJSON_IsString(ty) ? cd_nt_type_size(ty->valuestring) : 0;
+		}
 		if (json_variant(st, e, 0, i, &w) < 0 || json_variant(st, e, 1, i, &w) < 0)
 			goto out;
 		if (!st->s.n_rows) {
+			st->s.redop_col = cJSON_IsString(redop);
 			if (cJSON_IsString(redop))
 				snprintf(st->s.redop, sizeof(st->s.redop), "%s", redop->valuestring);
 			if (cJSON_IsString(rt))

@@ -25,10 +25,12 @@ const char *cd_nt_collective_list(void);
  * hosts and GPUs from the "# Rank N … on HOST device D [BUS] NAME" lines, and per test
  * in the file an nccl.<collective> probe run per variant (out_of_place, in_place).
  * `name` names the file in the record and in messages ("stdin" for -). `collective`
- * (may be NULL) is used for a test whose log does not say which collective it ran.
+ * (may be NULL) is used for a test whose log does not say which collective it ran;
+ * without it the collective is told from the table (import_nccltests_infer.h), or the
+ * candidates it cannot tell apart name the probe ("nccl.all_gather|alltoall").
  * Returns the number of size rows imported (0: nothing importable; r then has the
  * record but no probe), or -1 with *err set to a malloc'd "name:line: what was wrong"
- * (bad numbers, a test whose collective is unknown, JSON of the wrong shape).
+ * (bad numbers, JSON of the wrong shape).
  */
 int cd_import_nccltests(struct cd_results *r, const char *text, size_t len, const char *name, const char *collective,
 			char **err);

@@ -385,7 +385,9 @@ struct cd_rank {
 struct cd_import {
 	char *file;             /* as named on the command line; "stdin" for "-" */
 	char *format;           /* "nccl-tests text", "nccl-tests json" */
-	struct cd_strv collectives; /* "all_reduce", … in the order the tests appear */
+	struct cd_strv collectives; /* "all_reduce", … in the order the tests appear; "a|b": the candidates */
+	struct cd_strv collective_from; /* per test: how its collective is known (named, --collective, inferred) */
+	struct cd_strv hosts;   /* the hosts the file's rank lines name, in order: its node count */
 	int64_t tests;          /* test runs in the file (a log may hold several) */
 	int64_t rows;           /* size rows imported */
 	int64_t skipped_lines;  /* lines that looked like nccl-tests output but were unusable (cut, mangled) */

@@ -663,6 +663,8 @@ static void load_import(struct ld *l, const cJSON *d, void *ctx)
 	free(file);
 	free(format);
 	get_strv(l, d, "collectives", &im->collectives);
+	get_strv(l, d, "collective_from", &im->collective_from);
+	get_strv(l, d, "hosts", &im->hosts);
 	im->tests = get_i64(l, d, "tests");
 	im->rows = get_i64(l, d, "rows");
 	im->skipped_lines = get_i64(l, d, "skipped_lines");

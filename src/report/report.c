@@ -60,6 +60,8 @@ static void render_imports(struct cd_out *o, const struct cd_results *r)
 		out_str(o, OUT_JSON, "file", NULL, im->file);
 		out_str(o, OUT_JSON, "format", NULL, im->format);
 		str_list(o, "collectives", &im->collectives);
+		str_list(o, "collective_from", &im->collective_from);
+		str_list(o, "hosts", &im->hosts);
 		out_i64(o, OUT_JSON, "tests", NULL, im->tests);
 		out_i64(o, OUT_JSON, "rows", NULL, im->rows);
 		out_i64(o, OUT_JSON, "skipped_lines", NULL, im->skipped_lines);
