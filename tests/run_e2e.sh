@@ -750,10 +750,17 @@ run "import: every integer survives the JSON round trip" 0 "$BIN" report --from 
 run "import: 2 hosts, one host's floor not applied" 0 "$BIN" import nccl-tests "$NT/multinode-h100-ztan.log" --profile h100-sxm
 out_has "import: said so" "nccl (NCCL001): nccl.all_reduce ran across 2 hosts and the profile's floor is for one host"
 out_has "import: latency against the scope across hosts" "123.0 us against the 150.0 us target of 2 hosts, transport not known: TCP assumed"
+# two files are two jobs: each run's scope is the hosts its own file names, and runs of different
+# rank counts and sizes are not compared across hosts
+"$BIN" import nccl-tests "$NT/multinode-h100-ztan.log" "$NT/single-8gpu-4090-nccl-1530.log" --json >"$TMP/imp-two.json" 2>/dev/null
+json_true "import: two files, each run over its own hosts" "$TMP/imp-two.json" '"150.0 us target of 2 hosts" in d["score"]["basis"]["latency"]'
+json_true "import: two files, two jobs not balanced against each other" "$TMP/imp-two.json" 'd["score"]["balance"] is None'
 run "import: slow busbw found" 1 "$BIN" import nccl-tests "$NT/multinode-h100-ztan.log" --profile h100-sxm -D nccl.net_all_reduce_min_busbw_gbyte_s=400
 out_has "import: NCCL001" "FAIL  NCCL001 ztan-mig-235z 16 ranks: all_reduce bus bandwidth is below the profile's floor"
 out_has "import: the floor scaled to 8 GiB" "nccl.all_reduce busbw 338.8 GB/s at 8.0 GiB, floor 398.4 GB/s there: 400.0 GB/s at 16.0 GiB"
 out_has "import: text names the source" "imported $NT/multinode-h100-ztan.log (nccl-tests text): all_reduce, 1 test, 31 rows"
+run "import: a table that does not name its collective" 0 "$BIN" import nccl-tests "$NT/old-error-column-nccl-tests-176.log"
+out_has "import: text says how the collective was told" "all_reduce [all_reduce: inferred from the table: redop 'sum', no root column"
 run "score finds it in the saved import" 1 "$BIN" score "$TMP/imp.json" --profile h100-sxm -D nccl.net_all_reduce_min_busbw_gbyte_s=400
 out_has "score: NCCL001" "NCCL001"
 # a log from -b 64M has no latency: no NCCL002 at 64 MiB however low the warn level

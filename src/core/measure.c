@@ -203,6 +203,34 @@ static int job_wide(const struct cd_probe_run *p)
 	return (cd_probe_is(p, "nccl.") && strcmp(p->name, "nccl.pairs")) || (p->name && !strcmp(p->name, "mpi.allreduce"));
 }
 
+/*
+ * The hosts of the imported file a job-wide probe came from: several nccl-tests files imported
+ * together are several jobs, each over the hosts its rank lines name (run.imports[].hosts),
+ * not one job over all of them. 0 when the document is not an import or the file named none.
+ */
+static size_t import_hosts(const struct cd_results *r, const struct cd_host *own, size_t *idx, size_t max)
+{
+	size_t n = 0;
+
+	if (!own || !own->hostname)
+		return 0;
+	for (size_t i = 0; i < r->run.n_imports; i++) {
+		const struct cd_strv *hs = &r->run.imports[i].hosts;
+		int mine = 0;
+
+		for (size_t k = 0; k < hs->n; k++)
+			mine |= !strcmp(hs->v[k], own->hostname);
+		if (!mine)
+			continue;
+		for (size_t k = 0; k < hs->n; k++)
+			for (size_t h = 0; h < r->n_hosts; h++)
+				if (r->hosts[h].hostname && !strcmp(r->hosts[h].hostname, hs->v[k]))
+					n = add_idx(idx, n, max, h);
+		return n;
+	}
+	return 0;
+}
+
 size_t cd_probe_hosts(const struct cd_results *r, const struct cd_probe_run *p, size_t *idx, size_t max)
 {
 	const struct cd_host *own = cd_probe_host(r, p);
@@ -223,6 +251,8 @@ size_t cd_probe_hosts(const struct cd_results *r, const struct cd_probe_run *p, 
 		return n;
 	}
 	if (job_wide(p) && r->n_hosts) {
+		if ((n = import_hosts(r, own, idx, max)) > 0)
+			return n;
 		for (size_t i = 0; i < r->n_hosts && n < max; i++)
 			idx[n++] = i;
 		return n;
@@ -234,8 +264,15 @@ size_t cd_probe_n_hosts(const struct cd_results *r, const struct cd_probe_run *p
 {
 	size_t idx[2];
 
-	if (job_wide(p) && p->peer == CD_NULL_I64)
+	if (job_wide(p) && p->peer == CD_NULL_I64) {
+		size_t *all = xcalloc(r->n_hosts + 1, sizeof(*all));
+		size_t n = import_hosts(r, cd_probe_host(r, p), all, r->n_hosts + 1);
+
+		free(all);
+		if (n)
+			return n;
 		return r->n_hosts ? r->n_hosts : 1;
+	}
 	return cd_probe_hosts(r, p, idx, 2) == 2 ? 2 : 1;
 }
 

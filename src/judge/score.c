@@ -221,6 +221,14 @@ static void balance_one(struct acc *a, double *v, size_t n, const char *what)
 		     100.0 * lo / med, med, n);
 }
 
+/* Two runs of one probe measured alike: the same rank count and the same largest size. */
+static int alike(const struct cd_probe_run *p, const struct cd_probe_run *q)
+{
+	const struct cd_probe_sample *x = cd_probe_largest(p), *y = cd_probe_largest(q);
+
+	return p->nranks == q->nranks && x && y && x->bytes == y->bytes;
+}
+
 static void balance(struct acc *a, const struct cd_results *r)
 {
 	size_t np = r->n_probes;
@@ -252,7 +260,11 @@ static void balance(struct acc *a, const struct cd_results *r)
 			snprintf(what, sizeof(what), "%s on %s", p->name, h->hostname ? h->hostname : "?");
 			balance_one(a, v, n, what);
 		}
-		/* among hosts: each host's median */
+		/*
+		 * among hosts: each host's median, of runs measured alike (the same ranks and the same
+		 * largest size): two imported nccl-tests files are two jobs, an 8-GPU run cut after its
+		 * first row is not a 16-rank run to 8 GiB
+		 */
 		for (size_t k = 0; k < r->n_hosts; k++) {
 			size_t m = 0;
 
@@ -260,7 +272,7 @@ static void balance(struct acc *a, const struct cd_results *r)
 				const struct cd_probe_run *q = &r->probes[j];
 
 				if (q->name && !strcmp(q->name, p->name) && cd_probe_host(r, q) == &r->hosts[k] &&
-				    !isnan(cd_probe_bw(q)))
+				    !isnan(cd_probe_bw(q)) && alike(p, q))
 					tmp[m++] = cd_probe_bw(q);
 			}
 			if (m)

@@ -84,6 +84,10 @@ static void text_imports(struct cd_out *o, const struct cd_results *r)
 
 		out_text(o, "imported %s (%s): ", im->file ? im->file : "?", im->format ? im->format : "?");
 		text_list(o, "%s", &im->collectives);
+		/* a collective the log did not name: say how it was told (or which ones it could be) */
+		for (size_t k = 0; k < im->collective_from.n && k < im->collectives.n; k++)
+			if (strncmp(im->collective_from.v[k], "named", 5))
+				out_text(o, " [%s: %s]", im->collectives.v[k], im->collective_from.v[k]);
 		out_text(o, ", %" PRId64 " test%s, %" PRId64 " row%s", im->tests, im->tests == 1 ? "" : "s", im->rows,
 			 im->rows == 1 ? "" : "s");
 		if (im->out_of_bounds != CD_NULL_I64 && im->out_of_bounds > 0)
