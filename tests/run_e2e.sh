@@ -759,6 +759,13 @@ run "import: slow busbw found" 1 "$BIN" import nccl-tests "$NT/multinode-h100-zt
 out_has "import: NCCL001" "FAIL  NCCL001 ztan-mig-235z 16 ranks: all_reduce bus bandwidth is below the profile's floor"
 out_has "import: the floor scaled to 8 GiB" "nccl.all_reduce busbw 338.8 GB/s at 8.0 GiB, floor 398.4 GB/s there: 400.0 GB/s at 16.0 GiB"
 out_has "import: text names the source" "imported $NT/multinode-h100-ztan.log (nccl-tests text): all_reduce, 1 test, 31 rows"
+# a pasted footer alone shows a bus bandwidth: kept (not refused), and judged by nothing
+printf '#  Out of bounds values : 0 OK\n#  Avg bus bandwidth    : 186.453 \n#\n' >"$TMP/footer.log"
+run "import: a pasted footer alone is kept" 0 "$BIN" import nccl-tests "$TMP/footer.log"
+out_has "import: the footer's value, said to be unjudged" "no size rows: its footer's average bus bandwidth 186.453 GB/s is recorded, and no rule judges it"
+"$BIN" import nccl-tests "$TMP/footer.log" --json -o "$TMP/footer.json"
+json_true "import: the footer's value in the document" "$TMP/footer.json" 'd["run"]["imports"][0]["avg_busbw_gbyte_s"] == [186.453] and d["findings"] == []'
+run "import: the footer's document loads back" 0 "$BIN" report --from "$TMP/footer.json"
 run "import: a table that does not name its collective" 0 "$BIN" import nccl-tests "$NT/old-error-column-nccl-tests-176.log"
 out_has "import: text says how the collective was told" "all_reduce [all_reduce: inferred from the table: redop 'sum', no root column"
 run "score finds it in the saved import" 1 "$BIN" score "$TMP/imp.json" --profile h100-sxm -D nccl.net_all_reduce_min_busbw_gbyte_s=400

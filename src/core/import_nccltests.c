@@ -864,7 +864,12 @@ static int text_line(struct state *st, char *raw)
 		return 0;
 	}
 	if (!strncmp(h, "Avg bus bandwidth", 17)) {
+		const char *c = strchr(h, ':');
+		double v;
+
 		sec->ended = 1; /* the last line of a test: a row after it starts another */
+		if (c && sscanf(c + 1, "%lf", &v) == 1 && isfinite(v) && v >= 0)
+			*CD_PUSH(st->im->avg_busbw, st->im->n_avg_busbw, st->im->cap_avg_busbw) = v;
 		return 0;
 	}
 	if (!strncmp(h, "NCCL version ", 13)) {
@@ -1096,4 +1101,9 @@ int cd_import_nccltests(struct cd_results *r, const char *text, size_t len, cons
 		return -1;
 	}
 	return (int)(st.rows > 1000000000 ? 1000000000 : st.rows);
+}
+
+int cd_import_footer_only(const struct cd_import *im)
+{
+	return im && !im->rows && im->n_avg_busbw > 0;
 }

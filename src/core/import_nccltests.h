@@ -35,4 +35,7 @@ const char *cd_nt_collective_list(void);
 int cd_import_nccltests(struct cd_results *r, const char *text, size_t len, const char *name, const char *collective,
 			char **err);
 
+/* A paste of a footer alone ("# Avg bus bandwidth : 123.4"): no rows, but a bus bandwidth it shows. */
+int cd_import_footer_only(const struct cd_import *im);
+
 #endif

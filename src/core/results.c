@@ -585,6 +585,7 @@ void cd_results_free(struct cd_results *r)
 		cd_strv_free(&r->run.imports[i].collectives);
 		cd_strv_free(&r->run.imports[i].collective_from);
 		cd_strv_free(&r->run.imports[i].hosts);
+		free(r->run.imports[i].avg_busbw);
 	}
 	free(r->run.imports);
 	for (size_t i = 0; i < r->n_hosts; i++)

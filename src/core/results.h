@@ -396,6 +396,8 @@ struct cd_import {
 	int64_t other_lines;    /* lines of other programs (NCCL INFO, launchers), ignored */
 	int64_t out_of_bounds;  /* the footers' "Out of bounds values", summed; null without a footer */
 	int complete;           /* every test ended with its footer; enum cd_tri */
+	double *avg_busbw;      /* each footer's "Avg bus bandwidth" (GB/s), in order: all a pasted footer may hold */
+	size_t n_avg_busbw, cap_avg_busbw;
 };
 
 struct cd_run {

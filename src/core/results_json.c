@@ -671,6 +671,14 @@ static void load_import(struct ld *l, const cJSON *d, void *ctx)
 	im->other_lines = get_i64(l, d, "other_lines");
 	im->out_of_bounds = get_i64(l, d, "out_of_bounds");
 	im->complete = get_tri(l, d, "complete");
+	/* absent in documents written before it was recorded */
+	cJSON_ArrayForEach(e, get_arr(l, d, "avg_busbw_gbyte_s")) {
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0) || !isfinite(e->valuedouble)) {
+			fail(l, "avg_busbw_gbyte_s", "expected numbers >= 0 (GB/s)");
+			return;
+		}
+		*CD_PUSH(im->avg_busbw, im->n_avg_busbw, im->cap_avg_busbw) = e->valuedouble;
+	}
 	cJSON_ArrayForEach(e, first) {
 		if (!cJSON_IsNumber(e) || im->n_first_skipped == CD_IMPORT_FIRST_SKIPPED) {
 			fail(l, "first_skipped_lines", "expected at most %d line numbers", CD_IMPORT_FIRST_SKIPPED);

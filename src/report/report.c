@@ -72,6 +72,10 @@ static void render_imports(struct cd_out *o, const struct cd_results *r)
 		out_i64(o, OUT_JSON, "other_lines", NULL, im->other_lines);
 		out_i64(o, OUT_JSON, "out_of_bounds", NULL, im->out_of_bounds);
 		out_bool(o, OUT_JSON, "complete", NULL, im->complete);
+		out_arr_open(o, "avg_busbw_gbyte_s");
+		for (size_t k = 0; k < im->n_avg_busbw; k++)
+			out_dbl(o, OUT_JSON, NULL, NULL, im->avg_busbw[k]);
+		out_arr_close(o);
 		out_obj_close(o);
 	}
 	out_arr_close(o);
@@ -94,6 +98,13 @@ static void text_imports(struct cd_out *o, const struct cd_results *r)
 			out_text(o, ", %" PRId64 " out-of-bounds values", im->out_of_bounds);
 		if (im->complete == CD_TRI_FALSE)
 			out_text(o, ", ends without its footer (cut short?)");
+		if (!im->rows && im->n_avg_busbw) {
+			/* a pasted footer alone: kept, but nothing judges an average over sizes it does not show */
+			out_text(o, ", no size rows: its footer's average bus bandwidth");
+			for (size_t k = 0; k < im->n_avg_busbw; k++)
+				out_text(o, "%s %.3f GB/s", k ? "," : "", im->avg_busbw[k]);
+			out_text(o, " is recorded, and no rule judges it (the sizes it averages are not shown)");
+		}
 		if (im->skipped_lines > 0) {
 			out_text(o, ", %" PRId64 " unusable line%s (at", im->skipped_lines, im->skipped_lines == 1 ? "" : "s");
 			for (size_t k = 0; k < im->n_first_skipped; k++)
