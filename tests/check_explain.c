@@ -562,6 +562,23 @@ START_TEST(test_network_settings_need_errors)
 }
 END_TEST
 
+/* NCCL's interface lists, with and without the "[N]" index: every item, the first one whole. */
+START_TEST(test_socket_iface_lists)
+{
+	const struct cd_host *a;
+
+	parse("nodeA:100:101 [0] NCCL INFO NET/Socket : Using veth1a2b:172.17.0.2<0> [1]eth0:10.0.0.1<0>\n");
+	a = host("nodeA");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(a->n_nics, 2);
+	ck_assert_str_eq(a->nics[0].name, "veth1a2b");
+	ck_assert_str_eq(a->nics[1].name, "eth0");
+	/* LOG023 names the virtual interface by its whole name */
+	ck_assert_ptr_nonnull(first("LOG023"));
+	ck_assert_str_eq(first("LOG023")->subject, "veth1a2b");
+}
+END_TEST
+
 START_TEST(test_edit_distance)
 {
 	struct cd_envcat c = { 0 };
@@ -671,6 +688,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_timestamps_not_hosts);
 	tcase_add_test(tc, test_timeout_advice);
 	tcase_add_test(tc, test_network_settings_need_errors);
+	tcase_add_test(tc, test_socket_iface_lists);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_edit_distance);

@@ -297,34 +297,42 @@ static void add_nic(struct cd_host *h, const char *name, const char *addr)
 }
 
 /* "[0]eth0:10.0.0.1<0> [1]veth1:fe80::1%veth1<0>" or "eth0:10.0.0.1<0>". */
+/*
+ * One "[N]name:addr<N>" item of NCCL's interface list at *pp (the "[N]" is optional): fills
+ * name and addr and returns 1, moving *pp past the item's '>' (NULL when none follows: the
+ * list ends there); 0 when *pp holds no item.
+ */
+static int iface_item(const char **pp, char *name, size_t name_len, char *addr, size_t addr_len)
+{
+	const char *p = *pp;
+	size_t n;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '[') {
+		while (*p && *p != ']')
+			p++;
+		if (*p)
+			p++;
+	}
+	n = token(p, hostchar, name, name_len);
+	if (!n || p[n] != ':')
+		return 0;
+	p += n + 1;
+	token(p, addrchar, addr, addr_len);
+	p = strchr(p, '>');
+	*pp = p ? p + 1 : NULL;
+	return 1;
+}
+
 static void parse_ifaces(struct cd_host *h, const char *p)
 {
-	int guard = 0;
+	char name[64], addr[80];
 
-	while (p && *p && guard++ < 32) {
-		char name[64], addr[80];
-		size_t n;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '[') {
-			while (*p && *p != ']')
-				p++;
-			if (*p)
-				p++;
-		}
-		n = token(p, hostchar, name, sizeof(name));
-		if (!n || p[n] != ':')
+	for (int guard = 0; p && *p && *p != ';' && guard < 32; guard++) {
+		if (!iface_item(&p, name, sizeof(name), addr, sizeof(addr)))
 			return;
-		p += n + 1;
-		token(p, addrchar, addr, sizeof(addr));
 		add_nic(h, name, addr);
-		p = strchr(p, '>');
-		if (!p)
-			return;
-		p++;
-		if (*p == ';')
-			return;
 	}
 }
 
@@ -720,31 +728,18 @@ static void catalogue_finish(struct state *st)
 /* NCCL's socket transport listing an interface another host cannot use: virtual, or link-local only. */
 static void socket_iface_check(struct state *st, struct cd_host *h, const char *line, const char *p)
 {
+	char name[64], addr[80];
+
 	for (int guard = 0; p && *p && *p != ';' && guard < 32; guard++) {
-		char name[64], addr[80];
-		size_t n;
 		enum cd_nic_kind k;
 
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '[')
-			while (*p && *p != ']')
-				p++;
-		if (*p)
-			p++;
-		n = token(p, hostchar, name, sizeof(name));
-		if (!n || p[n] != ':')
+		if (!iface_item(&p, name, sizeof(name), addr, sizeof(addr)))
 			return;
-		token(p + n + 1, addrchar, addr, sizeof(addr));
 		k = guess_kind(name);
 		if (k == CD_NIC_VETH || k == CD_NIC_BRIDGE || k == CD_NIC_TUNNEL || k == CD_NIC_LOOPBACK ||
 		    !strncasecmp(addr, "fe80:", 5))
 			log_finding(st, "LOG023", CD_SEV_WARN, h, name, "NCCL's socket transport uses a virtual or "
 				    "link-local-only interface", line);
-		p = strchr(p, '>');
-		if (!p)
-			return;
-		p++;
 	}
 }
 
