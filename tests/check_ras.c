@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* NCCL RAS reports (tests/data/ras, text and JSON) → snapshots; --ras HOST:PORT splitting. */
+/* NCCL RAS reports (tests/data/ras, text and JSON) → snapshots; the hang judge over them;
+ * --ras HOST:PORT splitting. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "ras.h"
 #include "ras_client.h"
+#include "rules_hang.h"
 #include "suites.h"
 #include "util.h"
 
@@ -144,6 +146,48 @@ START_TEST(test_cut_short)
 }
 END_TEST
 
+static int judge(const char *a, const char *b, struct cd_results *r)
+{
+	struct cd_ras_snapshot s[2];
+	int n;
+
+	load(&s[0], a);
+	load(&s[1], b);
+	n = cd_hang_judge(r, s, 2, "127.0.0.1:28028");
+	cd_ras_snapshot_free(&s[0]);
+	cd_ras_snapshot_free(&s[1]);
+	return n;
+}
+
+START_TEST(test_judge)
+{
+	struct cd_results r;
+
+	cd_results_init(&r);
+	ck_assert_int_eq(judge("mismatch-1.json", "mismatch-1.json", &r), 1);
+	ck_assert_str_eq(r.findings[0].id, "HANG003");
+	ck_assert_str_eq(r.findings[0].host, "10.0.0.2");
+	ck_assert_int_eq(r.findings[0].severity, CD_SEV_FAIL);
+	cd_results_free(&r);
+	cd_results_init(&r);
+	ck_assert_int_eq(judge("mismatch-1.txt", "mismatch-2.txt", &r), 1);
+	ck_assert_str_eq(r.findings[0].id, "HANG004");
+	ck_assert_int_eq(r.findings[0].severity, CD_SEV_INFO);
+	cd_results_free(&r);
+	cd_results_init(&r);
+	ck_assert_int_eq(judge("healthy.txt", "healthy.txt", &r), 0);
+	cd_results_free(&r);
+	cd_results_init(&r);
+	ck_assert_int_eq(judge("dead.txt", "dead.txt", &r), 1); /* one process, one rank: one finding */
+	ck_assert_str_eq(r.findings[0].id, "HANG002");
+	cd_results_free(&r);
+	cd_results_init(&r);
+	ck_assert_int_eq(judge("healthy-1.json", "missing.json", &r), 1);
+	ck_assert_str_eq(r.findings[0].id, "HANG001");
+	cd_results_free(&r);
+}
+END_TEST
+
 START_TEST(test_split_addr)
 {
 	char *h, *p, *err = NULL;
@@ -177,6 +221,7 @@ Suite *ras_suite(void)
 	tcase_add_test(tc, test_json_missing_comma);
 	tcase_add_test(tc, test_text_missing_dead_224);
 	tcase_add_test(tc, test_cut_short);
+	tcase_add_test(tc, test_judge);
 	tcase_add_test(tc, test_split_addr);
 	suite_add_tcase(s, tc);
 	return s;
