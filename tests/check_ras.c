@@ -146,6 +146,28 @@ START_TEST(test_cut_short)
 }
 END_TEST
 
+/* a node that is no host name or address is not kept (the document could not hold it) */
+START_TEST(test_bad_host)
+{
+	struct cd_ras_snapshot s;
+	char *err = NULL, text[1024];
+
+	snprintf(text, sizeof(text), "Errors\n======\n\nINCOMPLETE\n  Process 7 on node %.300s managing GPU 0\n"
+		 "  Process 8 on node a\033b managing GPU 1\n  Process 9 on node 10.0.0.9 managing GPU 2\n\n"
+		 "Warnings\n========\n\n",
+		 "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh"
+		 "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh"
+		 "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh");
+	ck_assert_int_eq(cd_ras_parse(&s, text, strlen(text), &err), 0);
+	ck_assert_uint_eq(s.n_ranks, 3);
+	ck_assert_ptr_null(s.ranks[0].host);
+	ck_assert_int_eq(s.ranks[0].pid, 7);
+	ck_assert_ptr_null(s.ranks[1].host);
+	ck_assert_str_eq(s.ranks[2].host, "10.0.0.9");
+	cd_ras_snapshot_free(&s);
+}
+END_TEST
+
 static int judge(const char *a, const char *b, struct cd_results *r)
 {
 	struct cd_ras_snapshot s[2];
@@ -221,6 +243,7 @@ Suite *ras_suite(void)
 	tcase_add_test(tc, test_json_missing_comma);
 	tcase_add_test(tc, test_text_missing_dead_224);
 	tcase_add_test(tc, test_cut_short);
+	tcase_add_test(tc, test_bad_host);
 	tcase_add_test(tc, test_judge);
 	tcase_add_test(tc, test_split_addr);
 	suite_add_tcase(s, tc);

@@ -79,6 +79,19 @@ static void add_count(struct cd_ras_snapshot *s, const char *comm, const char *c
 	c->line = line ? xstrdup(line) : NULL;
 }
 
+/* A node as the report names it (an address from inet_ntop, or "unknown" in JSON); what is no
+ * host name or address (empty, over 253 bytes, other characters) is not kept: the finding
+ * names the server instead. */
+static char *host_of(const char *s, size_t n)
+{
+	if (!n || n > 253)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(".-:_%", s[i]))
+			return NULL;
+	return xstrndup(s, n);
+}
+
 /* "GPU 5 managed by process 1234 on node 10.0.0.1": the tail after " -- " of a rank line */
 static void rank_tail(struct cd_ras_rank *r, const char *tail)
 {
@@ -89,7 +102,7 @@ static void rank_tail(struct cd_ras_rank *r, const char *tail)
 		return;
 	r->gpu = xstrndup(tail + 4, (size_t)(m - tail - 4));
 	r->pid = strtol(m + strlen(" managed by process "), NULL, 10);
-	r->host = xstrdup(on + strlen(" on node "));
+	r->host = host_of(on + strlen(" on node "), strlen(on + strlen(" on node ")));
 }
 
 /* "Process P on node H managing GPU(s) G" */
@@ -108,7 +121,7 @@ static int process_line(struct cd_ras_snapshot *s, const char *l, int dead, cons
 		return 0;
 	r = add_rank(s, NULL, -1, raw);
 	r->pid = pid;
-	r->host = xstrndup(on, (size_t)(mg - on));
+	r->host = host_of(on, (size_t)(mg - on));
 	mg += strlen(" managing GPU");
 	if (*mg == 's')
 		mg++;
@@ -217,10 +230,11 @@ static int parse_text(struct cd_ras_snapshot *s, char *text, char **err)
 				st = S_MISMATCH_COUNT;
 				value = -1;
 			} else if (st == S_MISMATCH_COUNT && sscanf(t, "%ld ranks have launched up to operation %lld", &a,
-								   &v) == 2) {
+								   &v) == 2 && a > 0 && v >= 0) {
 				value = v;
 				add_count(s, comm, coll, v, a, raw);
-			} else if (st == S_MISMATCH_COUNT && sscanf(t, "%ld ranks have not launched any operations", &a) == 1) {
+			} else if (st == S_MISMATCH_COUNT && sscanf(t, "%ld ranks have not launched any operations", &a) == 1 &&
+				   a > 0) {
 				value = 0;
 				add_count(s, comm, coll, 0, a, raw);
 			} else if (st == S_MISMATCH_COUNT && sscanf(t, "Rank %ld has launched up to operation %lld -- %n", &a,
@@ -275,7 +289,8 @@ static void jrank(struct cd_ras_rank *r, const cJSON *o)
 	const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "host");
 	long cuda = jint(o, "cuda_dev"), nvml = jint(o, "nvml_dev");
 
-	r->host = cJSON_IsString(h) ? xstrdup(h->valuestring) : NULL;
+	r->host = cJSON_IsString(h) && strcmp(h->valuestring, "unknown") ? host_of(h->valuestring, strlen(h->valuestring))
+									  : NULL;
 	r->pid = jint(o, "pid");
 	if (cuda >= 0)
 		r->gpu = cuda == nvml || nvml < 0 ? xasprintf("%ld", cuda) : xasprintf("%ld (NVML %ld)", cuda, nvml);
