@@ -79,7 +79,8 @@ tests/check_commdiag: $(TEST_OBJ) $(filter-out $(MAIN_SRC:.c=.o),$(OBJ))
 	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs check) $(CD_LIBS)
 
 # The layout rules (docs/ARCHITECTURE.md), the unit suites (CK_RUN_SUITE=name runs one),
-# end-to-end tests of the binary and of its Prometheus metrics, alerting rules and systemd
+# end-to-end tests of the binary and of its Prometheus metrics, `commdiag hang` against a fake NCCL
+# RAS server (tests/run_hang.sh), alerting rules and systemd
 # units, the bad-input catalogue, the scripts (Slurm, CI, bash completion, install/uninstall),
 # the HTML report in headless Chromium (skipped without it), what ships for deployment (systemd,
 # alerts, Grafana, Kubernetes, Containerfile: tests/run_deploy.sh), the man page against the binary,
@@ -91,6 +92,7 @@ check: commdiag tests/check_commdiag
 	./tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
 	./tests/run_prom.sh ./commdiag
+	./tests/run_hang.sh ./commdiag
 	./tests/bad_inputs/run.sh ./commdiag
 	./tests/run_mpi.sh ./commdiag
 	./tests/run_scripts.sh ./commdiag

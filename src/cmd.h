@@ -3,7 +3,8 @@
  * What main.c and the commands share: the parsed command line (struct ctx), the exit codes,
  * the run's phases and the output sink. main.c parses and dispatches; cmd_check.c runs the
  * pipeline (discover, probe, judge, advise, report) for check, probe, topo, score and report;
- * cmd_tools.c has advise, env, explain, import, rules and version; sink.c writes -o files.
+ * cmd_tools.c has advise, env, explain, import, rules and version; cmd_hang.c has hang; sink.c
+ * writes -o files.
  */
 #ifndef CD_CMD_H
 #define CD_CMD_H
@@ -32,15 +33,16 @@
 #define C_ENV (1u << 9)
 #define C_EXPLAIN (1u << 10)
 #define C_IMPORT (1u << 11)
+#define C_HANG (1u << 12)
 #define C_ALL (~0u)
 /* the commands that take positional arguments */
 /* the global options: every command that writes a report takes them */
 #define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN | \
-		  C_IMPORT)
+		  C_IMPORT | C_HANG)
 /* the commands that judge, and so take thresholds */
 #define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE | C_IMPORT)
 /* the commands that render the results document (cd_report): the ones --format prometheus|html serve */
-#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT)
+#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT | C_HANG)
 /* the commands that take positional arguments */
 #define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
@@ -63,6 +65,8 @@ struct ctx {
 	struct cd_conf_opts conf; /* --profile, --rules, -D */
 	int pairs;                  /* --pairs: bad-node hunting by disjoint pairs */
 	const char *collective;     /* import --collective: for a log that does not name its test */
+	const char *ras;            /* hang --ras HOST:PORT; NULL: NCCL_RAS_ADDR, else localhost:28028 */
+	double interval_s;          /* hang --interval: seconds between RAS queries */
 	int progress;               /* --progress 1, --no-progress 0, neither -1 */
 	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */
@@ -74,6 +78,7 @@ extern char *volatile pending_tmp;
 
 void say(const char *s);
 void phase(int p);
+#define PHASE_RAS 7 /* phases 7…12: hang's RAS steps (enum cd_ras_step), then between queries */
 void stamp_stop(struct cd_results *r);
 /* -o FILE can be written at all (its name, its kind); -1 after the message (exit 2). */
 int cd_sink_check(const char *path);
@@ -96,6 +101,7 @@ int cmd_advise(struct ctx *c);
 int cmd_env(struct ctx *c);
 int cmd_explain(struct ctx *c);
 int cmd_import(struct ctx *c);
+int cmd_hang(struct ctx *c);
 int cmd_rules(struct ctx *c);
 int cmd_version(struct ctx *c);
 

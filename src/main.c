@@ -81,6 +81,8 @@ static const struct cmd cmds[] = {
 	  "explain LOGFILE...|- [--shell] [options]" },
 	{ "import", cmd_import, C_IMPORT, "read nccl-tests output (text or -J JSON) as probe results and judge it as score does",
 	  "import nccl-tests FILE...|- [--collective NAME] [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
+	{ "hang", cmd_hang, C_HANG, "ask a running NCCL job's RAS service twice, seconds apart, which rank is stuck, missing or dead",
+	  "hang [--ras HOST:PORT] [--interval SECONDS] [--timeout SECONDS] [options]" },
 };
 
 enum {
@@ -104,6 +106,8 @@ enum {
 	OPT_COLLECTIVE,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_RAS,
+	OPT_INTERVAL,
 };
 
 static const struct opt {
@@ -115,7 +119,7 @@ static const struct opt {
 } opts[] = {
 	{ { "json", no_argument, NULL, 'j' }, 'j', C_GLOBAL, NULL, "write the JSON document (same as --format json)" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "text|json|prometheus|html",
-	  "output format (default text; prometheus and html: check, topo, probe NAME, report, score, import)" },
+	  "output format (default text; prometheus and html: check, topo, probe NAME, report, score, import, hang)" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', C_GLOBAL, "FILE",
 	  "write the report to FILE atomically (temporary file + rename)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', C_ALL, NULL, "more detail on stderr and in text (repeatable)" },
@@ -169,6 +173,10 @@ static const struct opt {
 	  "a status line on stderr (phase, probe, size) even when stderr is not a terminal" },
 	{ { "no-progress", no_argument, NULL, OPT_NO_PROGRESS }, 0, C_CHECK | C_TOPO | C_PROBE, NULL,
 	  "no status line, not even on a terminal" },
+	{ { "ras", required_argument, NULL, OPT_RAS }, 0, C_HANG, "HOST:PORT",
+	  "the NCCL RAS service to ask (default NCCL_RAS_ADDR, else localhost:28028)" },
+	{ { "interval", required_argument, NULL, OPT_INTERVAL }, 0, C_HANG, "SECONDS",
+	  "seconds between RAS queries (default 5)" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -187,7 +195,20 @@ static const struct itimerval backstop = { .it_value = { 1, 500000 } };
 
 static volatile sig_atomic_t deadline_phase; /* index into phases[] */
 static volatile sig_atomic_t stop_phase;     /* deadline_phase when cd_stop was set */
-static const char *const phases[] = { "start", "discovery", "rules", "report", "probes", "mpi start", "gather" };
+static const char *const phases[] = { "start",
+				       "discovery",
+				       "rules",
+				       "report",
+				       "probes",
+				       "mpi start",
+				       "gather",
+				       /* PHASE_RAS + enum cd_ras_step, then the pause between queries */
+				       "ras: connecting",
+				       "ras: waiting for SERVER PROTOCOL",
+				       "ras: waiting for OK to TIMEOUT",
+				       "ras: waiting for the answer to SET FORMAT json",
+				       "ras: waiting for STATUS",
+				       "ras: between queries" };
 static int stamped; /* the document written says it is partial */
 /* The -o temporary file, so a deadline or a signal never leaves half a report behind. */
 char *volatile pending_tmp;
@@ -379,7 +400,7 @@ int main(int argc, char **argv)
 	int used[ARRAY_SIZE(opts)] = { 0 };
 	struct ctx c = { .format = OUT_FMT_TEXT, .fail_on = CD_SEV_FAIL, .timeout_s = DEFAULT_TIMEOUT_S, .color = 1,
 			 .probe_set = CD_SET_DEFAULT, .warmup = -1, .iters = -1,
-			 .probe_timeout_s = DEFAULT_PROBE_TIMEOUT_S, .progress = -1 };
+			 .probe_timeout_s = DEFAULT_PROBE_TIMEOUT_S, .progress = -1, .interval_s = 5.0 };
 	const struct cmd *cmd = &cmds[0];
 	int opt, rc, verbosity = 0;
 	/* --rules and -D repeat; on the stack, so early usage errors leak nothing */
@@ -503,6 +524,14 @@ int main(int argc, char **argv)
 		case OPT_NO_PROGRESS:
 			c.progress = opt == OPT_PROGRESS;
 			break;
+		case OPT_RAS:
+			c.ras = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (cd_parse_seconds(optarg, &c.interval_s) < 0)
+				return cd_error("option '--interval': '%s' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 5 or 0.5", optarg),
+				       EXIT_USAGE;
+			break;
 		case OPT_PROBE_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
 				return cd_error("option '--probe-timeout': '%s' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5", optarg),
@@ -593,7 +622,7 @@ int main(int argc, char **argv)
 
 		if (!(cmd->id & C_DOC) || (cmd->id == C_PROBE && !c.nargs))
 			return cd_error("option '--format %s': '%s'%s does not render a results document; %s is for "
-					"check, topo, probe NAME..., report, score and import", fmt, cmd->name,
+					"check, topo, probe NAME..., report, score, import and hang", fmt, cmd->name,
 					cmd->id == C_PROBE ? " without a probe name lists the probes: it" : "", fmt),
 			       EXIT_USAGE;
 		if (c.shell)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The rules, the thresholds in force and the profiles, into the catalog `commdiag rules` renders. */
 #include "rules.h"
+#include "rules_hang.h"
 
 #include <stdlib.h>
 
@@ -66,5 +67,6 @@ void cd_rules_catalog(struct cd_catalog *cat, const struct cd_conf *c)
 		for (size_t k = 0; k < ARRAY_SIZE(t[i].keys) && k < CD_CAT_RULE_KEYS && t[i].keys[k] != CD_K_NONE; k++)
 			r->keys[r->n_keys++] = (size_t)(t[i].keys[k] - (CD_K_NONE + 1));
 	}
+	cd_hang_catalog(cat); /* commdiag hang's rules: over RAS snapshots, not the document */
 	add_profiles(cat);
 }
