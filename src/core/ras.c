@@ -272,11 +272,17 @@ static int parse_text(struct cd_ras_snapshot *s, char *text, char **err)
 	return 0;
 }
 
+/* A count, rank or pid: a number from 0 to 2^53 (what a double holds exactly); else -1, absent. */
+static long long jnum(const cJSON *v)
+{
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0))
+		return -1;
+	return (long long)v->valuedouble;
+}
+
 static long jint(const cJSON *o, const char *k)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : -1;
+	return (long)jnum(cJSON_GetObjectItemCaseSensitive(o, k));
 }
 
 static int jtrue(const cJSON *o, const char *k)
@@ -338,7 +344,7 @@ static void json_comm(struct cd_ras_snapshot *s, const cJSON *c)
 		cJSON_ArrayForEach(rk, ranks) {
 			const cJSON *cc = cJSON_GetObjectItemCaseSensitive(rk, "collective_counts");
 			const cJSON *x = cJSON_GetObjectItemCaseSensitive(cc, op->string);
-			long long v = cJSON_IsNumber(x) ? (long long)x->valuedouble : -1;
+			long long v = jnum(x);
 			size_t i;
 
 			for (i = 0; i < nv && vals[i] != v; i++)
@@ -363,7 +369,7 @@ static void json_comm(struct cd_ras_snapshot *s, const cJSON *c)
 			struct cd_ras_rank *r = add_rank(s, comm, jint(rk, "rank"), NULL);
 
 			r->coll = xstrdup(op->string);
-			r->count = cJSON_IsNumber(x) ? (long long)x->valuedouble : -1;
+			r->count = jnum(x);
 			jrank(r, rk);
 			r->line = xasprintf("%s rank %ld: %s %lld (pid %ld on %s)", comm, r->rank, op->string, r->count,
 					    r->pid, r->host ? r->host : "?");
