@@ -133,7 +133,8 @@ static void bw_links(struct acc *a, const struct cd_host *h)
 	 * A rail's reference is the fastest rail of its host: what the cabling can do. Only the
 	 * GPU rails count (cd_rdma_rail_port): a 40 Gb/s front-end VF beside 400 Gb/s rails, or a
 	 * port the site's NCCL_IB_HCA leaves out, is slower by design. A port that is down counts
-	 * unless NCCL_IB_HCA leaves it out: nothing else says whose it was.
+	 * unless the site's settings leave it out of every library (cd_rdma_port_selected, the
+	 * test IB001 makes info): an uncabled storage port that no library would use is no fault.
 	 */
 	for (size_t i = 0; i < h->n_hcas; i++)
 		for (size_t j = 0; j < h->hcas[i].n_ports; j++) {
@@ -147,7 +148,7 @@ static void bw_links(struct acc *a, const struct cd_host *h)
 			const struct cd_ib_port *p = &h->hcas[i].ports[j];
 
 			if (!p->state || strcmp(p->state, "active")) {
-				if (!cd_nccl_ib_hca_match(cd_host_env(h, "NCCL_IB_HCA"), h->hcas[i].name, p->port))
+				if (!cd_rdma_port_selected(h, h->hcas[i].name, p))
 					continue;
 				item(a, 0, "%s %s/%" PRId64 " port %s", h->hostname, h->hcas[i].name, p->port,
 				     p->state ? p->state : "state unknown");
