@@ -269,6 +269,40 @@ START_TEST(test_paths_dgx2)
 }
 END_TEST
 
+/*
+ * The per-link rate of hwloc's NVLinkBandwidth: 20000 (NVLink 1), 25000 (2 to 4),
+ * and from hwloc 2.12.0 50000 for NVLink 5. Eight GPUs on NVSwitches, as hwloc
+ * reports them: each GPU's 18 links into the switches.
+ */
+START_TEST(test_nvlink_unit)
+{
+	double bw[64] = { 0 }, h100[8], b200[8], b200_half[8], p100[2] = { 0 }, p100_bw[4] = { 0, 40000, 40000, 0 };
+
+	for (int i = 0; i < 8; i++) {
+		h100[i] = 18 * 25000.0;      /* H100 SXM: NV18 */
+		b200[i] = 18 * 50000.0;      /* B200: NV18, not NV36 */
+		b200_half[i] = 9 * 50000.0;  /* a B200 with half its links up: as much as an H100's 18 */
+	}
+	ck_assert_double_eq(cd_nvlink_unit(bw, h100, 8, "2.12.0", 0), 25000);
+	ck_assert_double_eq(cd_nvlink_unit(bw, h100, 8, "2.11.2", 0), 25000);
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200, 8, "2.12.0", 0), 50000);
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200, 8, "3.0.0", 0), 50000);
+	/* only the model tells 9 links of 50000 from 18 of 25000 */
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200_half, 8, "2.12.2", 1), 50000);
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200_half, 8, "2.12.2", 0), 25000);
+	/* before 2.12 hwloc gave NVLink 5 no bandwidth: its numbers are 25000s whatever the model says */
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200, 8, "2.11.2", 1), 25000);
+	/* a version that is not a release (the DGX-2 export's "PR-436-...") counts as an old one */
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200, 8, "PR-436-20201209.1647.gitfc946998", 1), 25000);
+	ck_assert_double_eq(cd_nvlink_unit(p100_bw, p100, 2, "2.12.0", 0), 20000);
+	ck_assert_int_eq(cd_nvlink_gen5_model("NVIDIA B200"), 1);
+	ck_assert_int_eq(cd_nvlink_gen5_model("NVIDIA GB200"), 1);
+	ck_assert_int_eq(cd_nvlink_gen5_model("NVIDIA H200"), 0);
+	ck_assert_int_eq(cd_nvlink_gen5_model("Tesla V100-SXM3-32GB-H"), 0);
+	ck_assert_int_eq(cd_nvlink_gen5_model(NULL), 0);
+}
+END_TEST
+
 START_TEST(test_paths_power8_nvlink_pairs)
 {
 	replay_ok(XML("power8gpudistances.xml"));
@@ -748,6 +782,7 @@ Suite *topo_suite(void)
 	tcase_add_test(tc, test_power8_domains);
 	tcase_add_test(tc, test_paths_dgx2);
 	tcase_add_test(tc, test_paths_power8_nvlink_pairs);
+	tcase_add_test(tc, test_nvlink_unit);
 	tcase_add_test(tc, test_paths_conan_pcie_classes);
 	tcase_add_test(tc, test_paths_none);
 	tcase_add_test(tc, test_path_class_rank);
