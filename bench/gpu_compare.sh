@@ -13,7 +13,12 @@
 # https://github.com/NVIDIA/nvbandwidth (git clone; never commit them). It builds both (and
 # commdiag, unless --commdiag names a build). A GPU node may lack the build dependencies
 # (hwloc, libnl, libibverbs, cJSON for commdiag; Boost program_options for nvbandwidth):
-# --deps DIR takes Debian packages unpacked with `dpkg -x` into DIR (README.md says how).
+# --deps DIR takes Debian packages unpacked with `dpkg -x` into DIR. Make it on any Debian 12
+# machine (the same release as the node), then copy deps/ to the node:
+#   apt-get download libhwloc-dev libhwloc15 libnuma-dev libnl-3-dev libnl-3-200 \
+#     libnl-route-3-dev libnl-route-3-200 libibverbs-dev libibverbs1 libcjson-dev libcjson1 \
+#     libboost-program-options1.74-dev libboost-program-options1.74.0 libboost1.74-dev
+#   for d in *.deb; do dpkg -x "$d" deps; done
 #
 # Which numbers meet (same GPU numbering: both honour CUDA_VISIBLE_DEVICES):
 #   copy.h2d  GPU d  host_to_device_memcpy_ce          [CPU][d]
