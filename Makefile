@@ -74,6 +74,9 @@ gen/embedded.c: scripts/embed.sh $(RULES_DATA) .build-flags
 tests/%.o: tests/%.c .build-flags
 	$(CD_CC) $(CD_CPPFLAGS) $(CPPFLAGS) $(CD_CFLAGS) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags check) -c -o $@ $<
 
+# the ABI test looks for the stub libcuda.so and NCCL of the toolkit whose headers it checks
+tests/check_abi.o: CD_CPPFLAGS += -DCD_CUDA_HOME=\"$(CUDA_HOME)\"
+
 tests/check_commdiag: $(TEST_OBJ) $(filter-out $(MAIN_SRC:.c=.o),$(OBJ))
 	@$(PKG_CONFIG) --exists check || { echo "pkg-config cannot find 'check': install the Debian package check (or run scripts/bootstrap.sh)" >&2; exit 1; }
 	$(CD_CC) $(CD_SAN) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs check) $(CD_LIBS)
@@ -93,6 +96,7 @@ check: commdiag tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
 	./tests/run_prom.sh ./commdiag
 	./tests/run_hang.sh ./commdiag
+	./tests/run_gpu_compare.sh ./commdiag
 	./tests/bad_inputs/run.sh ./commdiag
 	./tests/run_mpi.sh ./commdiag
 	./tests/run_scripts.sh ./commdiag

@@ -7,6 +7,7 @@
 
 #include "discover.h"
 #include "fault.h"
+#include "gpu.h"
 #include "suites.h"
 
 static struct cd_pci_device *pci(struct cd_host *h, const char *bus, int64_t numa, const char *osdev)
@@ -184,6 +185,90 @@ START_TEST(test_join_paths_unknown_gpu_keeps_hwloc_order)
 }
 END_TEST
 
+/*
+ * CUDA_VISIBLE_DEVICES=3,1: CUDA sees two GPUs, numbered 0 and 1. The matrix has
+ * their two rows, in CUDA's numbering; the GPUs CUDA does not see are left out.
+ */
+START_TEST(test_join_paths_visible_subset)
+{
+	struct cd_results r;
+	struct cd_host *h = power8_host(&r);
+
+	gpu_at(h, 0, "0000000b:01:00.0");
+	gpu_at(h, 1, "00000003:01:00.0");
+	cd_discover_join(h);
+	ck_assert_uint_eq(h->paths.gpus.n, 2);
+	ck_assert_str_eq(h->paths.gpus.v[0], "000b:01:00.0");
+	ck_assert_str_eq(h->paths.gpus.v[1], "0003:01:00.0");
+	ck_assert_str_eq(GG(h, 0, 0), "X");
+	ck_assert_str_eq(GG(h, 0, 1), "SYS"); /* the two pairs sit on different sockets */
+	ck_assert_int_ne(h->paths.nccl_p2p[0 * 2 + 1], CD_TRI_TRUE);
+	cd_results_free(&r);
+}
+END_TEST
+
+/* Two MIG instances of GPU 0002 and the whole GPU 0003: a row each, the instances share their GPU's classes. */
+START_TEST(test_join_paths_mig)
+{
+	struct cd_results r;
+	struct cd_host *h = power8_host(&r);
+
+	gpu_at(h, 0, "0002:01:00.0");
+	gpu_at(h, 1, "0002:01:00.0");
+	gpu_at(h, 2, "0003:01:00.0");
+	cd_discover_join(h);
+	ck_assert_uint_eq(h->paths.gpus.n, 3);
+	ck_assert_str_eq(h->paths.gpus.v[1], "0002:01:00.0");
+	ck_assert_str_eq(GG(h, 0, 1), "X");
+	ck_assert_str_eq(GG(h, 0, 2), "NV2");
+	ck_assert_str_eq(GG(h, 1, 2), "NV2");
+	cd_results_free(&r);
+}
+END_TEST
+
+/* cuDeviceGetUuid_v2 gives a MIG instance its own UUID: nvidia-smi writes it "MIG-..." */
+START_TEST(test_mig_uuids)
+{
+	static const unsigned char b[16] = { 0x1b, 0x5e, 0x6f, 0x5e, 0x0a, 0x01, 0xb2, 0x23,
+					     0x9c, 0x44, 0x00, 0x11, 0x22, 0x33, 0x44, 0xff };
+	struct cd_results r;
+	struct cd_host *h;
+	char *u = cd_gpu_uuid_str(b, 0);
+	int mig_on[3] = { 0, 0, 1 };
+
+	ck_assert_str_eq(u, "GPU-1b5e6f5e-0a01-b223-9c44-0011223344ff");
+	free(u);
+	u = cd_gpu_uuid_str(b, 1);
+	ck_assert_str_eq(u, "MIG-1b5e6f5e-0a01-b223-9c44-0011223344ff");
+	free(u);
+	for (int k = 0; k < 2; k++) {
+		cd_results_init(&r);
+		h = cd_results_add_host(&r);
+		gpu_at(h, 0, "0000:17:00.0")->uuid = cd_gpu_uuid_str(b, 0);
+		gpu_at(h, 1, "0000:17:00.0")->uuid = cd_gpu_uuid_str(b, 0);
+		gpu_at(h, 2, "0000:65:00.0")->uuid = cd_gpu_uuid_str(b, 0);
+		/* without NVML, sharing a bus id is the sign; with it, MIG mode on a GPU with one instance */
+		cd_gpu_mark_mig(h, k ? mig_on : NULL);
+		ck_assert_str_eq(h->gpus[0].uuid, "MIG-1b5e6f5e-0a01-b223-9c44-0011223344ff");
+		ck_assert_str_eq(h->gpus[1].uuid, "MIG-1b5e6f5e-0a01-b223-9c44-0011223344ff");
+		ck_assert_str_eq(h->gpus[2].uuid, k ? "MIG-1b5e6f5e-0a01-b223-9c44-0011223344ff"
+						    : "GPU-1b5e6f5e-0a01-b223-9c44-0011223344ff");
+		cd_results_free(&r);
+	}
+}
+END_TEST
+
+/* nvmlDeviceGetNvLinkVersion answers nvmlNvlinkVersion_t (nvml.h, NVML API 13): 4 is NVLink 3.0 */
+START_TEST(test_nvml_nvlink_generation)
+{
+	static const int want[] = { 0, 1, 2, 2, 3, 3, 4, 5, 6, 0 };
+
+	for (unsigned v = 0; v < 10; v++)
+		ck_assert_int_eq(cd_nvml_nvlink_gen(v), want[v]);
+	ck_assert_int_eq(cd_nvml_nvlink_gen(0xffffffffu), 0);
+}
+END_TEST
+
 /* NVSwitches need the fabric manager running; a fake /proc says whether it is. */
 START_TEST(test_fabric_manager)
 {
@@ -314,6 +399,10 @@ Suite *discover_suite(void)
 	tcase_add_test(tc, test_fabric_manager);
 	tcase_add_test(tc, test_join_paths_nvswitch);
 	tcase_add_test(tc, test_join_paths_unknown_gpu_keeps_hwloc_order);
+	tcase_add_test(tc, test_join_paths_visible_subset);
+	tcase_add_test(tc, test_join_paths_mig);
+	tcase_add_test(tc, test_mig_uuids);
+	tcase_add_test(tc, test_nvml_nvlink_generation);
 	tcase_add_test(tc, test_stopped_before_discovery);
 	tcase_add_test(tc, test_stall_until_deadline);
 	suite_add_tcase(s, tc);

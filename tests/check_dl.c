@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* dlopen by SONAME and symbol binding, against libm (present everywhere), and NCCL's version helpers. */
 #include <check.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,25 @@ START_TEST(test_nccl_version_not_nccl)
 }
 END_TEST
 
+/*
+ * A net plugin stays mapped after commdiag is done with it (RTLD_NODELETE): its
+ * constructors may have left threads or exit handlers pointing into it. libutil.so.1
+ * (glibc, linked by nothing here) stands in: it loads and has no ncclNetPlugin_vN.
+ */
+START_TEST(test_net_plugin_stays_loaded)
+{
+	char *err = NULL, *v;
+
+	ck_assert_msg(dlopen("libutil.so.1", RTLD_LAZY | RTLD_NOLOAD) == NULL, "libutil.so.1 is loaded already");
+	v = cd_gpu_nccl_net_plugin("libutil.so.1", &err);
+	ck_assert_str_eq(v, "internal");
+	ck_assert_ptr_nonnull(err);
+	ck_assert_msg(dlopen("libutil.so.1", RTLD_LAZY | RTLD_NOLOAD) != NULL, "the plugin was unloaded");
+	free(v);
+	free(err);
+}
+END_TEST
+
 Suite *dl_suite(void)
 {
 	Suite *s = suite_create("dl");
@@ -155,6 +175,7 @@ Suite *dl_suite(void)
 	tcase_add_test(tc, test_nccl_version_str);
 	tcase_add_test(tc, test_nccl_version_missing_lib);
 	tcase_add_test(tc, test_nccl_version_not_nccl);
+	tcase_add_test(tc, test_net_plugin_stays_loaded);
 	suite_add_tcase(s, tc);
 	return s;
 }

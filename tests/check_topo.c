@@ -269,6 +269,106 @@ START_TEST(test_paths_dgx2)
 }
 END_TEST
 
+/*
+ * The per-link rate of hwloc's NVLinkBandwidth: 20000 (NVLink 1), 25000 (2 to 4),
+ * and from hwloc 2.12.0 50000 for NVLink 5. Eight GPUs on NVSwitches, as hwloc
+ * reports them: each GPU's 18 links into the switches.
+ */
+START_TEST(test_nvlink_unit)
+{
+	double bw[64] = { 0 }, h100[8], b200[8], b200_half[8], p100[2] = { 0 }, p100_bw[4] = { 0, 40000, 40000, 0 };
+
+	for (int i = 0; i < 8; i++) {
+		h100[i] = 18 * 25000.0;      /* H100 SXM: NV18 */
+		b200[i] = 18 * 50000.0;      /* B200: NV18, not NV36 */
+		b200_half[i] = 9 * 50000.0;  /* a B200 with half its links up: as much as an H100's 18 */
+	}
+	ck_assert_double_eq(cd_nvlink_unit(bw, h100, 8, "2.12.0", 0), 25000);
+	ck_assert_double_eq(cd_nvlink_unit(bw, h100, 8, "2.11.2", 0), 25000);
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200, 8, "2.12.0", 0), 50000);
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200, 8, "3.0.0", 0), 50000);
+	/* only the model tells 9 links of 50000 from 18 of 25000 */
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200_half, 8, "2.12.2", 1), 50000);
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200_half, 8, "2.12.2", 0), 25000);
+	/* before 2.12 hwloc gave NVLink 5 no bandwidth: its numbers are 25000s whatever the model says */
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200, 8, "2.11.2", 1), 25000);
+	/* a version that is not a release (the DGX-2 export's "PR-436-...") counts as an old one */
+	ck_assert_double_eq(cd_nvlink_unit(bw, b200, 8, "PR-436-20201209.1647.gitfc946998", 1), 25000);
+	ck_assert_double_eq(cd_nvlink_unit(p100_bw, p100, 2, "2.12.0", 0), 20000);
+	ck_assert_int_eq(cd_nvlink_gen5_model("NVIDIA B200"), 1);
+	ck_assert_int_eq(cd_nvlink_gen5_model("NVIDIA GB200"), 1);
+	ck_assert_int_eq(cd_nvlink_gen5_model("NVIDIA H200"), 0);
+	ck_assert_int_eq(cd_nvlink_gen5_model("Tesla V100-SXM3-32GB-H"), 0);
+	ck_assert_int_eq(cd_nvlink_gen5_model(NULL), 0);
+}
+END_TEST
+
+/*
+ * fixture with every occurrence of from[k] replaced by to[k], in a temporary file whose
+ * name goes to path (the caller unlinks it): a real export turned into another machine.
+ */
+static void rewrite_fixture(const char *fixture, const char *const *from, const char *const *to, size_t n,
+			    char *path, size_t len)
+{
+	FILE *in = fopen(fixture, "rb"), *out;
+	char *buf, *p;
+	long size;
+	int fd;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_int_eq(fseek(in, 0, SEEK_END), 0);
+	size = ftell(in);
+	rewind(in);
+	buf = calloc(1, (size_t)size + 1);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)size, in), (size_t)size);
+	fclose(in);
+	snprintf(path, len, "%s/commdiag-topo-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	out = fdopen(fd, "wb");
+	for (p = buf; *p;) {
+		size_t k = 0;
+
+		while (k < n && strncmp(p, from[k], strlen(from[k])))
+			k++;
+		if (k < n) {
+			fputs(to[k], out);
+			p += strlen(from[k]);
+		} else {
+			fputc(*p++, out);
+		}
+	}
+	ck_assert_int_eq(fclose(out), 0);
+	free(buf);
+}
+
+/*
+ * The DGX-2 export as hwloc 2.12 would give it with NVLink 5 GPUs: 50000 MB/s per link.
+ * Each GPU's six links into the switches are 300000, no more than an H100's 18 links of
+ * 25000, so only the GPU model says the links are NVLink 5: NV6, not NV12.
+ */
+START_TEST(test_paths_nvlink5_hwloc_2_12)
+{
+	static const char *const from[] = { "PR-436-20201209.1647.gitfc946998", " 25000", ">25000",
+					    "Tesla V100-SXM3-32GB-H" };
+	static const char *const to[] = { "2.12.0", " 50000", ">50000", "NVIDIA B200" };
+	char path[256];
+
+	/* with the model renamed (4 replacements), then without (the first 3) */
+	for (int model = 1; model >= 0; model--) {
+		rewrite_fixture(XML("nvidiaDGX2.xml"), from, to, model ? 4 : 3, path, sizeof(path));
+		ck_assert_int_eq(replay(path), 0);
+		ck_assert_uint_eq(host->paths.gpus.n, 16);
+		for (size_t i = 0; i < 16; i++)
+			for (size_t j = 0; j < 16; j++)
+				ck_assert_str_eq(GG(i, j), i == j ? "X" : model ? "NV6" : "NV12");
+		unlink(path);
+		teardown();
+		setup();
+	}
+}
+END_TEST
+
 START_TEST(test_paths_power8_nvlink_pairs)
 {
 	replay_ok(XML("power8gpudistances.xml"));
@@ -748,6 +848,8 @@ Suite *topo_suite(void)
 	tcase_add_test(tc, test_power8_domains);
 	tcase_add_test(tc, test_paths_dgx2);
 	tcase_add_test(tc, test_paths_power8_nvlink_pairs);
+	tcase_add_test(tc, test_nvlink_unit);
+	tcase_add_test(tc, test_paths_nvlink5_hwloc_2_12);
 	tcase_add_test(tc, test_paths_conan_pcie_classes);
 	tcase_add_test(tc, test_paths_none);
 	tcase_add_test(tc, test_path_class_rank);

@@ -413,7 +413,7 @@ err_has "bootstrap: an unknown argument" "unknown argument '--slurm': expected -
 
 # ---------------------------------------------------------------- shellcheck
 if command -v shellcheck >/dev/null 2>&1; then
-	for f in scripts/*.sh scripts/commdiag.bash-completion tests/run_scripts.sh tests/slurm/run.sh; do
+	for f in scripts/*.sh scripts/commdiag.bash-completion tests/run_scripts.sh tests/slurm/run.sh bench/gpu_compare.sh tests/run_gpu_compare.sh; do
 		if out=$(shellcheck -x "$f" 2>&1); then ok; else bad "shellcheck $f: $out"; fi
 	done
 else

@@ -36,6 +36,20 @@ int cd_dl_bind(void *handle, const char *libname, const struct cd_dl_sym *syms, 
 	return 0;
 }
 
+void *cd_dl_open_pinned(const char *name, char **err)
+{
+	void *h;
+
+	dlerror();
+	h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!h) {
+		const char *e = dlerror();
+
+		*err = xstrdup(e ? e : "dlopen failed");
+	}
+	return h;
+}
+
 void cd_dl_close(void *handle)
 {
 	if (handle)
@@ -52,6 +66,84 @@ const char *cd_cu_strerror(const struct cd_cuda_api *cu, CUresult r, char *buf, 
 	return buf;
 }
 
+/*
+ * The symbol tables, at file scope so tests/check_abi.c checks these very names
+ * against cuda.h and nccl.h and resolves them in the real libraries.
+ */
+static struct cd_cuda_api cu;
+const struct cd_dl_sym cd_dl_cuda_syms[] = {
+	{ "cuInit", (void **)&cu.Init, 0 },
+	{ "cuDriverGetVersion", (void **)&cu.DriverGetVersion, 0 },
+	{ "cuGetErrorName", (void **)&cu.GetErrorName, 1 },
+	{ "cuDeviceGetCount", (void **)&cu.DeviceGetCount, 0 },
+	{ "cuDeviceGet", (void **)&cu.DeviceGet, 0 },
+	{ "cuDeviceGetName", (void **)&cu.DeviceGetName, 0 },
+	{ "cuDeviceGetPCIBusId", (void **)&cu.DeviceGetPCIBusId, 0 },
+	{ "cuDeviceTotalMem_v2", (void **)&cu.DeviceTotalMem, 0 },
+	{ "cuDeviceGetUuid_v2", (void **)&cu.DeviceGetUuid, 1 },
+	{ "cuDeviceGetAttribute", (void **)&cu.DeviceGetAttribute, 0 },
+	{ "cuDeviceCanAccessPeer", (void **)&cu.DeviceCanAccessPeer, 0 },
+	{ "cuDevicePrimaryCtxRetain", (void **)&cu.DevicePrimaryCtxRetain, 0 },
+	{ "cuDevicePrimaryCtxRelease_v2", (void **)&cu.DevicePrimaryCtxRelease, 0 },
+	{ "cuCtxSetCurrent", (void **)&cu.CtxSetCurrent, 0 },
+	{ "cuCtxEnablePeerAccess", (void **)&cu.CtxEnablePeerAccess, 0 },
+	{ "cuMemAlloc_v2", (void **)&cu.MemAlloc, 0 },
+	{ "cuMemFree_v2", (void **)&cu.MemFree, 0 },
+	{ "cuMemHostAlloc", (void **)&cu.MemHostAlloc, 0 },
+	{ "cuMemFreeHost", (void **)&cu.MemFreeHost, 0 },
+	{ "cuMemcpyHtoDAsync_v2", (void **)&cu.MemcpyHtoDAsync, 0 },
+	{ "cuMemcpyDtoHAsync_v2", (void **)&cu.MemcpyDtoHAsync, 0 },
+	{ "cuMemcpyDtoDAsync_v2", (void **)&cu.MemcpyDtoDAsync, 0 },
+	{ "cuMemcpyPeerAsync", (void **)&cu.MemcpyPeerAsync, 0 },
+	{ "cuMemsetD32Async", (void **)&cu.MemsetD32Async, 0 },
+	{ "cuStreamCreate", (void **)&cu.StreamCreate, 0 },
+	{ "cuStreamDestroy_v2", (void **)&cu.StreamDestroy, 0 },
+	{ "cuStreamQuery", (void **)&cu.StreamQuery, 0 },
+	{ NULL, NULL, 0 },
+};
+
+static struct cd_nccl_api api;
+const struct cd_dl_sym cd_dl_nccl_syms[] = {
+	{ "ncclGetVersion", (void **)&api.GetVersion, 0 },
+	{ "ncclGetErrorString", (void **)&api.GetErrorString, 0 },
+	{ "ncclGetLastError", (void **)&api.GetLastError, 1 },
+	{ "ncclGetUniqueId", (void **)&api.GetUniqueId, 0 },
+	{ "ncclCommInitRankConfig", (void **)&api.CommInitRankConfig, 0 },
+	{ "ncclCommGetAsyncError", (void **)&api.CommGetAsyncError, 0 },
+	{ "ncclCommAbort", (void **)&api.CommAbort, 0 },
+	{ "ncclCommDestroy", (void **)&api.CommDestroy, 0 },
+	{ "ncclGroupStart", (void **)&api.GroupStart, 0 },
+	{ "ncclGroupEnd", (void **)&api.GroupEnd, 0 },
+	{ "ncclAllReduce", (void **)&api.AllReduce, 0 },
+	{ "ncclAllGather", (void **)&api.AllGather, 0 },
+	{ "ncclReduceScatter", (void **)&api.ReduceScatter, 0 },
+	{ "ncclBroadcast", (void **)&api.Broadcast, 0 },
+	{ "ncclReduce", (void **)&api.Reduce, 0 },
+	{ "ncclSend", (void **)&api.Send, 0 },
+	{ "ncclRecv", (void **)&api.Recv, 0 },
+	{ NULL, NULL, 0 },
+};
+
+static struct cd_nvml_api nv;
+const struct cd_dl_sym cd_dl_nvml_syms[] = {
+	{ "nvmlInit_v2", (void **)&nv.Init, 0 },
+	{ "nvmlErrorString", (void **)&nv.ErrorString, 0 },
+	{ "nvmlSystemGetDriverVersion", (void **)&nv.SystemGetDriverVersion, 0 },
+	{ "nvmlDeviceGetHandleByPciBusId_v2", (void **)&nv.DeviceGetHandleByPciBusId, 0 },
+	{ "nvmlDeviceGetCurrPcieLinkGeneration", (void **)&nv.DeviceGetCurrPcieLinkGeneration, 0 },
+	{ "nvmlDeviceGetCurrPcieLinkWidth", (void **)&nv.DeviceGetCurrPcieLinkWidth, 0 },
+	{ "nvmlDeviceGetMaxPcieLinkGeneration", (void **)&nv.DeviceGetMaxPcieLinkGeneration, 0 },
+	{ "nvmlDeviceGetMaxPcieLinkWidth", (void **)&nv.DeviceGetMaxPcieLinkWidth, 0 },
+	{ "nvmlDeviceGetPersistenceMode", (void **)&nv.DeviceGetPersistenceMode, 0 },
+	{ "nvmlDeviceGetNvLinkState", (void **)&nv.DeviceGetNvLinkState, 0 },
+	{ "nvmlDeviceGetNvLinkVersion", (void **)&nv.DeviceGetNvLinkVersion, 0 },
+	{ "nvmlDeviceGetNvLinkRemotePciInfo_v2", (void **)&nv.DeviceGetNvLinkRemotePciInfo, 0 },
+	{ "nvmlDeviceGetNvLinkRemoteDeviceType", (void **)&nv.DeviceGetNvLinkRemoteDeviceType, 1 },
+	{ "nvmlDeviceGetP2PStatus", (void **)&nv.DeviceGetP2PStatus, 0 },
+	{ "nvmlDeviceGetMigMode", (void **)&nv.DeviceGetMigMode, 1 },
+	{ NULL, NULL, 0 },
+};
+
 static int cuda_absent;
 
 int cd_dl_cuda_absent(void)
@@ -61,39 +153,8 @@ int cd_dl_cuda_absent(void)
 
 const struct cd_cuda_api *cd_dl_cuda(const char **err)
 {
-	static struct cd_cuda_api cu;
 	static char *failed;
 	static int tried;
-	const struct cd_dl_sym syms[] = {
-		{ "cuInit", (void **)&cu.Init, 0 },
-		{ "cuDriverGetVersion", (void **)&cu.DriverGetVersion, 0 },
-		{ "cuGetErrorName", (void **)&cu.GetErrorName, 1 },
-		{ "cuDeviceGetCount", (void **)&cu.DeviceGetCount, 0 },
-		{ "cuDeviceGet", (void **)&cu.DeviceGet, 0 },
-		{ "cuDeviceGetName", (void **)&cu.DeviceGetName, 0 },
-		{ "cuDeviceGetPCIBusId", (void **)&cu.DeviceGetPCIBusId, 0 },
-		{ "cuDeviceTotalMem_v2", (void **)&cu.DeviceTotalMem, 0 },
-		{ "cuDeviceGetUuid_v2", (void **)&cu.DeviceGetUuid, 1 },
-		{ "cuDeviceGetAttribute", (void **)&cu.DeviceGetAttribute, 0 },
-		{ "cuDeviceCanAccessPeer", (void **)&cu.DeviceCanAccessPeer, 0 },
-		{ "cuDevicePrimaryCtxRetain", (void **)&cu.DevicePrimaryCtxRetain, 0 },
-		{ "cuDevicePrimaryCtxRelease_v2", (void **)&cu.DevicePrimaryCtxRelease, 0 },
-		{ "cuCtxSetCurrent", (void **)&cu.CtxSetCurrent, 0 },
-		{ "cuCtxEnablePeerAccess", (void **)&cu.CtxEnablePeerAccess, 0 },
-		{ "cuMemAlloc_v2", (void **)&cu.MemAlloc, 0 },
-		{ "cuMemFree_v2", (void **)&cu.MemFree, 0 },
-		{ "cuMemHostAlloc", (void **)&cu.MemHostAlloc, 0 },
-		{ "cuMemFreeHost", (void **)&cu.MemFreeHost, 0 },
-		{ "cuMemcpyHtoDAsync_v2", (void **)&cu.MemcpyHtoDAsync, 0 },
-		{ "cuMemcpyDtoHAsync_v2", (void **)&cu.MemcpyDtoHAsync, 0 },
-		{ "cuMemcpyDtoDAsync_v2", (void **)&cu.MemcpyDtoDAsync, 0 },
-		{ "cuMemcpyPeerAsync", (void **)&cu.MemcpyPeerAsync, 0 },
-		{ "cuMemsetD32Async", (void **)&cu.MemsetD32Async, 0 },
-		{ "cuStreamCreate", (void **)&cu.StreamCreate, 0 },
-		{ "cuStreamDestroy_v2", (void **)&cu.StreamDestroy, 0 },
-		{ "cuStreamQuery", (void **)&cu.StreamQuery, 0 },
-		{ NULL, NULL, 0 },
-	};
 	char *e = NULL;
 	void *h;
 
@@ -104,7 +165,7 @@ const struct cd_cuda_api *cd_dl_cuda(const char **err)
 	tried = 1;
 	h = cd_dl_open(CD_SONAME_CUDA, &e);
 	cuda_absent = !h;
-	if (h && cd_dl_bind(h, CD_SONAME_CUDA, syms, &e) == 0) {
+	if (h && cd_dl_bind(h, CD_SONAME_CUDA, cd_dl_cuda_syms, &e) == 0) {
 		CUresult r = cu.Init(0);
 		char buf[32];
 
@@ -121,29 +182,8 @@ const struct cd_cuda_api *cd_dl_cuda(const char **err)
 
 const struct cd_nccl_api *cd_dl_nccl(const char *path, const char **err)
 {
-	static struct cd_nccl_api api;
 	static char *loaded_path, *failed;
 	const char *lib = path ? path : CD_SONAME_NCCL;
-	const struct cd_dl_sym syms[] = {
-		{ "ncclGetVersion", (void **)&api.GetVersion, 0 },
-		{ "ncclGetErrorString", (void **)&api.GetErrorString, 0 },
-		{ "ncclGetLastError", (void **)&api.GetLastError, 1 },
-		{ "ncclGetUniqueId", (void **)&api.GetUniqueId, 0 },
-		{ "ncclCommInitRankConfig", (void **)&api.CommInitRankConfig, 0 },
-		{ "ncclCommGetAsyncError", (void **)&api.CommGetAsyncError, 0 },
-		{ "ncclCommAbort", (void **)&api.CommAbort, 0 },
-		{ "ncclCommDestroy", (void **)&api.CommDestroy, 0 },
-		{ "ncclGroupStart", (void **)&api.GroupStart, 0 },
-		{ "ncclGroupEnd", (void **)&api.GroupEnd, 0 },
-		{ "ncclAllReduce", (void **)&api.AllReduce, 0 },
-		{ "ncclAllGather", (void **)&api.AllGather, 0 },
-		{ "ncclReduceScatter", (void **)&api.ReduceScatter, 0 },
-		{ "ncclBroadcast", (void **)&api.Broadcast, 0 },
-		{ "ncclReduce", (void **)&api.Reduce, 0 },
-		{ "ncclSend", (void **)&api.Send, 0 },
-		{ "ncclRecv", (void **)&api.Recv, 0 },
-		{ NULL, NULL, 0 },
-	};
 	char *e = NULL;
 	void *h;
 
@@ -160,7 +200,7 @@ const struct cd_nccl_api *cd_dl_nccl(const char *path, const char **err)
 	}
 	loaded_path = xstrdup(lib);
 	h = cd_dl_open(lib, &e);
-	if (h && cd_dl_bind(h, lib, syms, &e) < 0) {
+	if (h && cd_dl_bind(h, lib, cd_dl_nccl_syms, &e) < 0) {
 		/* a library without ncclCommInitRankConfig is not an NCCL commdiag can drive */
 		cd_dl_close(h);
 		h = NULL;
@@ -175,26 +215,8 @@ const struct cd_nccl_api *cd_dl_nccl(const char *path, const char **err)
 
 const struct cd_nvml_api *cd_dl_nvml(const char **err)
 {
-	static struct cd_nvml_api nv;
 	static char *failed;
 	static int tried;
-	const struct cd_dl_sym syms[] = {
-		{ "nvmlInit_v2", (void **)&nv.Init, 0 },
-		{ "nvmlErrorString", (void **)&nv.ErrorString, 0 },
-		{ "nvmlSystemGetDriverVersion", (void **)&nv.SystemGetDriverVersion, 0 },
-		{ "nvmlDeviceGetHandleByPciBusId_v2", (void **)&nv.DeviceGetHandleByPciBusId, 0 },
-		{ "nvmlDeviceGetCurrPcieLinkGeneration", (void **)&nv.DeviceGetCurrPcieLinkGeneration, 0 },
-		{ "nvmlDeviceGetCurrPcieLinkWidth", (void **)&nv.DeviceGetCurrPcieLinkWidth, 0 },
-		{ "nvmlDeviceGetMaxPcieLinkGeneration", (void **)&nv.DeviceGetMaxPcieLinkGeneration, 0 },
-		{ "nvmlDeviceGetMaxPcieLinkWidth", (void **)&nv.DeviceGetMaxPcieLinkWidth, 0 },
-		{ "nvmlDeviceGetPersistenceMode", (void **)&nv.DeviceGetPersistenceMode, 0 },
-		{ "nvmlDeviceGetNvLinkState", (void **)&nv.DeviceGetNvLinkState, 0 },
-		{ "nvmlDeviceGetNvLinkVersion", (void **)&nv.DeviceGetNvLinkVersion, 0 },
-		{ "nvmlDeviceGetNvLinkRemotePciInfo_v2", (void **)&nv.DeviceGetNvLinkRemotePciInfo, 0 },
-		{ "nvmlDeviceGetNvLinkRemoteDeviceType", (void **)&nv.DeviceGetNvLinkRemoteDeviceType, 1 },
-		{ "nvmlDeviceGetP2PStatus", (void **)&nv.DeviceGetP2PStatus, 0 },
-		{ NULL, NULL, 0 },
-	};
 	char *e = NULL;
 	void *h;
 
@@ -204,7 +226,7 @@ const struct cd_nvml_api *cd_dl_nvml(const char **err)
 	}
 	tried = 1;
 	h = cd_dl_open(CD_SONAME_NVML, &e);
-	if (h && cd_dl_bind(h, CD_SONAME_NVML, syms, &e) == 0) {
+	if (h && cd_dl_bind(h, CD_SONAME_NVML, cd_dl_nvml_syms, &e) == 0) {
 		nvmlReturn_t r = nv.Init();
 
 		if (r == NVML_SUCCESS)

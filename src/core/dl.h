@@ -21,11 +21,19 @@ void *cd_dl_open(const char *name, char **err);
 /* Bind every symbol; a missing required one fails with *err naming it and the library. */
 int cd_dl_bind(void *handle, const char *libname, const struct cd_dl_sym *syms, char **err);
 void cd_dl_close(void *handle);
+/*
+ * As cd_dl_open, but the library is never unmapped (RTLD_NODELETE): for code we
+ * do not own, such as NCCL net plugins, whose constructors may start threads or
+ * register exit handlers that would run into unmapped text after dlclose.
+ */
+void *cd_dl_open_pinned(const char *name, char **err);
 
 /*
  * The parts of the CUDA driver API and of NCCL that commdiag calls, bound once by
  * their exported (versioned) names. The libraries stay loaded for the life of the
  * process: the driver keeps state behind cuInit, and unloading it is not supported.
+ * A member added here needs its line in tests/check_abi.c, which checks its type
+ * against the header and the name dl.c binds it by.
  */
 #include <cuda.h>
 #include <nccl.h>
@@ -99,7 +107,17 @@ struct cd_nvml_api {
 	nvmlReturn_t (*DeviceGetNvLinkRemotePciInfo)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
 	nvmlReturn_t (*DeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t, unsigned int, int *); /* optional */
 	nvmlReturn_t (*DeviceGetP2PStatus)(nvmlDevice_t, nvmlDevice_t, int, int *);
+	nvmlReturn_t (*DeviceGetMigMode)(nvmlDevice_t, unsigned int *, unsigned int *); /* optional (R450+) */
 };
+
+/*
+ * What each loader binds, by exported name, ending with a NULL name. Exposed so
+ * tests/check_abi.c checks these names against cuda.h, nccl.h and nvml.h and
+ * resolves them in the libraries; binding them outside dl.c is not their use.
+ */
+extern const struct cd_dl_sym cd_dl_cuda_syms[];
+extern const struct cd_dl_sym cd_dl_nccl_syms[];
+extern const struct cd_dl_sym cd_dl_nvml_syms[];
 
 /* NVML, loaded and initialised once; NULL with *err as for the driver API. */
 const struct cd_nvml_api *cd_dl_nvml(const char **err);

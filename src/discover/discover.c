@@ -48,43 +48,43 @@ static int bus_eq(const char *a, const char *b)
 }
 
 /*
- * hwloc lists GPUs in bus order; CUDA numbers them its own way (CUDA_DEVICE_ORDER).
- * Rows and columns follow the GPU indices the driver reports, so "GPU3" means the
- * same device in the matrix, the probes and nvidia-smi.
+ * hwloc lists GPUs in bus order; CUDA numbers them its own way (CUDA_DEVICE_ORDER,
+ * and CUDA_VISIBLE_DEVICES, which hides some and renumbers the rest from 0). Rows
+ * and columns follow the CUDA device numbers, so "GPU3" means the same device in
+ * the matrix, the probes and NCCL's logs (not always nvidia-smi's number, which is
+ * PCI order over all GPUs). A GPU CUDA does not see is left out: no job here can
+ * use it. MIG instances share their GPU's bus id and so its row. Without the
+ * driver's list (no driver), or with a GPU hwloc did not see, hwloc's order stays.
  */
 static void paths_in_gpu_order(struct cd_host *h)
 {
 	struct cd_paths *p = &h->paths, q = { 0 };
-	size_t n = p->gpus.n, m = p->nets.n, *at;
+	size_t n = p->gpus.n, m = p->nets.n, c = h->n_gpus, *at;
 
-	if (!p->gpu_gpu || n != h->n_gpus)
+	if (!p->gpu_gpu || !c)
 		return;
-	at = xcalloc(n, sizeof(*at));
-	for (size_t i = 0; i < n; i++) {
+	at = xcalloc(c, sizeof(*at));
+	for (size_t i = 0; i < c; i++) {
 		size_t k = 0;
 
 		while (k < n && !bus_eq(h->gpus[i].bus_id, p->gpus.v[k]))
 			k++;
 		if (k == n) {
 			free(at);
-			return; /* a GPU hwloc did not see: keep hwloc's order */
+			return;
 		}
 		at[i] = k;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < c; i++)
 		cd_strv_push(&q.gpus, p->gpus.v[at[i]]);
 	for (size_t j = 0; j < m; j++)
 		cd_strv_push(&q.nets, p->nets.v[j]);
 	cd_paths_alloc(&q);
-	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < n; j++) {
-			q.gpu_gpu[i * n + j] = p->gpu_gpu[at[i] * n + at[j]];
-			p->gpu_gpu[at[i] * n + at[j]] = NULL;
-		}
-		for (size_t j = 0; j < m; j++) {
-			q.gpu_net[i * m + j] = p->gpu_net[at[i] * m + j];
-			p->gpu_net[at[i] * m + j] = NULL;
-		}
+	for (size_t i = 0; i < c; i++) {
+		for (size_t j = 0; j < c; j++)
+			q.gpu_gpu[i * c + j] = xstrdup(p->gpu_gpu[at[i] * n + at[j]]);
+		for (size_t j = 0; j < m; j++)
+			q.gpu_net[i * m + j] = xstrdup(p->gpu_net[at[i] * m + j]);
 	}
 	q.source = p->source;
 	p->source = NULL;

@@ -71,7 +71,8 @@ char *cd_gpu_nccl_net_plugin(const char *env, char **err)
 	}
 	for (int i = 0; i < 2 && cand[i] && !v; i++) {
 		char *e = NULL;
-		void *h = cd_dl_open(cand[i], &e);
+		/* pinned: a plugin's constructors may leave threads or exit handlers behind */
+		void *h = cd_dl_open_pinned(cand[i], &e);
 
 		if (!h) {
 			if (!*err)
@@ -97,6 +98,61 @@ char *cd_gpu_nccl_net_plugin(const char *env, char **err)
 	free(cand[0]);
 	free(cand[1]);
 	return v ? v : xstrdup("internal");
+}
+
+/*
+ * The NVLink generation of nvmlDeviceGetNvLinkVersion's answer, 0 when unknown. The
+ * driver has always answered nvmlNvlinkVersion_t, though nvml.h documented the
+ * enum only from CUDA 12.8 (hwloc commit 8d00b43df says so): 4 is NVLink 3.0 (A100),
+ * not NVLink 4; 6 is 4.0 (H100), 7 is 5.0 (B200), 8 is 6.0.
+ */
+int cd_nvml_nvlink_gen(unsigned v)
+{
+	switch (v) {
+	case NVML_NVLINK_VERSION_1_0:
+		return 1;
+	case NVML_NVLINK_VERSION_2_0:
+	case NVML_NVLINK_VERSION_2_2:
+		return 2;
+	case NVML_NVLINK_VERSION_3_0:
+	case NVML_NVLINK_VERSION_3_1:
+		return 3;
+	case NVML_NVLINK_VERSION_4_0:
+		return 4;
+	case NVML_NVLINK_VERSION_5_0:
+		return 5;
+	case NVML_NVLINK_VERSION_6_0:
+		return 6;
+	default:
+		return 0;
+	}
+}
+
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", or "MIG-..." for a MIG instance, as nvidia-smi -L writes them. */
+char *cd_gpu_uuid_str(const unsigned char b[16], int mig)
+{
+	return xasprintf("%s-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", mig ? "MIG" : "GPU",
+			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+			 b[15]);
+}
+
+/*
+ * CUDA devices that are MIG instances: CUDA lists each instance as a device with its
+ * parent's PCI bus id, and cuDeviceGetUuid_v2 gives the instance's own UUID, which
+ * nvidia-smi writes "MIG-...". A device is one when another shares its bus id, or
+ * when NVML says MIG is on for that GPU (mig_on[i], may be NULL: one instance alone).
+ */
+void cd_gpu_mark_mig(struct cd_host *h, const int *mig_on)
+{
+	for (size_t i = 0; i < h->n_gpus; i++) {
+		struct cd_gpu *g = &h->gpus[i];
+		int mig = mig_on && mig_on[i];
+
+		for (size_t j = 0; j < h->n_gpus && !mig && g->bus_id; j++)
+			mig = j != i && h->gpus[j].bus_id && !strcasecmp(h->gpus[j].bus_id, g->bus_id);
+		if (mig && g->uuid && !strncmp(g->uuid, "GPU-", 4))
+			memcpy(g->uuid, "MIG-", 4);
+	}
 }
 
 static void lower(char *s)
@@ -145,12 +201,8 @@ static void nvml_facts(const struct cd_nvml_api *nv, struct cd_gpu *g)
 		l = cd_gpu_add_nvlink(g);
 		l->link = link;
 		l->up = on ? CD_TRI_TRUE : CD_TRI_FALSE;
-		/*
-		 * Older drivers answer the generation (1-4); newer ones nvmlNvlinkVersion_t,
-		 * where 6 is 4.0 and 7 is 5.0. Only those two are unambiguous to translate.
-		 */
-		if (nv->DeviceGetNvLinkVersion(d, link, &v) == NVML_SUCCESS)
-			l->version = v == 6 ? 4 : v == 7 ? 5 : v;
+		if (nv->DeviceGetNvLinkVersion(d, link, &v) == NVML_SUCCESS && cd_nvml_nvlink_gen(v) > 0)
+			l->version = cd_nvml_nvlink_gen(v);
 		if (nv->DeviceGetNvLinkRemotePciInfo(d, link, &pci) == NVML_SUCCESS)
 			l->remote_bus_id = xasprintf("%04x:%02x:%02x.0", pci.domain, pci.bus, pci.device);
 		if (nv->DeviceGetNvLinkRemoteDeviceType && nv->DeviceGetNvLinkRemoteDeviceType(d, link, &type) == NVML_SUCCESS)
@@ -198,13 +250,9 @@ static void inventory(struct cd_host *h, const struct cd_discover_opts *o, const
 		if (cu->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS &&
 		    cu->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
 			g->compute_capability = xasprintf("%d.%d", major, minor);
-		if (cu->DeviceGetUuid && cu->DeviceGetUuid(&uu, dev) == CUDA_SUCCESS) {
-			const unsigned char *b = (const unsigned char *)uu.bytes;
-
-			g->uuid = xasprintf("GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-					    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-					    b[12], b[13], b[14], b[15]);
-		}
+		/* "GPU-" until cd_gpu_mark_mig knows which devices are MIG instances */
+		if (cu->DeviceGetUuid && cu->DeviceGetUuid(&uu, dev) == CUDA_SUCCESS)
+			g->uuid = cd_gpu_uuid_str((const unsigned char *)uu.bytes, 0);
 	}
 	cd_section_set(&h->part[CD_PART_GPU], CD_ST_OK, NULL);
 }
@@ -336,13 +384,25 @@ int cd_gpu_discover(struct cd_host *h, const struct cd_discover_opts *o)
 	nv = cd_dl_nvml(&why);
 	if (nv) {
 		char ver[96];
+		int *mig_on = xcalloc(h->n_gpus + 1, sizeof(*mig_on));
 
 		if (!h->versions.driver && nv->SystemGetDriverVersion(ver, sizeof(ver)) == NVML_SUCCESS)
 			h->versions.driver = xstrdup(ver);
-		for (size_t i = 0; i < h->n_gpus; i++)
+		for (size_t i = 0; i < h->n_gpus; i++) {
+			nvmlDevice_t d;
+			unsigned cur, pending;
+
 			nvml_facts(nv, &h->gpus[i]);
+			if (nv->DeviceGetMigMode && h->gpus[i].bus_id &&
+			    nv->DeviceGetHandleByPciBusId(h->gpus[i].bus_id, &d) == NVML_SUCCESS &&
+			    nv->DeviceGetMigMode(d, &cur, &pending) == NVML_SUCCESS)
+				mig_on[i] = cur == NVML_DEVICE_MIG_ENABLE;
+		}
+		cd_gpu_mark_mig(h, mig_on);
+		free(mig_on);
 	} else {
 		cd_debug(1, "gpu: no NVML facts: %s", why);
+		cd_gpu_mark_mig(h, NULL);
 	}
 	return 0;
 }

@@ -11,6 +11,12 @@ char *cd_gpu_nccl_version(const char *lib, char **err);
 char *cd_gpu_nccl_net_plugin(const char *env, char **err);
 
 struct cd_host;
+/* NVLink generation of nvmlDeviceGetNvLinkVersion's nvmlNvlinkVersion_t (4 -> 3 for NVLink 3.0); 0 unknown. */
+int cd_nvml_nvlink_gen(unsigned v);
+/* A CUDA UUID's 16 bytes as nvidia-smi writes them: "GPU-..." or, for a MIG instance, "MIG-...". */
+char *cd_gpu_uuid_str(const unsigned char b[16], int mig);
+/* Turn the UUIDs of MIG instances (sharing a bus id, or mig_on[i] from NVML; may be NULL) to "MIG-". */
+void cd_gpu_mark_mig(struct cd_host *h, const int *mig_on);
 /*
  * Fill paths.cuda_p2p (cuDeviceCanAccessPeer) and paths.nvml_p2p (NVML's P2P read
  * status) once the matrix follows the driver's GPU order; nothing without a driver.

@@ -327,25 +327,70 @@ static void nvlink_bandwidth(hwloc_topology_t topo, struct nvl *v)
 }
 
 /*
- * hwloc reports NVLink as bandwidth: 20000 MB/s per link for NVLink 1 (P100),
- * 25000 for later generations. The per-link rate is the one that divides every
- * value (P100's 40000 is two links of 20000, not 1.6 of 25000).
+ * hwloc reports NVLink as bandwidth, per link and direction, from NVML's
+ * nvmlDeviceGetNvLinkVersion (hwloc/topology-nvml.c): 20000 MB/s for NVLink 1
+ * (P100), 25000 for NVLink 2 to 4 (V100, A100, H100). From hwloc 2.12.0 (NEWS:
+ * "Update NVLink bandwidth ... up to NVIDIA Blackwell", commit 8d00b43df) NVLink 5
+ * (B200) is 50000; older releases give NVLink 5 no bandwidth at all.
+ *
+ * 50000 cannot be told from two links of 25000 by the values alone, so with such
+ * an hwloc it is taken when a GPU of the matrix is NVLink 5 (gen5, from its model
+ * name), or when one GPU's NVLinks add up to more than the 18 links of 25000 that
+ * the largest NVLink 4 GPU (H100 SXM) has. Otherwise, the per-link rate is the one
+ * that divides every value (P100's 40000 is two links of 20000, not 1.6 of 25000).
+ * hwloc_version is the release that measured: the topology root's "hwlocVersion".
  */
-static double nvlink_unit(const struct nvl *v)
+double cd_nvlink_unit(const double *bw, const double *to_switch, size_t n, const char *hwloc_version, int gen5)
 {
 	static const double units[] = { 25000, 20000 };
+	unsigned major = 0, minor = 0;
 
+	if (hwloc_version && sscanf(hwloc_version, "%u.%u", &major, &minor) == 2 &&
+	    (major > 2 || (major == 2 && minor >= 12))) {
+		for (size_t i = 0; i < n && !gen5; i++) {
+			double sum = to_switch[i];
+
+			for (size_t j = 0; j < n; j++)
+				sum += bw[i * n + j];
+			gen5 = sum > 18 * 25000.0;
+		}
+		if (gen5)
+			return 50000;
+	}
 	for (size_t u = 0; u < ARRAY_SIZE(units); u++) {
 		int fits = 1;
 
-		for (size_t i = 0; i < v->n * v->n && fits; i++)
-			fits = fmod(v->bw[i], units[u]) == 0;
-		for (size_t i = 0; i < v->n && fits; i++)
-			fits = fmod(v->to_switch[i], units[u]) == 0;
+		for (size_t i = 0; i < n * n && fits; i++)
+			fits = fmod(bw[i], units[u]) == 0;
+		for (size_t i = 0; i < n && fits; i++)
+			fits = fmod(to_switch[i], units[u]) == 0;
 		if (fits)
 			return units[u];
 	}
 	return 25000;
+}
+
+/* NVLink 5 GPUs (Blackwell data-center parts: B100, B200, B300, GB200, GB300) by hwloc's GPUModel. */
+int cd_nvlink_gen5_model(const char *model)
+{
+	static const char *const names[] = { "B100", "B200", "B300", "GB200", "GB300" };
+
+	for (size_t i = 0; model && i < ARRAY_SIZE(names); i++)
+		if (strstr(model, names[i]))
+			return 1;
+	return 0;
+}
+
+/* The GPUModel hwloc's NVML or CUDA OS device under a GPU's PCI object gives, NULL without one. */
+static const char *gpu_model(hwloc_obj_t pci)
+{
+	for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
+		const char *m = hwloc_obj_get_info_by_name(c, "GPUModel");
+
+		if (m)
+			return m;
+	}
+	return NULL;
 }
 
 static void copy_paths(struct cd_host *h, hwloc_topology_t topo)
@@ -355,6 +400,7 @@ static void copy_paths(struct cd_host *h, hwloc_topology_t topo)
 	hwloc_obj_t obj = NULL, *nets = NULL;
 	size_t n_nets = 0, cap_nets = 0, cap_gpus = 0;
 	double unit;
+	int gen5 = 0;
 
 	while ((obj = hwloc_get_next_pcidev(topo, obj))) {
 		if (is_gpu_obj(obj)) {
@@ -383,7 +429,10 @@ static void copy_paths(struct cd_host *h, hwloc_topology_t topo)
 	v.bw = xcalloc(v.n * v.n, sizeof(*v.bw));
 	v.to_switch = xcalloc(v.n, sizeof(*v.to_switch));
 	nvlink_bandwidth(topo, &v);
-	unit = nvlink_unit(&v);
+	for (size_t i = 0; i < v.n; i++)
+		gen5 |= cd_nvlink_gen5_model(gpu_model(v.gpus[i]));
+	unit = cd_nvlink_unit(v.bw, v.to_switch, v.n,
+			      hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo), "hwlocVersion"), gen5);
 	for (size_t i = 0; i < v.n; i++) {
 		for (size_t j = 0; j < v.n; j++) {
 			double links = v.bw[i * v.n + j] / unit;

@@ -24,6 +24,10 @@ void cd_topo_read_pcie_link(struct cd_pci_device *d, const char *sysfs_root);
  * SYS 5; -1 for anything else (NULL, unknown names).
  */
 int cd_path_class_rank(const char *cls);
+/* MB/s of one NVLink in hwloc's NVLinkBandwidth matrix (n × n, and n into NVSwitches), as topo.c explains. */
+double cd_nvlink_unit(const double *bw, const double *to_switch, size_t n, const char *hwloc_version, int gen5);
+/* 1 when hwloc's GPUModel names an NVLink 5 GPU. */
+int cd_nvlink_gen5_model(const char *model);
 
 /*
  * Fill h->paths' P2P cutoff and nccl_p2p from its classes and the host's
