@@ -648,16 +648,35 @@ else
 fi
 
 # --- explain: real logs from public issue threads (tests/data/logs/INDEX) ---
+# The holdout rows (logs/HOLDOUT) are never tuned on, so a holdout miss is not fixed by changing
+# the catalogue for it: it is listed, with why, in logs/holdout-misses.tsv and reported (SKIP).
+# An unlisted miss fails, a listed row that is now right fails (the list must say what is true),
+# and so does a listed row that is not in HOLDOUT (a tune row must be right).
 right=0 total=0
+lmiss=$DATA/logs/holdout-misses.tsv
 while IFS=$'\t' read -r file src cause fix expect; do
 	case "$file" in '#'*|'') continue ;; esac
 	total=$((total + 1))
 	"$BIN" explain "$DATA/logs/$file" --shell >"$TMP/out" 2>"$TMP/err"
+	got=0 why="lacks '$expect'"
 	if [ "$expect" = "-" ]; then
 		"$BIN" explain "$DATA/logs/$file" >"$TMP/full" 2>&1
-		if grep -q "cannot explain" "$TMP/full"; then ok; right=$((right + 1)); else bad "explain $file: should say it cannot explain"; fi
-	elif grep -qF -- "$expect" "$TMP/out"; then ok; right=$((right + 1)); else bad "explain $file ($src): lacks '$expect'"; fi
+		grep -q "cannot explain" "$TMP/full" && got=1
+		why="should say it cannot explain"
+	elif grep -qF -- "$expect" "$TMP/out"; then got=1; fi
+	listed=0
+	grep -q "^$file	" "$lmiss" 2>/dev/null && listed=1
+	case $got/$listed in
+	1/0) ok; right=$((right + 1)) ;;
+	1/1) bad "explain $file is listed in $lmiss but is now right: remove it" ;;
+	0/1) skip "known holdout miss of explain (holdout-misses.tsv): $file" ;;
+	0/0) bad "explain $file ($src): $why" ;;
+	esac
 done <"$DATA/logs/INDEX"
+while IFS=$'\t' read -r file _; do
+	case "$file" in '#'*|'') continue ;; esac
+	grep -qxF -- "$file" "$DATA/logs/HOLDOUT" || bad "$lmiss: $file is not in logs/HOLDOUT: a tune log must be right"
+done <"$lmiss"
 echo "explain: $right of $total real logs as recorded in tests/data/logs/INDEX" >&2
 cat "$DATA"/logs/*.log | "$BIN" explain - --json >"$TMP/all.json" 2>"$TMP/err"
 json_true "every log at once, from stdin" "$TMP/all.json" 'len(d["hosts"]) > 5 and len(d["advice"]) > 10'

@@ -21,7 +21,8 @@
 static const char *const classes[] = {
 	"socket-ports", "socket-family", "socket-interface", "socket-route", "peer-died", "rdma-path", "rdma-retry",
 	"rdma-gdr",     "rdma-hca",      "rdma-dmabuf",      "setting-buffsize", "setting-iface", "limits-fd",
-	"versions",     "ofi",           "timeout",
+	"versions",     "ofi",           "timeout",          "shm",              "nvls",          "cuda-driver",
+	"gpu-arch",     "cuda-fault",    "rendezvous",       "launcher",
 };
 
 /* explain's own readers title these; the catalogue need not */
