@@ -906,7 +906,7 @@ static double bus_ns(const struct op *o)
 /* The group's time on every stream it names; 1 when its data need not move (no fresh inputs). */
 static int model_group(const struct op *ops, int nops, struct ncclComm *const *cs, int n)
 {
-	static long last_memsets = -1;
+	static long last_memsets; /* the first group after the buffers were made moves no data either */
 	cudaStream_t s[MAX_RANKS];
 	double longest = 0, host = 0;
 	int ns = 0, local = 1;
