@@ -417,10 +417,10 @@ if command -v "$CC" >/dev/null; then
 	# launches are hidden behind a held stream, so a 4 KiB copy reads below their sum
 	json_true "model: the launch cost of a copy is amortised (queued copies, events)" "$TMP/model.json" \
 		'all(p["results"][0]["bytes"] == 4096 and p["results"][0]["time_us"] < 5 + 2 + 4096 / 55e3 for p in d["probes"] if p["name"] == "copy.h2d")'
-	"${MODEL[@]}" "$BIN" probe nccl.init nccl.all_reduce -b 64M -e 64M -n 2 -w 1 --json >"$TMP/model.json" 2>/dev/null
+	"${MODEL[@]}" "$BIN" probe nccl.init nccl.all_reduce -b 16M -e 16M -n 2 -w 1 --json >"$TMP/model.json" 2>/dev/null
 	# 50 µs of host per non-blocking ncclGroupEnd, 15 µs + 2(n-1)/n bytes / 480 GB/s on the GPUs
 	json_true "model: all_reduce launched back to back: the group's host cost is not in the time" "$TMP/model.json" \
-		'[(p["variant"], p["status"]) for p in d["probes"] if p["name"] == "nccl.all_reduce"] == [("out_of_place", "ok"), ("in_place", "ok")] and all(s["errors"] == 0 and s["time_us"] < 50 + 15 + (64 << 20) * 1.75 / 480e3 - 25 for p in d["probes"] if p["name"] == "nccl.all_reduce" for s in p["results"])'
+		'[(p["variant"], p["status"]) for p in d["probes"] if p["name"] == "nccl.all_reduce"] == [("out_of_place", "ok"), ("in_place", "ok")] and all(s["errors"] == 0 and s["time_us"] < 50 + 15 + (16 << 20) * 1.75 / 480e3 - 25 for p in d["probes"] if p["name"] == "nccl.all_reduce" for s in p["results"])'
 	env LD_LIBRARY_PATH="$TMP/fake-missing" "$BIN" check --json -v >"$TMP/gpu.json" 2>"$TMP/err"
 	json_true "a driver without cuDeviceGetCount: error naming it" "$TMP/gpu.json" \
 		'd["hosts"][0]["status"]["gpu"] == "error" and d["hosts"][0]["reason"]["gpu"] == "libcuda.so.1: symbol '"'cuDeviceGetCount'"' not found"'

@@ -61,6 +61,7 @@ typedef struct {
 #define CUDA_ERROR_NOT_READY 600
 #define CUDA_ERROR_OUT_OF_MEMORY 2
 #define CUDA_ERROR_INVALID_VALUE 1
+#define CUDA_ERROR_NOT_SUPPORTED 801
 #define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
 
 static int mode(const char *m)
@@ -711,6 +712,9 @@ CUresult cuEventQuery(CUevent e)
 
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {
+	/* the other modes copy at launch and have no device time: the probes fall back to the clock */
+	if (!model())
+		return CUDA_ERROR_NOT_SUPPORTED;
 	if (!a->recorded || !b->recorded)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (a->held || b->held || b->t > host_ns())
