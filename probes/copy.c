@@ -71,6 +71,8 @@ static int streams_of(const struct copy_state *st)
 	return st->kind == COPY_BIDIR ? 2 : 1;
 }
 
+static void copy_abort(struct cd_probe_env *env);
+
 /* Hold the streams and stamp the start: what is queued next runs together on release. */
 static int copy_begin(struct cd_probe_env *env)
 {
@@ -79,8 +81,11 @@ static int copy_begin(struct cd_probe_env *env)
 
 	for (int k = 0; k < streams_of(st); k++) {
 		st->held[k] = cd_gpu_hold(st->g, k) == 0;
-		if (st->g->ev[k][0] && (r = st->cu->EventRecord(st->g->ev[k][0], st->g->s[k])) != CUDA_SUCCESS)
+		if (st->g->ev[k][0] && (r = st->cu->EventRecord(st->g->ev[k][0], st->g->s[k])) != CUDA_SUCCESS) {
+			copy_abort(env); /* nothing may stay held: the cache lends these streams to the next run */
+			st->aborted = 0;
 			return cd_gpu_fail(env, st->cu, r, "cuEventRecord");
+		}
 	}
 	return 0;
 }

@@ -62,8 +62,12 @@ static int p2p_begin(struct cd_probe_env *env)
 	CUresult r;
 
 	st->held = cd_gpu_hold(st->g[0], 0) == 0;
-	if (st->g[0]->ev[0][0] && (r = st->cu->EventRecord(st->g[0]->ev[0][0], st->g[0]->s[0])) != CUDA_SUCCESS)
+	if (st->g[0]->ev[0][0] && (r = st->cu->EventRecord(st->g[0]->ev[0][0], st->g[0]->s[0])) != CUDA_SUCCESS) {
+		if (st->held) /* nothing may stay held: the cache lends this stream to the next run */
+			cd_gpu_release(st->g[0]);
+		st->held = 0;
 		return cd_gpu_fail(env, st->cu, r, "cuEventRecord");
+	}
 	return 0;
 }
 
