@@ -450,15 +450,15 @@ if command -v "$CC" >/dev/null; then
 		skip "no libnccl.so.2 to ask: the net plugin is only looked for when NCCL loads"
 	fi
 
-	# --- progress on stderr (man commdiag, --progress): probe.hang makes each copy probe last its
-	# 0.4 s budget, so the run passes the one second before anything shows ---
+	# --- progress on stderr (man commdiag, --progress): probe.hang makes each copy run last its
+	# 0.4 s budget (copy.bidir: two, one per direction), so the run passes the one second before anything shows ---
 	PROG=(env COMMDIAG_DETERMINISTIC=1 COMMDIAG_TESTING=1 COMMDIAG_FAULT=probe.hang FAKE_CUDA=one LD_LIBRARY_PATH="$TMP/fake")
 	PROG_ARGS=(probe copy -b 64K -e 256K --probe-timeout 0.4 --json)
 	"${PROG[@]}" "$BIN" "${PROG_ARGS[@]}" >"$TMP/plain.json" 2>"$TMP/plain.err"
 	"${PROG[@]}" "$BIN" "${PROG_ARGS[@]}" --progress >"$TMP/prog.json" 2>"$TMP/err"
 	if cmp -s "$TMP/plain.json" "$TMP/prog.json"; then ok; else bad "--progress changed stdout: $(diff "$TMP/plain.json" "$TMP/prog.json" | head -5)"; fi
 	json_true "progress run: the probes ran into their budget" "$TMP/prog.json" \
-		'[p["status"] for p in d["probes"]] == ["timeout"] * 4'
+		'[p["status"] for p in d["probes"]] == ["timeout"] * 5'
 	err_has "--progress, stderr a file: a line naming the probe" "commdiag: probe 4/4 copy.bidir"
 	# whole lines, each with the elapsed time, no terminal codes (a sanitizer's report may follow: not ours)
 	if grep '^commdiag: ' "$TMP/err" | grep -q $'[\r\033]'; then bad "--progress to a file wrote terminal codes"; else ok; fi
@@ -476,7 +476,7 @@ import re, sys
 t = open(sys.argv[1], encoding="utf-8", errors="replace", newline="").read()
 draws = list(re.finditer(r"\r(commdiag: [^\r\n\033]*)\033\[K", t))
 ok = draws and all(re.fullmatch(r"commdiag: (probe \d/4 copy\.\w+|discover \w+)( .*)? \d+\.\d s", d[1]) for d in draws)
-ok = ok and any(re.match(r"commdiag: probe 4/4 copy\.bidir gpu0 64 KiB \(1/3 sizes\) ", d[1]) for d in draws)
+ok = ok and any(re.match(r"commdiag: probe 4/4 copy\.bidir gpu0 (h2d|d2h) 64 KiB \(1/3 sizes\) ", d[1]) for d in draws)
 # the last draw is erased before anything else is written
 sys.exit(0 if ok and t[draws[-1].end():].startswith("\r\033[K") else 1)
 EOF3
