@@ -511,6 +511,40 @@ START_TEST(test_run_batch)
 }
 END_TEST
 
+/* A start that blocks past the deadline (a group waiting for a late peer) ends its batch there. */
+static int blocking_start(struct cd_probe_env *env, size_t bytes)
+{
+	struct timespec ts = { 0, 60 * 1000000 };
+
+	nanosleep(&ts, NULL);
+	return fake_start(env, bytes);
+}
+
+START_TEST(test_run_batch_deadline)
+{
+	struct cd_probe b = probe_fake;
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+
+	b.batch = 100; /* 6 s of starts: the 0.1 s budget must stop it after the first few */
+	b.begin = batch_begin;
+	b.end = batch_end;
+	b.start = blocking_start;
+	batch_begins = batch_ends = 0;
+	sweep(&s, "64", "64");
+	ck_assert_int_eq(cd_probe_run_sweep(&b, &env, &s, 0, 1, 0.1, &run), -1);
+	ck_assert_int_eq(run.status, CD_ST_TIMEOUT);
+	ck_assert_int_le(F.starts, 3);
+	ck_assert_int_eq(batch_ends, 1); /* what was held is released */
+	ck_assert_int_eq(F.aborts, 1);
+	free(run.name);
+	free(run.phase);
+	free(run.reason);
+	free(run.samples);
+}
+END_TEST
+
 /* THE DEADLINE PATH: an operation that never completes */
 START_TEST(test_run_deadline)
 {
@@ -1014,6 +1048,7 @@ Suite *probe_suite(void)
 
 	tcase_add_test(tc, test_busbw_factors);
 	tcase_add_test(tc, test_run_batch);
+	tcase_add_test(tc, test_run_batch_deadline);
 	tcase_add_test(tc, test_sweep_factor);
 	tcase_add_test(tc, test_sweep_increment);
 	tcase_add_test(tc, test_sweep_edges);

@@ -400,7 +400,7 @@ static int op_failed(struct sweep_state *st, size_t bytes, int r)
  */
 static int one_sample(struct sweep_state *st, size_t bytes, double *us)
 {
-	int k = st->p->batch > 1 ? st->p->batch : 1, r = 0, i;
+	int k = st->p->batch > 1 ? st->p->batch : 1, r = 0, late = 0, i;
 	int64_t t0, t1;
 	char *msg;
 	double dev;
@@ -424,12 +424,20 @@ static int one_sample(struct sweep_state *st, size_t bytes, double *us)
 	t0 = now_ns();
 	if (k > 1 && st->p->begin && st->p->begin(st->env) < 0)
 		return op_failed(st, bytes, OP_FAILED);
-	for (i = 0; i < k && r == 0; i++)
+	for (i = 0; i < k && r == 0; i++) {
+		/* a start may block (a group waiting for a late peer): the deadline holds between them */
+		if (i && (cd_stop || now_ns() >= st->deadline)) {
+			late = cd_stop ? OP_STOPPED : OP_TIMEOUT;
+			break;
+		}
 		r = st->p->start(st->env, bytes);
+	}
 	/* what was launched must be released before anything waits for it */
 	if (k > 1 && st->p->end && st->p->end(st->env) < 0 && r == 0)
 		r = -1;
-	if (r == 0)
+	if (late && r == 0)
+		r = late;
+	else if (r == 0)
 		r = op_wait(st->p, st->env, t0, st->deadline);
 	else
 		r = r == CD_PROBE_TIMEOUT ? OP_TIMEOUT : OP_FAILED;
