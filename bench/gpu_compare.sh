@@ -24,8 +24,9 @@
 #   copy.h2d  GPU d  host_to_device_memcpy_ce          [CPU][d]
 #   copy.d2h  GPU d  device_to_host_memcpy_ce          [CPU][d]
 #   copy.d2d  GPU d  device_local_copy                 [d]
-#   copy.bidir GPU d host_to_device_bidirectional_memcpy_ce [CPU][d]: the host-to-device
-#                    direction while device-to-host runs; commdiag's algbw (one direction)
+#   copy.bidir GPU d variant h2d: host_to_device_bidirectional_memcpy_ce [CPU][d] (host to
+#                    device while device to host runs), variant d2h: device_to_host_bidirectional_
+#                    memcpy_ce; commdiag times each direction with the other running, as nvbandwidth
 #   p2p.bw d->p      device_to_device_memcpy_write_ce  [d][p]: the same copy (d's engine, d to p);
 #                    also "p2p.bw(read)" against device_to_device_memcpy_read_ce [p][d]
 #                    (the same data direction, p's engine)
@@ -286,7 +287,8 @@ def compare(probe, nbytes, ref, mine, source):
 
 
 copy_ref = {"copy.h2d": "host_to_device_memcpy_ce", "copy.d2h": "device_to_host_memcpy_ce",
-            "copy.d2d": "device_local_copy", "copy.bidir": "host_to_device_bidirectional_memcpy_ce"}
+            "copy.d2d": "device_local_copy"}
+bidir_ref = {"h2d": "host_to_device_bidirectional_memcpy_ce", "d2h": "device_to_host_bidirectional_memcpy_ce"}
 for p in cd_copy["probes"] + cd_nccl["probes"]:
     for s in p.get("results") or []:
         raw.append({k: p.get(k) for k in ("name", "variant", "device", "peer", "nranks", "status")} |
@@ -297,7 +299,12 @@ for p in cd_copy["probes"] + cd_nccl["probes"]:
         continue
     name, d, q = p["name"], p.get("device"), p.get("peer")
     for s in p["results"]:
-        if name in copy_ref and s["bytes"] == size:
+        if name == "copy.bidir" and s["bytes"] == size:
+            # one run per direction, each timed while the other direction runs, as nvbandwidth's
+            ref = bidir_ref.get(p.get("variant"))
+            if ref:
+                compare(f"{name}({p.get('variant')}):gpu{d}", size, cell(ref, 0, d), s["algbw_gbyte_s"], ref)
+        elif name in copy_ref and s["bytes"] == size:
             compare(f"{name}:gpu{d}", size, cell(copy_ref[name], 0, d), s["algbw_gbyte_s"], copy_ref[name])
         elif name == "p2p.bw" and s["bytes"] == size:
             compare(f"p2p.bw:gpu{d}-gpu{q}", size, cell("device_to_device_memcpy_write_ce", d, q),

@@ -10,6 +10,57 @@
 #include "dl.h"
 #include "probe.h"
 
+/*
+ * What the GPU probes keep for the life of the process, one entry per GPU: its primary
+ * context (retained once: releasing the last reference resets the context, and making
+ * one costs ~0.1 s), two streams with a start and an end event each, the pinned word a
+ * stream can be held on (cuStreamWaitValue32, nvbandwidth's way of queuing copies
+ * before they run), and two device buffers: a holds the pattern, b receives.
+ */
+#define CD_GPU_SEED 0x5eed0001u
+#define CD_GPU_MAX 64
+
+struct cd_gpu_dev {
+	int index;
+	CUdevice dev;
+	CUcontext ctx;
+	CUstream s[2];
+	CUevent ev[2][2];           /* [stream][start, end]; NULL when the driver has no events */
+	volatile uint32_t *hold;    /* pinned; NULL when streams cannot be held */
+	CUdeviceptr hold_d;
+	uint32_t hold_seq;          /* the value the word has; held streams wait for the next */
+	CUdeviceptr a, b;
+	size_t cap;                 /* bytes of a and b */
+	unsigned char peer[CD_GPU_MAX]; /* to GPU k: 0 not tried, 1 peer access, 2 staged through the host */
+};
+
+/* Pinned host buffers of one NUMA node, shared by its GPUs: src holds the pattern. */
+struct cd_pinned {
+	int numa;
+	void *src, *dst;
+	size_t cap;
+};
+
+/* GPU index's entry (made on first use), its context current; NULL with env->why. */
+struct cd_gpu_dev *cd_gpu_get(struct cd_probe_env *env, int index);
+/* The GPU's NUMA node, from the host's facts, for its pinned memory (-1: unknown). */
+void cd_gpu_numa_hint(int index, int numa);
+/* Pinned buffers of at least bytes on index's NUMA node; NULL with env->why. */
+struct cd_pinned *cd_gpu_pinned(struct cd_probe_env *env, int index, size_t bytes);
+/* Device buffers of at least bytes, a filled with the pattern from pin; 0, -1, CD_PROBE_TIMEOUT. */
+int cd_gpu_buffers(struct cd_probe_env *env, struct cd_gpu_dev *g, struct cd_pinned *pin, size_t bytes);
+/* Hold stream k until cd_gpu_release; 0 held, -1 not (the driver cannot: run unheld). */
+int cd_gpu_hold(struct cd_gpu_dev *g, int k);
+void cd_gpu_release(struct cd_gpu_dev *g);
+/* Peer access from one GPU to another, enabled once per direction: 1 peer, 0 staged, -1 failed (env->why). */
+int cd_gpu_peer(struct cd_probe_env *env, struct cd_gpu_dev *from, struct cd_gpu_dev *to);
+/* Milliseconds between stream k's events, or -1. */
+double cd_gpu_event_ms(const struct cd_gpu_dev *g, int k);
+/* After an abort: forget the GPU's entry and pinned buffers (the GPU may still use them: leaked, not freed). */
+void cd_gpu_drop(int index);
+/* Free everything the cache holds (the probe table's finish). */
+void cd_gpu_cache_free(void);
+
 /* Retain device index's primary context and make it current; -1 with env->why on failure. */
 int cd_gpu_ctx_enter(struct cd_probe_env *env, const struct cd_cuda_api *cu, int index, CUdevice *dev,
 		     CUcontext *ctx);

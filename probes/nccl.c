@@ -43,6 +43,8 @@ struct world {
 	ncclComm_t *comm;
 	CUstream *s;
 	CUdeviceptr *send, *recv;
+	CUevent ev[2];          /* on the first GPU's stream: after a sample's first launch, after its last */
+	int launched;           /* launches in the current sample */
 	void *host;             /* pinned, for the data check */
 	size_t cap;             /* bytes allocated per buffer */
 	double init_us;
@@ -138,6 +140,11 @@ static int world_open(struct world *w, struct cd_probe_env *env, const char *ncc
 		if ((cr = w->cu->StreamCreate(&w->s[i], CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
 			return cd_gpu_fail(env, w->cu, cr, "cuStreamCreate");
 	}
+	/* without events a sample is timed with the clock, as nccl-tests does */
+	w->cu->CtxSetCurrent(w->ctx[0]);
+	for (int e = 0; e < 2 && w->cu->EventCreate && w->cu->EventRecord && w->cu->EventElapsedTime; e++)
+		if (w->cu->EventCreate(&w->ev[e], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+			w->ev[e] = NULL;
 	env->device = -1;
 	return 0;
 }
@@ -229,10 +236,18 @@ static void world_free(struct world *w)
 	int peer = w->peer;
 
 	if (w->state == 1) {
+		/* as nccl-tests: every communicator first, so none is left using a buffer being freed */
 		for (int i = 0; i < w->n; i++) {
 			w->cu->CtxSetCurrent(w->ctx[i]);
 			if (w->comm[i])
 				w->nc->CommDestroy(w->comm[i]);
+		}
+		w->cu->CtxSetCurrent(w->ctx[0]);
+		for (int e = 0; e < 2; e++)
+			if (w->ev[e] && w->cu->EventDestroy)
+				w->cu->EventDestroy(w->ev[e]);
+		for (int i = 0; i < w->n; i++) {
+			w->cu->CtxSetCurrent(w->ctx[i]);
 			buffers_free(w, i);
 			if (w->s[i])
 				w->cu->StreamDestroy(w->s[i]);
@@ -279,7 +294,8 @@ static int world_buffers(struct world *w, struct cd_probe_env *env, size_t bytes
 /* Elements (float) of one rank's send buffer and of its receive buffer for a sweep size. */
 static void counts(enum coll c, size_t bytes, int n, size_t *send, size_t *recv)
 {
-	size_t total = bytes / sizeof(float), per = total / (size_t)n;
+	/* nccl-tests rounds each rank's part to 16 bytes (4 floats), so every chunk stays aligned */
+	size_t total = bytes / sizeof(float), per = total / (size_t)n / 4 * 4;
 
 	switch (c) {
 	case C_ALL_GATHER: /* nccl-tests: the size is the gathered total */
@@ -357,8 +373,12 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 	struct world *w = cs->w;
 	size_t ns, nr;
 	ncclResult_t r = ncclSuccess;
+	int rc;
 
 	counts(cs->c, bytes, w->total, &ns, &nr);
+	/* a non-blocking communicator takes nothing new while its last launch is in progress */
+	if (w->launched && (rc = wait_comms(w, env)) < 0)
+		return rc;
 	if ((r = w->nc->GroupStart()) != ncclSuccess)
 		return nccl_fail(w, env, r, "ncclGroupStart");
 	for (int i = 0; i < w->n && r == ncclSuccess; i++) {
@@ -413,6 +433,47 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 	r = w->nc->GroupEnd();
 	if (r != ncclSuccess && r != ncclInProgress)
 		return nccl_fail(w, env, r, "ncclGroupEnd");
+	/* the sample's time starts when its first collective ends: its launch is not in it */
+	if (++w->launched == 1 && w->ev[0]) {
+		w->cu->CtxSetCurrent(w->ctx[0]);
+		w->cu->EventRecord(w->ev[0], w->s[0]);
+	}
+	return 0;
+}
+
+/*
+ * nccl-tests' method: a sample's collectives are launched back to back and waited for
+ * once; its time is the first GPU's stream time from the end of the first collective to
+ * the end of the last, over the others (events), or the clock's when there are none.
+ */
+#define COLL_BATCH 5
+
+static int coll_begin(struct cd_probe_env *env)
+{
+	((const struct coll_state *)env->priv)->w->launched = 0;
+	return 0;
+}
+
+static int coll_end(struct cd_probe_env *env)
+{
+	struct world *w = ((const struct coll_state *)env->priv)->w;
+	CUresult r;
+
+	if (!w->ev[1] || w->launched < 2)
+		return 0;
+	w->cu->CtxSetCurrent(w->ctx[0]);
+	r = w->cu->EventRecord(w->ev[1], w->s[0]);
+	return r == CUDA_SUCCESS ? 0 : cd_gpu_fail(env, w->cu, r, "cuEventRecord");
+}
+
+static int coll_op_us(struct cd_probe_env *env, double *us)
+{
+	struct world *w = ((const struct coll_state *)env->priv)->w;
+	float ms = 0;
+
+	if (!w->ev[1] || w->launched < 2 || w->cu->EventElapsedTime(&ms, w->ev[0], w->ev[1]) != CUDA_SUCCESS)
+		return -1;
+	*us = (double)ms * 1e3 / (w->launched - 1);
 	return 0;
 }
 
@@ -505,7 +566,8 @@ static void coll_before(struct cd_probe_env *env)
 
 static const struct cd_probe p_coll = {
 	.name = "nccl", .setup = coll_setup, .start = coll_start, .poll = coll_poll, .abort = coll_abort,
-	.check = coll_check, .before = coll_before, .phase = "collective", .setup_phase = "init",
+	.check = coll_check, .before = coll_before, .batch = COLL_BATCH, .begin = coll_begin, .end = coll_end,
+	.op_us = coll_op_us, .phase = "collective", .setup_phase = "init",
 };
 
 /*
@@ -539,6 +601,8 @@ static int local_gpus(struct world *w, const struct cd_probe_def *d, const struc
 			w->gpu[k] = k;
 			k++;
 		}
+	else if (n == 1)
+		w->gpu[k++] = 0; /* srun --gpus-per-task=1 or CUDA_VISIBLE_DEVICES per rank: its own GPU */
 	else if (dd->local_rank < n)
 		w->gpu[k++] = dd->local_rank;
 	else
@@ -582,19 +646,6 @@ static int plan_world(struct world *w, const struct cd_probe_def *d, struct cd_p
 	return -1;
 }
 
-/* Across hosts, nccl-tests' habit: one algorithm, so busbw compares between runs and hosts. */
-static void ring_across_hosts(struct cd_probe_run *run)
-{
-	static int set_here;
-
-	if (cd_dist_get()->n_hosts > 1 && !getenv("NCCL_ALGO")) {
-		setenv("NCCL_ALGO", "Ring", 0);
-		set_here = 1;
-	}
-	if (set_here)
-		run->variant = xstrdup("NCCL_ALGO=Ring");
-}
-
 /* nccl.init: make the communicators; its one sample is the time that took. */
 static void run_init(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 {
@@ -616,7 +667,6 @@ static void run_init(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	run = cd_probe_new_run(ctx, d, W.n == 1 && W.procs > 1 ? W.gpu[0] : -1, -1);
 	run->nranks = W.total;
 	env.nranks = W.total;
-	ring_across_hosts(run);
 	rc = world_init(&W, &env, ctx->nccl_lib);
 	/* one rank's failed init leaves the others' communicators waiting: all stop together */
 	if (W.procs > 1 && cd_dist_agree(rc == 0, env.deadline) != 1 && rc == 0) {
@@ -758,7 +808,6 @@ static double pair_run(void *arg, int peer, int initiator, int phase)
 	w.g0 = initiator ? 0 : theirs->gpus;
 	memcpy(&id, initiator ? mine->id : theirs->id, sizeof(id));
 	run->nranks = w.total;
-	ring_across_hosts(run);
 	rc = world_connect(&w, &env, &id);
 	/* one side's failed init leaves the other's communicators waiting: both stop */
 	agreed = world_agree(&w, rc == 0, env.deadline);

@@ -4,6 +4,8 @@
  * through the copy engines, with peer access enabled where the driver allows it.
  * Where it does not, the driver stages the copy through host memory; the pair is
  * still measured (discovery's paths.cuda_p2p says which pairs have peer access).
+ * p2p.bw is nvbandwidth's device_to_device_memcpy_write_ce: copies queued behind a
+ * held stream between events, the median of samples.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,107 +13,93 @@
 #include "gpu_common.h"
 #include "util.h"
 
-#define SEED 0x5eed0002u
+/*
+ * The buffers, streams and contexts are gpu_common's, made once per GPU: the source is
+ * GPU a's pattern buffer, the destination GPU b's receive buffer, the stream a's first.
+ * Peer access is enabled once per direction; a GPU out of peer mappings (or refused) has
+ * the pair staged through the host, still measured. p2p.bw times batches behind a held
+ * stream with events (nvbandwidth); p2p.latency one copy at a time, launch included.
+ */
+#define P2P_BATCH 4
 
 struct p2p_state {
 	const struct cd_cuda_api *cu;
-	CUdevice dev[2];
-	CUcontext ctx[2];
-	int retained[2];
-	CUstream s;                 /* on the source GPU */
-	CUdeviceptr src, dst;
-	void *host;                 /* pinned staging for the data check */
+	struct cd_gpu_dev *g[2];    /* source, destination */
+	struct cd_pinned *pin;      /* the data check's staging */
+	int held;
 	int aborted;
 };
-
-static void p2p_release(struct p2p_state *st)
-{
-	const struct cd_cuda_api *cu = st->cu;
-
-	if (!st->aborted) {
-		if (st->s)
-			cu->StreamDestroy(st->s);
-		if (st->src)
-			cu->MemFree(st->src);
-		if (st->dst)
-			cu->MemFree(st->dst);
-		if (st->host)
-			cu->MemFreeHost(st->host);
-		for (int i = 0; i < 2; i++)
-			if (st->retained[i])
-				cu->DevicePrimaryCtxRelease(st->dev[i]);
-	}
-	free(st);
-}
-
-/* Allocate on dev[k] with its context current. */
-static int alloc_on(struct cd_probe_env *env, struct p2p_state *st, int k, CUdeviceptr *p, size_t bytes)
-{
-	CUresult r;
-
-	if ((r = st->cu->CtxSetCurrent(st->ctx[k])) != CUDA_SUCCESS)
-		return cd_gpu_fail(env, st->cu, r, "cuCtxSetCurrent");
-	if ((r = st->cu->MemAlloc(p, bytes)) != CUDA_SUCCESS)
-		return cd_gpu_fail(env, st->cu, r, "cuMemAlloc");
-	return 0;
-}
-
-static int p2p_setup_inner(struct cd_probe_env *env, struct p2p_state *st, size_t max)
-{
-	const struct cd_cuda_api *cu = st->cu;
-	int can = 0, rc;
-	CUresult r;
-
-	if (cd_gpu_ctx_enter(env, cu, env->peer, &st->dev[1], &st->ctx[1]) < 0)
-		return -1;
-	st->retained[1] = 1;
-	if (cd_gpu_ctx_enter(env, cu, env->device, &st->dev[0], &st->ctx[0]) < 0)
-		return -1;
-	st->retained[0] = 1;
-	/* from the source context, map the peer's memory; already enabled by an earlier pair is fine */
-	if (cu->DeviceCanAccessPeer(&can, st->dev[0], st->dev[1]) == CUDA_SUCCESS && can) {
-		r = cu->CtxEnablePeerAccess(st->ctx[1], 0);
-		if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
-			return cd_gpu_fail(env, cu, r, "cuCtxEnablePeerAccess");
-	}
-	if (alloc_on(env, st, 1, &st->dst, max) < 0 || alloc_on(env, st, 0, &st->src, max) < 0)
-		return -1;
-	if ((r = cu->MemHostAlloc(&st->host, max, 0)) != CUDA_SUCCESS)
-		return cd_gpu_fail(env, cu, r, "cuMemHostAlloc (pinned host memory)");
-	if ((r = cu->StreamCreate(&st->s, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
-		return cd_gpu_fail(env, cu, r, "cuStreamCreate");
-	cd_gpu_fill(st->host, max, SEED);
-	if ((r = cu->MemcpyHtoDAsync(st->src, st->host, max, st->s)) != CUDA_SUCCESS)
-		return cd_gpu_fail(env, cu, r, "cuMemcpyHtoDAsync");
-	rc = cd_gpu_stream_wait(env, cu, st->s);
-	st->aborted = rc == CD_PROBE_TIMEOUT;
-	return rc;
-}
 
 static int p2p_setup(struct cd_probe_env *env, size_t max)
 {
 	const char *why = NULL;
 	const struct cd_cuda_api *cu = cd_dl_cuda(&why);
 	struct p2p_state *st;
-	int rc;
+	int rc = -1;
 
 	if (!cu)
 		return cd_probe_fail(env, "%s", why);
 	st = xcalloc(1, sizeof(*st));
 	st->cu = cu;
-	rc = p2p_setup_inner(env, st, max);
-	if (rc < 0) {
-		p2p_release(st);
-		return rc;
+	if ((st->g[1] = cd_gpu_get(env, env->peer)) && (st->pin = cd_gpu_pinned(env, env->device, max)) &&
+	    (rc = cd_gpu_buffers(env, st->g[1], st->pin, max)) == 0 && (st->g[0] = cd_gpu_get(env, env->device)) &&
+	    (rc = cd_gpu_buffers(env, st->g[0], st->pin, max)) == 0 && (rc = cd_gpu_peer(env, st->g[0], st->g[1])) >= 0) {
+		cu->CtxSetCurrent(st->g[0]->ctx);
+		env->priv = st;
+		return 0;
 	}
-	env->priv = st;
+	if (rc == CD_PROBE_TIMEOUT) {
+		cd_gpu_drop(env->device);
+		cd_gpu_drop(env->peer);
+	}
+	free(st);
+	return rc == CD_PROBE_TIMEOUT ? rc : -1;
+}
+
+static int p2p_begin(struct cd_probe_env *env)
+{
+	struct p2p_state *st = env->priv;
+	CUresult r;
+
+	st->held = cd_gpu_hold(st->g[0], 0) == 0;
+	if (st->g[0]->ev[0][0] && (r = st->cu->EventRecord(st->g[0]->ev[0][0], st->g[0]->s[0])) != CUDA_SUCCESS) {
+		if (st->held) /* nothing may stay held: the cache lends this stream to the next run */
+			cd_gpu_release(st->g[0]);
+		st->held = 0;
+		return cd_gpu_fail(env, st->cu, r, "cuEventRecord");
+	}
+	return 0;
+}
+
+static int p2p_end(struct cd_probe_env *env)
+{
+	struct p2p_state *st = env->priv;
+	CUresult r = CUDA_SUCCESS;
+
+	if (st->g[0]->ev[0][1])
+		r = st->cu->EventRecord(st->g[0]->ev[0][1], st->g[0]->s[0]);
+	if (st->held)
+		cd_gpu_release(st->g[0]);
+	st->held = 0;
+	return r == CUDA_SUCCESS ? 0 : cd_gpu_fail(env, st->cu, r, "cuEventRecord");
+}
+
+static int p2p_op_us(struct cd_probe_env *env, double *us)
+{
+	struct p2p_state *st = env->priv;
+	double ms = cd_gpu_event_ms(st->g[0], 0);
+
+	if (ms < 0)
+		return -1;
+	*us = ms * 1e3 / P2P_BATCH;
 	return 0;
 }
 
 static int p2p_start(struct cd_probe_env *env, size_t bytes)
 {
 	struct p2p_state *st = env->priv;
-	CUresult r = st->cu->MemcpyPeerAsync(st->dst, st->ctx[1], st->src, st->ctx[0], bytes, st->s);
+	CUresult r = st->cu->MemcpyPeerAsync(st->g[1]->b, st->g[1]->ctx, st->g[0]->a, st->g[0]->ctx, bytes,
+					     st->g[0]->s[0]);
 
 	return r == CUDA_SUCCESS ? 0 : cd_gpu_fail(env, st->cu, r, "cuMemcpyPeerAsync");
 }
@@ -120,12 +108,17 @@ static int p2p_poll(struct cd_probe_env *env)
 {
 	struct p2p_state *st = env->priv;
 
-	return cd_gpu_stream_poll(env, st->cu, st->s);
+	return cd_gpu_stream_poll(env, st->cu, st->g[0]->s[0]);
 }
 
 static void p2p_abort(struct cd_probe_env *env)
 {
-	((struct p2p_state *)env->priv)->aborted = 1;
+	struct p2p_state *st = env->priv;
+
+	if (st->held)
+		cd_gpu_release(st->g[0]);
+	st->held = 0;
+	st->aborted = 1;
 }
 
 static int64_t p2p_check(struct cd_probe_env *env, size_t bytes)
@@ -134,27 +127,37 @@ static int64_t p2p_check(struct cd_probe_env *env, size_t bytes)
 	CUresult r;
 	int rc;
 
-	memset(st->host, 0, bytes);
-	if ((r = st->cu->MemcpyDtoHAsync(st->host, st->dst, bytes, st->s)) != CUDA_SUCCESS)
+	memset(st->pin->dst, 0, bytes);
+	if ((r = st->cu->MemcpyDtoHAsync(st->pin->dst, st->g[1]->b, bytes, st->g[0]->s[0])) != CUDA_SUCCESS)
 		return cd_gpu_fail(env, st->cu, r, "cuMemcpyDtoHAsync (data check)");
-	rc = cd_gpu_stream_wait(env, st->cu, st->s);
+	rc = cd_gpu_stream_wait(env, st->cu, st->g[0]->s[0]);
 	if (rc < 0) {
 		st->aborted = rc == CD_PROBE_TIMEOUT;
 		return -1;
 	}
-	return cd_gpu_count_wrong(st->host, bytes, SEED);
+	return cd_gpu_count_wrong(st->pin->dst, bytes, CD_GPU_SEED);
 }
 
 static void p2p_teardown(struct cd_probe_env *env)
 {
-	if (env->priv)
-		p2p_release(env->priv);
+	struct p2p_state *st = env->priv;
+
+	if (st && st->aborted) {
+		cd_gpu_drop(env->device);
+		cd_gpu_drop(env->peer);
+	}
+	free(st);
 	env->priv = NULL;
 }
 
-static const struct cd_probe p_p2p = {
+static const struct cd_probe p_p2p_lat = {
 	.name = "p2p", .setup = p2p_setup, .start = p2p_start, .poll = p2p_poll, .abort = p2p_abort,
 	.check = p2p_check, .teardown = p2p_teardown, .phase = "copy",
+};
+static const struct cd_probe p_p2p_bw = {
+	.name = "p2p", .setup = p2p_setup, .start = p2p_start, .poll = p2p_poll, .abort = p2p_abort,
+	.check = p2p_check, .teardown = p2p_teardown, .batch = P2P_BATCH, .begin = p2p_begin, .end = p2p_end,
+	.op_us = p2p_op_us, .phase = "copy",
 };
 
 static void run_p2p(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
@@ -168,7 +171,9 @@ static void run_p2p(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 
 			if (i == j)
 				continue;
-			cd_probe_run_on(ctx, d, &p_p2p, &env, cd_probe_new_run(ctx, d, a, b));
+			cd_gpu_numa_hint(a, (int)ctx->host->gpus[i].numa);
+			cd_probe_run_on(ctx, d, strcmp(d->name, "p2p.latency") ? &p_p2p_bw : &p_p2p_lat, &env,
+					cd_probe_new_run(ctx, d, a, b));
 		}
 	}
 }
@@ -183,6 +188,7 @@ const struct cd_probe_def cd_probe_p2p_bw = {
 	.warmup = 2,
 	.iters = 10,
 	.run = run_p2p,
+	.finish = cd_gpu_cache_free,
 };
 const struct cd_probe_def cd_probe_p2p_latency = {
 	.name = "p2p.latency",
@@ -194,4 +200,5 @@ const struct cd_probe_def cd_probe_p2p_latency = {
 	.warmup = 10,
 	.iters = 100,
 	.run = run_p2p,
+	.finish = cd_gpu_cache_free,
 };

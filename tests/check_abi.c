@@ -56,7 +56,9 @@
 	X(MemHostAlloc, cuMemHostAlloc) X(MemFreeHost, cuMemFreeHost) X(MemcpyHtoDAsync, cuMemcpyHtoDAsync) \
 	X(MemcpyDtoHAsync, cuMemcpyDtoHAsync) X(MemcpyDtoDAsync, cuMemcpyDtoDAsync) \
 	X(MemcpyPeerAsync, cuMemcpyPeerAsync) X(MemsetD32Async, cuMemsetD32Async) X(StreamCreate, cuStreamCreate) \
-	X(StreamDestroy, cuStreamDestroy) X(StreamQuery, cuStreamQuery)
+	X(StreamDestroy, cuStreamDestroy) X(StreamQuery, cuStreamQuery) X(EventCreate, cuEventCreate) \
+	X(EventDestroy, cuEventDestroy) X(EventRecord, cuEventRecord) X(EventElapsedTime, cuEventElapsedTime) \
+	X(StreamWaitValue32, cuStreamWaitValue32) X(MemHostGetDevicePointer, cuMemHostGetDevicePointer)
 
 #define NCCL_ABI(X) \
 	X(GetVersion, ncclGetVersion) X(GetErrorString, ncclGetErrorString) X(GetLastError, ncclGetLastError) \

@@ -439,6 +439,112 @@ START_TEST(test_run_unchecked_and_sync)
 }
 END_TEST
 
+/*
+ * Batch mode (nvbandwidth, nccl-tests): a sample is `batch` starts back to back, one
+ * begin and one end around them, one wait; its time is op_us's device time when the
+ * probe has it, not the clock's.
+ */
+static int batch_begins, batch_ends, batch_starts_at_end, batch_dev;
+
+static int batch_begin(struct cd_probe_env *env)
+{
+	(void)env;
+	batch_begins++;
+	return 0;
+}
+
+static int batch_end(struct cd_probe_env *env)
+{
+	(void)env;
+	batch_ends++;
+	batch_starts_at_end = F.starts;
+	return 0;
+}
+
+static int batch_op_us(struct cd_probe_env *env, double *us)
+{
+	(void)env;
+	if (!batch_dev)
+		return -1;
+	*us = 1e6; /* a device time no clock here would give: it must be the one reported */
+	return 0;
+}
+
+START_TEST(test_run_batch)
+{
+	struct cd_probe b = probe_fake;
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { .device = CD_NULL_I64 };
+	struct cd_sweep s;
+
+	b.batch = 4;
+	b.begin = batch_begin;
+	b.end = batch_end;
+	b.op_us = batch_op_us;
+	batch_begins = batch_ends = batch_starts_at_end = 0;
+	batch_dev = 1;
+	sweep(&s, "64", "64");
+	ck_assert_int_eq(cd_probe_run_sweep(&b, &env, &s, 1, 3, 30.0, &run), 0);
+	/* one warm-up and three timed samples, each of four operations launched before any wait */
+	ck_assert_int_eq(F.starts, 16);
+	ck_assert_int_eq(batch_begins, 4);
+	ck_assert_int_eq(batch_ends, 4);
+	ck_assert_int_eq(batch_starts_at_end, 16);
+	ck_assert_int_eq(F.polls, 4); /* once per sample, after its last start */
+	ck_assert_uint_eq(run.n_samples, 1);
+	ck_assert_int_eq(run.samples[0].iters, 3);
+	ck_assert_double_eq(run.samples[0].time_us, 1e6);
+	ck_assert_int_eq(run.samples[0].errors, 0);
+	free(run.name);
+	free(run.samples);
+
+	/* no device time: the clock's, divided by the batch (a 1 s sample would not be) */
+	memset(&run, 0, sizeof(run));
+	run.device = CD_NULL_I64;
+	env = env_init();
+	batch_dev = 0;
+	ck_assert_int_eq(cd_probe_run_sweep(&b, &env, &s, 0, 2, 30.0, &run), 0);
+	ck_assert_int_eq(F.starts, 8);
+	ck_assert_double_lt(run.samples[0].time_us, 1e6);
+	free(run.name);
+	free(run.samples);
+}
+END_TEST
+
+/* A start that blocks past the deadline (a group waiting for a late peer) ends its batch there. */
+static int blocking_start(struct cd_probe_env *env, size_t bytes)
+{
+	struct timespec ts = { 0, 60 * 1000000 };
+
+	nanosleep(&ts, NULL);
+	return fake_start(env, bytes);
+}
+
+START_TEST(test_run_batch_deadline)
+{
+	struct cd_probe b = probe_fake;
+	struct cd_probe_env env = env_init();
+	struct cd_probe_run run = { 0 };
+	struct cd_sweep s;
+
+	b.batch = 100; /* 6 s of starts: the 0.1 s budget must stop it after the first few */
+	b.begin = batch_begin;
+	b.end = batch_end;
+	b.start = blocking_start;
+	batch_begins = batch_ends = 0;
+	sweep(&s, "64", "64");
+	ck_assert_int_eq(cd_probe_run_sweep(&b, &env, &s, 0, 1, 0.1, &run), -1);
+	ck_assert_int_eq(run.status, CD_ST_TIMEOUT);
+	ck_assert_int_le(F.starts, 3);
+	ck_assert_int_eq(batch_ends, 1); /* what was held is released */
+	ck_assert_int_eq(F.aborts, 1);
+	free(run.name);
+	free(run.phase);
+	free(run.reason);
+	free(run.samples);
+}
+END_TEST
+
 /* THE DEADLINE PATH: an operation that never completes */
 START_TEST(test_run_deadline)
 {
@@ -941,6 +1047,8 @@ Suite *probe_suite(void)
 	TCase *th = tcase_create("harness");
 
 	tcase_add_test(tc, test_busbw_factors);
+	tcase_add_test(tc, test_run_batch);
+	tcase_add_test(tc, test_run_batch_deadline);
 	tcase_add_test(tc, test_sweep_factor);
 	tcase_add_test(tc, test_sweep_increment);
 	tcase_add_test(tc, test_sweep_edges);

@@ -35,7 +35,7 @@ line copy.h2d:gpu0 1048576 24.61
 line copy.h2d:gpu1 1048576 25.02
 line copy.d2h:gpu1 1048576 26.18
 line copy.d2d:gpu0 1048576 30.12
-line copy.bidir:gpu1 1048576 12.88
+line "copy.bidir(h2d):gpu1" 1048576 12.88
 # p2p.bw 0->1 is write_ce[0][1] (GPU 0's engine); its read counterpart is read_ce[1][0]
 line p2p.bw:gpu0-gpu1 1048576 22.73
 line 'p2p.bw(read):gpu0-gpu1' 1048576 21.90

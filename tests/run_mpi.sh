@@ -173,6 +173,12 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	[ $(($(date +%s) - t0)) -lt 30 ] && ok || bad "nccl, a rank without a GPU: the others waited"
 	json_true "nccl, a rank without a GPU: one skip per probe, by rank 2, with why" "$TMP/nw4.json" \
 		'[(p["rank"], p["status"]) for p in d["probes"] if p["name"].startswith("nccl.")] == [(2, "skipped")] * 9 and all(p["reason"] == "rank 2: no GPU left for local rank 2: the host has 2" for p in d["probes"] if p["name"].startswith("nccl."))'
+	# one GPU per rank, as srun --gpus-per-task=1 or a per-rank CUDA_VISIBLE_DEVICES shows it:
+	# local rank 1 sees one GPU and uses it, where it used to look for a second
+	$MPIRUN -x LD_LIBRARY_PATH=$TMP/fw -x FAKE_CUDA=one -x FAKE_NCCL_TIMEOUT_S=5 -np 2 "$BIN" probe nccl.init \
+		nccl.all_reduce $SW --json >"$TMP/nw1.json" 2>"$TMP/err"
+	json_true "nccl, one GPU visible per rank: each rank uses its own, one world of two" "$TMP/nw1.json" \
+		'sorted((p["rank"], p["status"], p["nranks"], p["device"]) for p in d["probes"] if p["name"] == "nccl.all_reduce") == [(0, "ok", 2, 0)] * 2 + [(1, "ok", 2, 0)] * 2'
 	# a rank whose driver fails (another host's broken driver): the same, in that rank's words
 	printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export FAKE_CUDA=count\nexec "$@"\n' >"$TMP/rank1.sh"
 	chmod +x "$TMP/rank1.sh"

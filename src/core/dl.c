@@ -99,6 +99,12 @@ const struct cd_dl_sym cd_dl_cuda_syms[] = {
 	{ "cuStreamCreate", (void **)&cu.StreamCreate, 0 },
 	{ "cuStreamDestroy_v2", (void **)&cu.StreamDestroy, 0 },
 	{ "cuStreamQuery", (void **)&cu.StreamQuery, 0 },
+	{ "cuEventCreate", (void **)&cu.EventCreate, 1 },
+	{ "cuEventDestroy_v2", (void **)&cu.EventDestroy, 1 },
+	{ "cuEventRecord", (void **)&cu.EventRecord, 1 },
+	{ "cuEventElapsedTime_v2", (void **)&cu.EventElapsedTime, 1 },
+	{ "cuStreamWaitValue32_v2", (void **)&cu.StreamWaitValue32, 1 },
+	{ "cuMemHostGetDevicePointer_v2", (void **)&cu.MemHostGetDevicePointer, 1 },
 	{ NULL, NULL, 0 },
 };
 
@@ -168,6 +174,9 @@ const struct cd_cuda_api *cd_dl_cuda(const char **err)
 	if (h && cd_dl_bind(h, CD_SONAME_CUDA, cd_dl_cuda_syms, &e) == 0) {
 		CUresult r = cu.Init(0);
 		char buf[32];
+
+		if (!cu.EventElapsedTime) /* drivers before CUDA 12.8 have only the first */
+			cu.EventElapsedTime = (CUresult(*)(float *, CUevent, CUevent))dlsym(h, "cuEventElapsedTime");
 
 		if (r == CUDA_SUCCESS)
 			return &cu;

@@ -66,6 +66,13 @@ struct cd_cuda_api {
 	CUresult (*StreamCreate)(CUstream *, unsigned int);
 	CUresult (*StreamDestroy)(CUstream);
 	CUresult (*StreamQuery)(CUstream);
+	/* optional: the probes' device timing (events) and a stream held until the host says go */
+	CUresult (*EventCreate)(CUevent *, unsigned int);
+	CUresult (*EventDestroy)(CUevent);
+	CUresult (*EventRecord)(CUevent, CUstream);
+	CUresult (*EventElapsedTime)(float *, CUevent, CUevent);  /* _v2 (CUDA >= 12.8), else the first */
+	CUresult (*StreamWaitValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+	CUresult (*MemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned int);
 };
 
 struct cd_nccl_api {

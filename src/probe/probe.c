@@ -370,12 +370,40 @@ struct sweep_state {
 	const char *phase;
 };
 
-/* One operation; on success *dt_ns is its time. Records the status on failure or timeout. */
-static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
+/* What a failed or timed-out operation records; -1. */
+static int op_failed(struct sweep_state *st, size_t bytes, int r)
 {
+	char *msg;
+
+	if (r == OP_TIMEOUT || r == OP_STOPPED) {
+		if (st->p->abort)
+			st->p->abort(st->env);
+		if (r == OP_STOPPED)
+			msg = xasprintf("operation of %zu bytes aborted: stopped by %s", bytes, cd_stop_cause());
+		else
+			/* the budget is the run's, all sizes: not this operation's alone */
+			msg = xasprintf("operation of %zu bytes did not complete within the run's %.1f s budget", bytes,
+					st->budget_s);
+		cd_probe_set_status(st->out, CD_ST_TIMEOUT, st->phase, msg);
+	} else {
+		msg = st->env->why[0] ? xstrdup(st->env->why)
+				      : xasprintf("operation of %zu bytes failed", bytes);
+		cd_probe_set_status(st->out, CD_ST_ERROR, st->phase, msg);
+	}
+	free(msg);
+	return -1;
+}
+
+/*
+ * One sample: one operation, or p->batch launched back to back and waited for once. On
+ * success *us is the time of one operation. Records the status on failure or timeout.
+ */
+static int one_sample(struct sweep_state *st, size_t bytes, double *us)
+{
+	int k = st->p->batch > 1 ? st->p->batch : 1, r = 0, late = 0, i;
 	int64_t t0, t1;
 	char *msg;
-	int r;
+	double dev;
 
 	if (cd_stop) {
 		msg = xasprintf("stopped by %s before the operation of %zu bytes", cd_stop_cause(), bytes);
@@ -394,33 +422,33 @@ static int one_op(struct sweep_state *st, size_t bytes, int64_t *dt_ns)
 		st->p->before(st->env);
 	st->env->why[0] = '\0';
 	t0 = now_ns();
-	r = st->p->start(st->env, bytes);
-	if (r == 0)
+	if (k > 1 && st->p->begin && st->p->begin(st->env) < 0)
+		return op_failed(st, bytes, OP_FAILED);
+	for (i = 0; i < k && r == 0; i++) {
+		/* a start may block (a group waiting for a late peer): the deadline holds between them */
+		if (i && (cd_stop || now_ns() >= st->deadline)) {
+			late = cd_stop ? OP_STOPPED : OP_TIMEOUT;
+			break;
+		}
+		r = st->p->start(st->env, bytes);
+	}
+	/* what was launched must be released before anything waits for it */
+	if (k > 1 && st->p->end && st->p->end(st->env) < 0 && r == 0)
+		r = -1;
+	if (late && r == 0)
+		r = late;
+	else if (r == 0)
 		r = op_wait(st->p, st->env, t0, st->deadline);
 	else
 		r = r == CD_PROBE_TIMEOUT ? OP_TIMEOUT : OP_FAILED;
 	t1 = now_ns();
-	if (r == OP_DONE) {
-		*dt_ns = t1 - t0;
-		return 0;
-	}
-	if (r == OP_TIMEOUT || r == OP_STOPPED) {
-		if (st->p->abort)
-			st->p->abort(st->env);
-		if (r == OP_STOPPED)
-			msg = xasprintf("operation of %zu bytes aborted: stopped by %s", bytes, cd_stop_cause());
-		else
-			/* the budget is the run's, all sizes: not this operation's alone */
-			msg = xasprintf("operation of %zu bytes did not complete within the run's %.1f s budget", bytes,
-					st->budget_s);
-		cd_probe_set_status(st->out, CD_ST_TIMEOUT, st->phase, msg);
-	} else {
-		msg = st->env->why[0] ? xstrdup(st->env->why)
-				      : xasprintf("operation of %zu bytes failed", bytes);
-		cd_probe_set_status(st->out, CD_ST_ERROR, st->phase, msg);
-	}
-	free(msg);
-	return -1;
+	if (r != OP_DONE)
+		return op_failed(st, bytes, r);
+	if (k > 1 && st->p->op_us && st->p->op_us(st->env, &dev) == 0 && dev >= 0)
+		*us = dev;
+	else
+		*us = (double)(t1 - t0) / 1e3 / k;
+	return 0;
 }
 
 int64_t cd_probe_cpu_wait_ns(void)
@@ -444,19 +472,18 @@ int64_t cd_probe_cpu_wait_ns(void)
 static int one_size(struct sweep_state *st, size_t bytes, int warmup, int iters, double *t_us)
 {
 	struct cd_probe_sample *s;
-	int64_t dt, w0, w1;
-	double factor, total = 0;
+	int64_t w0, w1;
+	double factor, total = 0, dt;
 	int i;
 
 	for (i = 0; i < warmup; i++)
-		if (one_op(st, bytes, &dt) < 0)
+		if (one_sample(st, bytes, &dt) < 0)
 			return -1;
 	w0 = cd_probe_cpu_wait_ns(); /* outside the timed operations: they never wait for this read */
 	for (i = 0; i < iters; i++) {
-		if (one_op(st, bytes, &dt) < 0)
+		if (one_sample(st, bytes, &t_us[i]) < 0)
 			return -1;
-		t_us[i] = (double)dt / 1e3;
-		total += t_us[i];
+		total += t_us[i] * (st->p->batch > 1 ? st->p->batch : 1);
 	}
 	w1 = cd_probe_cpu_wait_ns();
 	s = cd_probe_add_sample(st->out);

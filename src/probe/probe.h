@@ -47,6 +47,17 @@ struct cd_probe {
 	int64_t (*check)(struct cd_probe_env *env, size_t bytes); /* optional: wrong elements of the last op, -1 if it cannot tell */
 	void (*teardown)(struct cd_probe_env *env);     /* optional; called whenever setup succeeded (or is NULL) */
 	void (*before)(struct cd_probe_env *env);       /* optional: before each operation, outside its time */
+	/*
+	 * Batch mode, nvbandwidth's and nccl-tests' method: each timed sample is `batch`
+	 * operations launched back to back (start called that many times without waiting),
+	 * then polled once; the sample is their time / batch, from op_us when the probe has
+	 * it (device time: CUDA events), else the wall clock from before the first start to
+	 * poll's done. 0 or 1: each operation is timed alone, from start to done.
+	 */
+	int batch;
+	int (*begin)(struct cd_probe_env *env);         /* optional: before a sample's starts (hold a stream, an event): 0, -1 */
+	int (*end)(struct cd_probe_env *env);           /* optional: after them (an event, release the stream): 0, -1 */
+	int (*op_us)(struct cd_probe_env *env, double *us); /* optional: device time per operation of the sample polled done; 0, or -1: use the wall clock */
 	const char *phase;                              /* what a timeout in start/poll is called: "copy", "collective" */
 	const char *setup_phase;                        /* what a timeout in setup is called: "init"; NULL = "setup" */
 };
@@ -142,8 +153,9 @@ void cd_probe_set_status(struct cd_probe_run *out, enum cd_status st, const char
 
 /*
  * Run p over every size of sw: setup(max = sw->last), then per size `warmup` untimed
- * and `iters` timed operations (each timed with CLOCK_MONOTONIC from start until poll
- * says done), then check; teardown. Appends one sample per completed size to out and
+ * and `iters` timed samples (each one operation timed with CLOCK_MONOTONIC from start
+ * until poll says done, or p->batch operations back to back, timed by p->op_us or the
+ * clock and divided: see struct cd_probe), then check; teardown. Appends one sample per completed size to out and
  * fills out->nranks/device/peer from env (name is left as the caller set it, or p->name).
  *
  * deadline_s is the wall-clock budget of the whole sweep, setup included (INFINITY for

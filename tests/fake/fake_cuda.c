@@ -11,15 +11,35 @@
  *          four:  four (one per rank of a four-rank NCCL world)
  *          corrupt: two devices whose device-to-host copies flip one byte
  *          stuck: one device whose streams never finish (cuStreamQuery: not ready)
+ *          hgx8:  the timed model of an 8-GPU node (below)
  * FAKE_CUDA_DELAY_MS=N makes every copy take N ms longer (a slow link: a run long
  * enough for the progress line).
+ * FAKE_CUDA_STATS=FILE: the calls worth counting (context creations, peer enables),
+ * rewritten as "name value" lines whenever one changes, then the model's parameters.
+ *
+ * The timed model (hgx8): eight "NVIDIA H100 80GB HBM3", all peers. Loaded with
+ * LD_PRELOAD it replaces clock_gettime(CLOCK_MONOTONIC) by a virtual host clock: the
+ * real clock plus what the model adds. Every call costs the host its modelled time
+ * (a launch 5 µs, a query 1 µs, a context 100 ms: added, never slept); each stream
+ * keeps the virtual time its queued work ends, an operation starting at the later of
+ * its launch and the stream's end and lasting bytes / bandwidth + latency. A query of
+ * a stream whose work is done in the model moves the host clock to that end (a poller
+ * that notices completion at once), so a harness's wall clock reads the model; events
+ * stamp the stream time. cuStreamWaitValue32 holds a stream until the host writes the
+ * word; what was queued behind it runs from then. Copies above 1 MiB that repeat the
+ * last copy into the same destination (same source, size, and sampled bytes equal)
+ * move no bytes again: the data the check reads is the same.
  * Device memory is host memory and copies are memcpy, so the copy and P2P probes
  * run their whole path (setup, polled operations, data check) against it.
  * Built with -DMISSING_SYMBOL it lacks cuDeviceGetCount (a driver too old or broken).
  * Self-contained on purpose: no cuda.h, so it builds wherever a C compiler does.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +50,7 @@ typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 typedef struct fake_ctx *CUcontext;
 typedef struct fake_stream *CUstream;
+typedef struct fake_event *CUevent;
 typedef struct {
 	char bytes[16];
 } CUuuid;
@@ -39,12 +60,19 @@ typedef struct {
 #define CUDA_ERROR_UNKNOWN 999
 #define CUDA_ERROR_NOT_READY 600
 #define CUDA_ERROR_OUT_OF_MEMORY 2
+#define CUDA_ERROR_INVALID_VALUE 1
+#define CUDA_ERROR_NOT_SUPPORTED 801
+#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
 
 static int mode(const char *m)
 {
-	const char *v = getenv("FAKE_CUDA");
+	static const char *v;
 
-	return !strcmp(v && *v ? v : "nodev", m);
+	if (!v) { /* read once: the model asks on every call */
+		v = getenv("FAKE_CUDA");
+		v = v && *v ? v : "nodev";
+	}
+	return !strcmp(v, m);
 }
 
 CUresult cuInit(unsigned int flags)
@@ -68,7 +96,7 @@ CUresult cuDriverGetVersion(int *v)
 #ifndef MISSING_SYMBOL
 CUresult cuDeviceGetCount(int *n)
 {
-	*n = mode("four") ? 4 : mode("two") || mode("corrupt") ? 2 : 1;
+	*n = mode("hgx8") ? 8 : mode("four") ? 4 : mode("two") || mode("corrupt") ? 2 : 1;
 	return mode("count") ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
 }
 #endif
@@ -82,13 +110,19 @@ CUresult cuDeviceGet(CUdevice *d, int i)
 CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 {
 	(void)d;
-	strncpy(name, "Fake GPU", (size_t)len);
+	strncpy(name, mode("hgx8") ? "NVIDIA H100 80GB HBM3" : "Fake GPU", (size_t)len);
 	return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice d)
 {
-	(void)d;
+	static const char *const hgx[8] = { "0000:18:00.0", "0000:2A:00.0", "0000:3A:00.0", "0000:5D:00.0",
+					    "0000:9A:00.0", "0000:AB:00.0", "0000:BA:00.0", "0000:DB:00.0" };
+
+	if (mode("hgx8")) {
+		strncpy(bus, hgx[d & 7], (size_t)len);
+		return CUDA_SUCCESS;
+	}
 	strncpy(bus, d ? "0000:AC:00.0" : "0000:AB:00.0", (size_t)len);
 	return CUDA_SUCCESS;
 }
@@ -102,8 +136,9 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d)
 
 CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d)
 {
-	(void)d;
 	memset(u->bytes, 0xab, sizeof(u->bytes));
+	if (mode("hgx8"))
+		u->bytes[15] = (char)d;
 	return CUDA_SUCCESS;
 }
 
@@ -121,62 +156,375 @@ CUresult cuDeviceCanAccessPeer(int *can, CUdevice a, CUdevice b)
 	return CUDA_SUCCESS;
 }
 
+/* ---- the timed model (FAKE_CUDA=hgx8); with other modes every time below stays 0 ---- */
+
+/*
+ * The model's numbers: what an HGX H100 node roughly delivers, and host costs that are
+ * never zero (the issue's estimates). Bandwidths in bytes per ns (= GB/s), times in ns.
+ * HBM is counted as traffic: a copy within a GPU reads and writes, 2 bytes per byte.
+ */
+static const struct {
+	const char *name;
+	double v;
+} params[] = {
+	{ "h2d_gbs", 55 },        { "d2h_gbs", 55 },          { "p2p_gbs", 370 },     { "staged_gbs", 20 },
+	{ "hbm_gbs", 3000 },      { "copy_lat_ns", 2000 },    { "launch_ns", 5000 },  { "query_ns", 1000 },
+	{ "sync_ns", 2000 },      { "ctx_ns", 100000000 },    { "alloc_ns", 100000 }, { "pin_gbs", 10 },
+	{ "nccl_group_ns", 50000 }, { "nccl_lat_ns", 15000 }, { "ar_busbw_gbs", 480 }, { "coll_busbw_gbs", 360 },
+};
+
+double fake_model_param(const char *name);
+double fake_model_param(const char *name)
+{
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+		if (!strcmp(params[i].name, name))
+			return params[i].v;
+	return 0;
+}
+
+static int model(void)
+{
+	static int m = -1;
+
+	if (m < 0)
+		m = mode("hgx8");
+	return m;
+}
+
+static _Atomic long long v_off; /* ns the model added to the real monotonic clock */
+
+/* libc's clock_gettime (the vDSO's: cheap), found past this library when it is preloaded. */
+static int real_clock(clockid_t id, struct timespec *ts)
+{
+	static int (*libc)(clockid_t, struct timespec *);
+	static int tried;
+
+	if (!tried) {
+		tried = 1;
+		libc = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+		if (libc == clock_gettime)
+			libc = NULL;
+	}
+	return libc ? libc(id, ts) : (int)syscall(SYS_clock_gettime, id, ts);
+}
+
+static long long real_ns(int id)
+{
+	struct timespec ts;
+
+	real_clock(id, &ts);
+	return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The virtual host clock, what clock_gettime(CLOCK_MONOTONIC) says under LD_PRELOAD. */
+static long long host_ns(void)
+{
+	return real_ns(CLOCK_MONOTONIC) + v_off;
+}
+
+static void host_cost(double ns)
+{
+	if (model())
+		v_off += (long long)ns;
+}
+
+static void host_until(long long t)
+{
+	long long now = host_ns();
+
+	if (model() && t > now)
+		v_off += t - now;
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	long long ns;
+
+	if (!model() || id != CLOCK_MONOTONIC)
+		return real_clock(id, ts);
+	ns = host_ns();
+	ts->tv_sec = ns / 1000000000;
+	ts->tv_nsec = ns % 1000000000;
+	return 0;
+}
+
+static struct {
+	long ctx_creates, ctx_destroys, peer_enables, wait_values, events;
+} stats;
+
+static void stats_write(void)
+{
+	const char *path = getenv("FAKE_CUDA_STATS");
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "w")))
+		return;
+	fprintf(f, "ctx_creates %ld\nctx_destroys %ld\npeer_enables %ld\nwait_values %ld\nevents %ld\n",
+		stats.ctx_creates, stats.ctx_destroys, stats.peer_enables, stats.wait_values, stats.events);
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+		fprintf(f, "%s %g\n", params[i].name, params[i].v);
+	fclose(f);
+}
+
 static struct fake_ctx {
 	int dev;
-} ctxs[4];
-static struct fake_stream {
-	int unused;
-} a_stream;
+	int refs;
+	unsigned char peer[8];  /* peer access enabled from this context to device k */
+} ctxs[8];
+static _Thread_local struct fake_ctx *cur;
+
+struct pending {
+	long long dur;
+	struct fake_event *ev; /* a record, when not NULL */
+};
+
+struct fake_stream {
+	int dev;
+	long long end;          /* virtual time the queued work ends */
+	const volatile uint32_t *wait; /* held until (int32_t)(*wait - value) >= 0 */
+	uint32_t value;
+	struct pending *q;      /* queued behind the wait */
+	size_t nq, capq;
+};
+
+struct fake_event {
+	long long t;
+	int recorded, held;
+};
+
+/* A held stream whose word was written runs what it queued, from now. */
+static void stream_release(struct fake_stream *s)
+{
+	long long t;
+
+	if (!s->wait || (int32_t)(*s->wait - s->value) < 0)
+		return;
+	s->wait = NULL;
+	t = host_ns();
+	if (s->end > t)
+		t = s->end;
+	for (size_t i = 0; i < s->nq; i++) {
+		t += s->q[i].dur;
+		if (s->q[i].ev) {
+			s->q[i].ev->t = t;
+			s->q[i].ev->held = 0;
+		}
+	}
+	s->end = t;
+	s->nq = 0;
+}
+
+static void stream_push(struct fake_stream *s, long long dur, struct fake_event *ev)
+{
+	if (s->nq == s->capq) {
+		size_t cap = s->capq ? 2 * s->capq : 64;
+		struct pending *q = realloc(s->q, cap * sizeof(*q));
+
+		if (!q)
+			abort();
+		s->q = q;
+		s->capq = cap;
+	}
+	s->q[s->nq++] = (struct pending){ dur, ev };
+}
+
+/* Queue dur ns of work on s, launched now (after the launch's host cost). */
+static void stream_run(struct fake_stream *s, long long dur)
+{
+	long long t;
+
+	if (!model() || !s)
+		return;
+	host_cost(fake_model_param("launch_ns"));
+	stream_release(s);
+	if (s->wait) {
+		stream_push(s, dur, NULL);
+		return;
+	}
+	t = host_ns();
+	s->end = (s->end > t ? s->end : t) + dur;
+}
+
+/*
+ * For the fake NCCL: one collective over n streams (one per GPU), launched by a group
+ * that cost the host host_ns_cost: it starts when every stream is free and lasts dur.
+ */
+void fake_model_collective(struct fake_stream **s, int n, long long dur, long long host_ns_cost);
+void fake_model_collective(struct fake_stream **s, int n, long long dur, long long host_ns_cost)
+{
+	long long t;
+
+	if (!model())
+		return;
+	host_cost((double)host_ns_cost);
+	t = host_ns();
+	for (int i = 0; i < n; i++)
+		if (s[i] && s[i]->end > t)
+			t = s[i]->end;
+	for (int i = 0; i < n; i++)
+		if (s[i])
+			s[i]->end = t + dur;
+}
+
+/* Memsets so far: the fake NCCL moves real data only in a group that follows one (fresh inputs). */
+static _Atomic long memsets;
+long fake_model_memsets(void);
+long fake_model_memsets(void)
+{
+	return memsets;
+}
+
+static long long copy_ns(size_t n, double gbs, double traffic)
+{
+	return (long long)(fake_model_param("copy_lat_ns") + (double)n * traffic / gbs);
+}
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
-	*c = &ctxs[d & 3];
+	struct fake_ctx *x = &ctxs[d & 7];
+
+	x->dev = d & 7;
+	if (!x->refs++) {
+		stats.ctx_creates++;
+		host_cost(fake_model_param("ctx_ns"));
+		memset(x->peer, 0, sizeof(x->peer)); /* a new context: its peer mappings are gone */
+		stats_write();
+	}
+	*c = x;
 	return CUDA_SUCCESS;
 }
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
 {
-	(void)d;
+	struct fake_ctx *x = &ctxs[d & 7];
+
+	if (x->refs > 0 && !--x->refs) {
+		/* the last reference resets the context: its allocations and peer mappings go */
+		stats.ctx_destroys++;
+		host_cost(fake_model_param("ctx_ns"));
+		stats_write();
+	}
 	return CUDA_SUCCESS;
 }
 
 CUresult cuCtxSetCurrent(CUcontext c)
 {
-	(void)c;
+	cur = c;
 	return CUDA_SUCCESS;
 }
 
 CUresult cuCtxEnablePeerAccess(CUcontext c, unsigned int flags)
 {
-	(void)c;
 	(void)flags;
+	stats.peer_enables++;
+	stats_write();
+	if (model() && cur && c) {
+		if (cur->peer[c->dev])
+			return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+		cur->peer[c->dev] = 1;
+		host_cost(1000000); /* mapping a peer's memory: ~1 ms */
+	}
 	return CUDA_SUCCESS;
+}
+
+/*
+ * The model keeps large freed blocks for the next allocation of the same size: a probe
+ * that allocates per run must not cost this machine gigabytes of page faults.
+ */
+static struct {
+	void *p;
+	size_t n;
+} spare[32];
+
+static void *mem_get(size_t n)
+{
+	if (model() && n >= (1u << 20))
+		for (size_t i = 0; i < 32; i++)
+			if (spare[i].p && spare[i].n == n) {
+				void *p = spare[i].p;
+
+				spare[i].p = NULL;
+				return p;
+			}
+	return malloc(n ? n : 1);
+}
+
+static void mem_put(void *p, size_t n)
+{
+	if (p && model() && n >= (1u << 20))
+		for (size_t i = 0; i < 32; i++)
+			if (!spare[i].p) {
+				spare[i].p = p;
+				spare[i].n = n;
+				return;
+			}
+	free(p);
+}
+
+/* Sizes of live large blocks, for mem_put (the API frees by pointer). */
+static struct {
+	void *p;
+	size_t n;
+} live_big[256];
+
+static void *mem_alloc(size_t n)
+{
+	void *p = mem_get(n);
+
+	if (p && model() && n >= (1u << 20))
+		for (size_t i = 0; i < 256; i++)
+			if (!live_big[i].p) {
+				live_big[i].p = p;
+				live_big[i].n = n;
+				break;
+			}
+	return p;
+}
+
+static void mem_free(void *p)
+{
+	for (size_t i = 0; p && i < 256; i++)
+		if (live_big[i].p == p) {
+			live_big[i].p = NULL;
+			mem_put(p, live_big[i].n);
+			return;
+		}
+	free(p);
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
-	void *m = malloc(n ? n : 1);
+	void *m = mem_alloc(n);
 
+	host_cost(fake_model_param("alloc_ns"));
 	*p = (CUdeviceptr)(uintptr_t)m;
 	return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr p)
 {
-	free((void *)(uintptr_t)p);
+	mem_free((void *)(uintptr_t)p);
 	return CUDA_SUCCESS;
 }
 
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags)
 {
 	(void)flags;
-	*p = malloc(n ? n : 1);
+	*p = mem_alloc(n);
+	host_cost(fake_model_param("alloc_ns") + (double)n / fake_model_param("pin_gbs"));
 	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned int flags)
+{
+	(void)flags;
+	*d = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
 }
 
 CUresult cuMemFreeHost(void *p)
 {
-	free(p);
+	mem_free(p);
 	return CUDA_SUCCESS;
 }
 
@@ -190,71 +538,207 @@ static void slow_link(void)
 		nanosleep(&ts, NULL);
 }
 
+/* The last large copy into a few destinations, to skip repeating it (model only). */
+static struct memo {
+	void *dst;
+	const void *src;
+	size_t n;
+} memo[16];
+
+static int same_sample(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	return !memcmp(a, b, 64) && !memcmp(a + n / 2, b + n / 2, 64) && !memcmp(a + n - 64, b + n - 64, 64);
+}
+
+static void move(void *dst, const void *src, size_t n)
+{
+	size_t k = ((uintptr_t)dst >> 12) % 16;
+
+	if (model() && n > (1u << 20)) {
+		if (memo[k].dst == dst && memo[k].src == src && memo[k].n == n && same_sample(dst, src, n))
+			return;
+		memo[k] = (struct memo){ dst, src, n };
+	}
+	memmove(dst, src, n);
+}
+
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
-	(void)s;
 	slow_link();
-	memcpy((void *)(uintptr_t)dst, src, n);
+	move((void *)(uintptr_t)dst, src, n);
+	stream_run(s, copy_ns(n, fake_model_param("h2d_gbs"), 1));
 	return CUDA_SUCCESS;
 }
 
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
-	(void)s;
 	slow_link();
-	memcpy(dst, (const void *)(uintptr_t)src, n);
+	move(dst, (const void *)(uintptr_t)src, n);
 	if (mode("corrupt") && n)
 		((unsigned char *)dst)[n - 1] ^= 0x40;
+	stream_run(s, copy_ns(n, fake_model_param("d2h_gbs"), 1));
 	return CUDA_SUCCESS;
 }
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
-	(void)s;
 	slow_link();
-	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+	move((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+	stream_run(s, copy_ns(n, fake_model_param("hbm_gbs"), 2));
 	return CUDA_SUCCESS;
 }
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s)
 {
-	(void)dc;
-	(void)sc;
-	return cuMemcpyDtoDAsync_v2(dst, src, n, s);
+	/* NVLink where the source context mapped the destination's memory, else staged through the host */
+	int peer = sc && dc && sc->peer[dc->dev];
+
+	slow_link();
+	move((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+	stream_run(s, copy_ns(n, fake_model_param(peer ? "p2p_gbs" : "staged_gbs"), 1));
+	return CUDA_SUCCESS;
 }
 
 CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream s)
 {
 	unsigned int *w = (unsigned int *)(uintptr_t)p;
 
-	(void)s;
 	for (size_t i = 0; i < n; i++)
 		w[i] = v;
+	memsets++;
+	stream_run(s, copy_ns(4 * n, fake_model_param("hbm_gbs"), 1));
 	return CUDA_SUCCESS;
 }
 
 CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 {
 	(void)flags;
-	*s = &a_stream;
+	*s = calloc(1, sizeof(**s));
+	if (!*s)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*s)->dev = cur ? cur->dev : 0;
 	return CUDA_SUCCESS;
 }
 
 CUresult cuStreamDestroy_v2(CUstream s)
 {
-	(void)s;
+	if (s)
+		free(s->q);
+	free(s);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, uint32_t value, unsigned int flags)
+{
+	if (flags != 0) /* CU_STREAM_WAIT_VALUE_GEQ only */
+		return CUDA_ERROR_INVALID_VALUE;
+	host_cost(fake_model_param("launch_ns"));
+	stream_release(s);
+	if (!s->wait) {
+		s->wait = (const volatile uint32_t *)(uintptr_t)addr;
+		s->value = value;
+		stats.wait_values++;
+	}
+	stream_release(s); /* already satisfied: nothing held */
 	return CUDA_SUCCESS;
 }
 
 CUresult cuStreamQuery(CUstream s)
 {
-	(void)s;
-	return mode("stuck") ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+	if (mode("stuck"))
+		return CUDA_ERROR_NOT_READY;
+	host_cost(fake_model_param("query_ns"));
+	stream_release(s);
+	if (s->wait)
+		return CUDA_ERROR_NOT_READY;
+	host_until(s->end); /* done in the model: the poller notices at once */
+	return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream s)
+{
+	if (mode("stuck"))
+		return CUDA_ERROR_NOT_READY;
+	host_cost(fake_model_param("sync_ns"));
+	stream_release(s);
+	if (s->wait)
+		return CUDA_ERROR_NOT_READY; /* the real one would wait for ever */
+	host_until(s->end);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuEventCreate(CUevent *e, unsigned int flags)
+{
+	(void)flags;
+	*e = calloc(1, sizeof(**e));
+	return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuEventDestroy_v2(CUevent e)
+{
+	free(e);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent e, CUstream s)
+{
+	long long t = host_ns();
+
+	host_cost(fake_model_param("launch_ns") / 5);
+	stats.events++;
+	e->recorded = 1;
+	stream_release(s);
+	if (s->wait) {
+		e->held = 1;
+		stream_push(s, 0, e);
+		return CUDA_SUCCESS;
+	}
+	e->held = 0;
+	e->t = s->end > t ? s->end : t;
+	s->end = e->t;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuEventQuery(CUevent e)
+{
+	if (mode("stuck"))
+		return CUDA_ERROR_NOT_READY;
+	host_cost(fake_model_param("query_ns"));
+	if (e->held)
+		return CUDA_ERROR_NOT_READY;
+	host_until(e->t);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+{
+	/* the other modes copy at launch and have no device time: the probes fall back to the clock */
+	if (!model())
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (!a->recorded || !b->recorded)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (a->held || b->held || b->t > host_ns())
+		return CUDA_ERROR_NOT_READY;
+	*ms = (float)((double)(b->t - a->t) / 1e6);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
+{
+	return cuEventElapsedTime_v2(ms, a, b);
 }
 
 CUresult cuGetErrorName(CUresult r, const char **s)
 {
 	*s = r == CUDA_ERROR_NO_DEVICE ? "CUDA_ERROR_NO_DEVICE" : r == CUDA_ERROR_UNKNOWN ? "CUDA_ERROR_UNKNOWN" :
-	     r == CUDA_ERROR_NOT_READY ? "CUDA_ERROR_NOT_READY" : NULL;
+	     r == CUDA_ERROR_NOT_READY ? "CUDA_ERROR_NOT_READY" :
+	     r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED ? "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED" : NULL;
 	return *s ? CUDA_SUCCESS : 1;
+}
+
+/* The parameters, for a bench that compares with the model, whatever was called. */
+__attribute__((constructor)) static void stats_init(void)
+{
+	if (model())
+		stats_write();
 }

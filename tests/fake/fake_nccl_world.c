@@ -20,6 +20,14 @@
  * and Send/Recv, in place or not, done before the call (or ncclGroupEnd) returns; streams
  * are ignored and non-blocking configs complete at once; ncclCommAbort on any rank makes
  * the others' waits fail with ncclRemoteError.
+ * Under the timed model of fake_cuda.c (FAKE_CUDA=hgx8, that library LD_PRELOADed),
+ * each group costs the host what NCCL's launch does (a thread per ncclGroupEnd for a
+ * non-blocking communicator, 50 µs; a kernel launch, 5 µs, per blocking one) and puts a
+ * collective of latency + bus bytes / bus bandwidth on every stream of the group; data
+ * moves only in a group that follows a cuMemsetD32Async (fresh inputs: a data check), when
+ * every rank of the world is in this process; and when each rank's input is one value
+ * (three samples agree, as the probes' data checks fill them) the outputs are written
+ * from those values (const_group), so checking 8 GPUs at 256 MiB stays affordable.
  * Not faked: other types and reductions, split/shrink, registration, real asynchrony. Every
  * rank of a world must take part in every group (a barrier joins them), point-to-point
  * ones included, and a world's memory is a full copy of every rank's inputs.
@@ -28,6 +36,7 @@
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* shm_open, ftruncate, nanosleep under -std=c11 too */
 #endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -108,6 +117,7 @@ enum cstate { CS_PENDING, CS_READY, CS_FAILED };
 struct ncclComm {
 	char name[136];         /* "/<id>", the header; slots add "-r<rank>" */
 	int nranks, rank;
+	int blocking;           /* from the config: 0 makes ncclGroupEnd cost a thread in the model */
 	enum cstate state;
 	ncclResult_t err;       /* sticky: a failed wait leaves the world out of step */
 	pid_t pid;              /* of the process that joined: a forked child must not leave for it */
@@ -132,6 +142,7 @@ struct op {
 	void *recv;
 	size_t count;
 	int peer;               /* root or point-to-point peer; -1 when none */
+	cudaStream_t stream;
 };
 
 /* ncclGroupStart/End nest per thread, as in NCCL. */
@@ -547,7 +558,6 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
 {
 	struct ncclComm *c;
 
-	(void)cfg;
 	if (!comm)
 		return group_fail(fail(ncclInvalidArgument, "ncclCommInitRankConfig: comm is NULL"));
 	*comm = NULL;
@@ -565,6 +575,8 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
 	c->nranks = nranks;
 	c->rank = rank;
 	c->fd = -1;
+	/* ncclConfig_t begins size_t size; unsigned magic, version; int blocking (default 1) */
+	c->blocking = cfg ? *(const int *)((const char *)cfg + sizeof(size_t) + 2 * sizeof(unsigned)) : 1;
 	c->state = CS_PENDING;
 	*comm = c;
 	if (!G.depth) {
@@ -846,10 +858,175 @@ static ncclResult_t compute(struct ncclComm *c, const struct op *ops, int nops)
 	return ncclSuccess;
 }
 
+/* ---- the timed model: fake_cuda.c's, found in the process when it was LD_PRELOADed ---- */
+
+static void (*model_coll)(cudaStream_t *, int, long long, long long);
+static double (*model_param)(const char *);
+static long (*model_memsets)(void);
+
+static int model_on(void)
+{
+	static int tried;
+
+	if (!tried) {
+		tried = 1;
+		model_coll = (void (*)(cudaStream_t *, int, long long, long long))dlsym(RTLD_DEFAULT, "fake_model_collective");
+		model_param = (double (*)(const char *))dlsym(RTLD_DEFAULT, "fake_model_param");
+		model_memsets = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_model_memsets");
+		if (!model_coll || !model_param || !model_memsets || !model_param("nccl_lat_ns"))
+			model_coll = NULL;
+	}
+	return model_coll != NULL;
+}
+
+/* Bus bytes of op for its rank, and its bus bandwidth (nccl-tests' busbw factors). */
+static double bus_ns(const struct op *o)
+{
+	double n = o->comm->nranks, b = (double)o->count * sizeof(float), bus = 0;
+	double ar = model_param("ar_busbw_gbs"), bw = model_param("coll_busbw_gbs");
+
+	switch (o->kind) {
+	case K_ALL_REDUCE:
+		return b * 2 * (n - 1) / n / ar;
+	case K_ALL_GATHER:
+	case K_REDUCE_SCATTER:
+		bus = b * (n - 1);
+		break;
+	case K_BROADCAST:
+	case K_REDUCE:
+		bus = b;
+		break;
+	case K_SEND:
+		bus = o->peer == o->comm->rank ? 0 : b;
+		break;
+	case K_RECV:
+		break;
+	}
+	return bus / bw;
+}
+
+/*
+ * The group's time on every stream it names; 1 when its data need not move (no fresh
+ * inputs), 2 when it must and every rank is here (const_group may do it), else 0.
+ */
+static int model_group(const struct op *ops, int nops, struct ncclComm *const *cs, int n)
+{
+	static long last_memsets; /* the first group after the buffers were made moves no data either */
+	cudaStream_t s[MAX_RANKS];
+	double longest = 0, host = 0;
+	int ns = 0, local = 1;
+	long m;
+
+	if (!model_on())
+		return 0;
+	for (int i = 0; i < n; i++) {
+		double t = 0;
+
+		host += cs[i]->blocking ? model_param("launch_ns") : 0;
+		local &= n == cs[i]->nranks;
+		for (int k = 0; k < nops; k++) {
+			int seen = 0;
+
+			if (ops[k].comm != cs[i])
+				continue;
+			t += bus_ns(&ops[k]);
+			for (int j = 0; j < ns && !seen; j++)
+				seen = s[j] == ops[k].stream;
+			if (!seen && ns < MAX_RANKS)
+				s[ns++] = ops[k].stream;
+		}
+		if (t > longest)
+			longest = t;
+	}
+	for (int i = 0; i < n && !host; i++)
+		host = model_param("nccl_group_ns"); /* one thread per group */
+	model_coll(s, ns, (long long)(model_param("nccl_lat_ns") + longest), (long long)host);
+	m = model_memsets();
+	if (m != last_memsets) {
+		last_memsets = m;
+		return local ? 2 : 0;
+	}
+	return local;
+}
+
+/* Element i of a buffer that holds one value: what three samples say, or 0 when they differ. */
+static int sampled_const(const float *p, size_t count, float *v)
+{
+	if (!count)
+		return 0;
+	*v = p[0];
+	return p[count / 2] == *v && p[count - 1] == *v;
+}
+
+static void fill_f(float *out, size_t count, float v)
+{
+	for (size_t i = 0; i < count; i++)
+		out[i] = v;
+}
+
+/*
+ * The model's data check, fast: a group of one collective per rank, every rank here,
+ * whose inputs are each one value (as a data check's memsets make them, sampled at three
+ * elements) gets its outputs written from those values, without the n-fold reads of the
+ * general path. 1 when done; 0 to take the general path.
+ */
+static int const_group(const struct op *ops, int nops)
+{
+	float v[MAX_RANKS], sum = 0;
+	const struct op *by[MAX_RANKS] = { 0 };
+	int n = nops ? ops[0].comm->nranks : 0;
+
+	if (!n || nops != n)
+		return 0;
+	for (int i = 0; i < nops; i++) {
+		const struct op *o = &ops[i];
+		size_t cin = o->kind == K_REDUCE_SCATTER ? o->count * (size_t)n : o->count;
+
+		if (o->kind == K_SEND || o->kind == K_RECV || o->comm->nranks != n || by[o->comm->rank] ||
+		    o->kind != ops[0].kind || o->count != ops[0].count)
+			return 0;
+		by[o->comm->rank] = o;
+		if (o->kind == K_BROADCAST && o->comm->rank != o->peer)
+			continue;
+		if (!sampled_const(o->send, cin, &v[o->comm->rank]))
+			return 0;
+	}
+	for (int q = 0; q < n; q++)
+		sum += v[q];
+	for (int q = 0; q < n; q++) {
+		const struct op *o = by[q];
+		float *out = o->recv;
+
+		switch (o->kind) {
+		case K_ALL_REDUCE:
+		case K_REDUCE_SCATTER:
+			fill_f(out, o->count, sum);
+			if (o->kind == K_ALL_REDUCE && o->count && q == knob("FAKE_NCCL_CORRUPT", NULL))
+				out[0] += 1.0f;
+			break;
+		case K_ALL_GATHER:
+			for (int k = 0; k < n; k++)
+				fill_f(out + (size_t)k * o->count, o->count, v[k]);
+			break;
+		case K_BROADCAST:
+			fill_f(out, o->count, v[o->peer]);
+			break;
+		case K_REDUCE:
+			if (q == o->peer)
+				fill_f(out, o->count, sum);
+			break;
+		default:
+			break;
+		}
+	}
+	return 1;
+}
+
 static ncclResult_t ops_run(const struct op *ops, int nops)
 {
 	struct ncclComm **cs = malloc((size_t)nops * sizeof(*cs));
-	ncclResult_t res = ncclSuccess, r;
+	ncclResult_t res = ncclSuccess;
+	int r;
 	long delay_ms = 0;
 	int slow = knob("FAKE_NCCL_DELAY", &delay_ms), n = 0;
 
@@ -870,6 +1047,10 @@ static ncclResult_t ops_run(const struct op *ops, int nops)
 			free(cs);
 			return res;
 		}
+	}
+	if ((r = model_group(ops, nops, cs, n)) == 1 || (r == 2 && const_group(ops, nops))) {
+		free(cs);
+		return ncclSuccess;
 	}
 	for (int i = 0; i < n; i++) {
 		if ((cs[i]->rank == slow || slow == ANY_RANK) && delay_ms > 0)
@@ -969,8 +1150,7 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, n
 {
 	ncclResult_t r = check_type(comm, type, 1, op);
 
-	(void)stream;
-	return r ? r : enqueue((struct op){ comm, K_ALL_REDUCE, sendbuff, recvbuff, count, -1 });
+	return r ? r : enqueue((struct op){ comm, K_ALL_REDUCE, sendbuff, recvbuff, count, -1, stream });
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t type,
@@ -978,8 +1158,7 @@ ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcoun
 {
 	ncclResult_t r = check_type(comm, type, 0, NCCL_SUM);
 
-	(void)stream;
-	return r ? r : enqueue((struct op){ comm, K_ALL_GATHER, sendbuff, recvbuff, sendcount, -1 });
+	return r ? r : enqueue((struct op){ comm, K_ALL_GATHER, sendbuff, recvbuff, sendcount, -1, stream });
 }
 
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t type,
@@ -987,8 +1166,7 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recv
 {
 	ncclResult_t r = check_type(comm, type, 1, op);
 
-	(void)stream;
-	return r ? r : enqueue((struct op){ comm, K_REDUCE_SCATTER, sendbuff, recvbuff, recvcount, -1 });
+	return r ? r : enqueue((struct op){ comm, K_REDUCE_SCATTER, sendbuff, recvbuff, recvcount, -1, stream });
 }
 
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t type, int root,
@@ -996,10 +1174,9 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, n
 {
 	ncclResult_t r = check_type(comm, type, 0, NCCL_SUM);
 
-	(void)stream;
 	if (!r && (root < 0 || root >= comm->nranks))
 		r = group_fail(fail(ncclInvalidArgument, "Broadcast: root %d out of range", root));
-	return r ? r : enqueue((struct op){ comm, K_BROADCAST, sendbuff, recvbuff, count, root });
+	return r ? r : enqueue((struct op){ comm, K_BROADCAST, sendbuff, recvbuff, count, root, stream });
 }
 
 ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t type, ncclRedOp_t op,
@@ -1007,10 +1184,9 @@ ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, nccl
 {
 	ncclResult_t r = check_type(comm, type, 1, op);
 
-	(void)stream;
 	if (!r && (root < 0 || root >= comm->nranks))
 		r = group_fail(fail(ncclInvalidArgument, "Reduce: root %d out of range", root));
-	return r ? r : enqueue((struct op){ comm, K_REDUCE, sendbuff, recvbuff, count, root });
+	return r ? r : enqueue((struct op){ comm, K_REDUCE, sendbuff, recvbuff, count, root, stream });
 }
 
 ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
@@ -1018,10 +1194,9 @@ ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t type, i
 {
 	ncclResult_t r = check_type(comm, type, 0, NCCL_SUM);
 
-	(void)stream;
 	if (!r && (peer < 0 || peer >= comm->nranks))
 		r = group_fail(fail(ncclInvalidArgument, "Send: peer %d out of range", peer));
-	return r ? r : enqueue((struct op){ comm, K_SEND, sendbuff, NULL, count, peer });
+	return r ? r : enqueue((struct op){ comm, K_SEND, sendbuff, NULL, count, peer, stream });
 }
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
@@ -1029,8 +1204,7 @@ ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t type, int pee
 {
 	ncclResult_t r = check_type(comm, type, 0, NCCL_SUM);
 
-	(void)stream;
 	if (!r && (peer < 0 || peer >= comm->nranks))
 		r = group_fail(fail(ncclInvalidArgument, "Recv: peer %d out of range", peer));
-	return r ? r : enqueue((struct op){ comm, K_RECV, NULL, recvbuff, count, peer });
+	return r ? r : enqueue((struct op){ comm, K_RECV, NULL, recvbuff, count, peer, stream });
 }
