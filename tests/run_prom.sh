@@ -96,7 +96,7 @@ hasnt "deterministic: no duration" "$TMP/det.prom" "commdiag_run_duration_second
 for c in rules env version advise "advise --explain" "explain /dev/null"; do
 	# shellcheck disable=SC2086 # the command and its argument are two words
 	run "$c refuses prometheus" "2" "$BIN" $c --format prometheus
-	err_has "$c refuses prometheus" "option '--format prometheus': '${c%% *}' does not render a results document; prometheus is for check, topo, probe NAME..., report, score, import and hang"
+	err_has "$c refuses prometheus" "option '--format prometheus': '${c%% *}' does not render a results document; prometheus is for check, topo, probe NAME..., report, score, import, hang and compare"
 done
 run "--shell refuses prometheus" "2" "$BIN" check --shell --format prometheus
 err_has "--shell refuses prometheus" "option '--shell' writes shell lines: it cannot be combined with '--format prometheus'"

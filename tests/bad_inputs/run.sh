@@ -64,7 +64,7 @@ bad "--timeout a year and a second" "$E option '--timeout': '31536001' is not a 
 bad "--format xml" "$E option '--format': unknown format 'xml': expected text, json, prometheus or html" check --format xml -o "$O"
 # metrics and the page render the results document: the commands that write something else refuse them
 for f in prometheus html; do
-	H="does not render a results document; $f is for check, topo, probe NAME..., report, score, import and hang"
+	H="does not render a results document; $f is for check, topo, probe NAME..., report, score, import, hang and compare"
 	for c in rules env version advise; do
 		bad "--format $f on $c" "$E option '--format $f': '$c' $H" "$c" --format $f -o "$O"
 	done
