@@ -154,6 +154,21 @@ else
 	skip "huge --from files under $CD_WRAP"
 fi
 
+# --- compare OLD NEW and --baseline: each document through the same loader, named ---
+G=$D/../data/docs/h100-clean.json
+bad "compare: one document" "$E compare: two documents: use 'commdiag compare OLD.json NEW.json'" compare "$G" -o "$O"
+bad "compare: OLD not JSON" "$R '$D/not-json.txt': line 1: not valid JSON (byte 0)" compare "$D/not-json.txt" "$G" -o "$O"
+bad "compare: NEW of another schema" \
+	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1, the document has schema 99" \
+	compare "$G" "$D/wrong-schema.json" -o "$O"
+bad "compare: both from stdin" "$E compare: standard input ('-') can be one of the documents, not both" \
+	compare - - -o "$O"
+bad "compare: a bad -D" "$E option '-D': 'x' is not a number: expected a plain non-negative number, like '3.5'" compare "$G" "$G" -D baseline.noise_k=x -o "$O"
+bad "--baseline an empty file" "$R '$D/empty.json': empty input: expected a JSON document from 'commdiag --json'" \
+	check --from "$G" --baseline "$D/empty.json" -o "$O"
+bad "score --baseline a JSON array" "$R '$D/top-array.json': expected a JSON object at the top level" \
+	score "$G" --baseline "$D/top-array.json" -o "$O"
+
 # --- import nccl-tests: logs with nothing to import, bad numbers, bad JSON ---
 I="$E import:"
 NT=$D/../data/nccl-tests
