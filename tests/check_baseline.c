@@ -105,6 +105,17 @@ static const char *not_evaluated(const struct cd_results *r, const char *group)
 	return NULL;
 }
 
+static double ratio(const struct cd_results *r, size_t run, size_t sample)
+{
+	struct cd_baseline_map m;
+	double v;
+
+	cd_baseline_map(r, &m);
+	v = cd_baseline_time_ratio(r, &m, run, &r->probes[run].samples[sample]);
+	cd_baseline_map_free(&m);
+	return v;
+}
+
 START_TEST(test_noise)
 {
 	struct cd_probe_sample a = { .time_us = 100, .p25_time_us = 97, .p75_time_us = 100 };
@@ -146,7 +157,7 @@ START_TEST(test_slower_fails)
 	ck_assert_double_eq_tol(f->measured, 24.0, 1e-9);
 	ck_assert_double_eq_tol(f->expected, 20.0, 1e-9);
 	ck_assert(listed(&r.rules.evaluated, "baseline"));
-	ck_assert_double_eq_tol(cd_baseline_time_ratio(&r, &r.probes[0], &r.probes[0].samples[2]), 1.2, 1e-9);
+	ck_assert_double_eq_tol(ratio(&r, 0, 2), 1.2, 1e-9);
 	cd_results_free(&r);
 }
 END_TEST
@@ -270,7 +281,7 @@ START_TEST(test_not_comparable)
 	judge(&r, NULL);
 	ck_assert_uint_eq(base_findings(&r), 0);
 	ck_assert_ptr_nonnull(not_evaluated(&r, "baseline (ranks)"));
-	ck_assert(isnan(cd_baseline_time_ratio(&r, &r.probes[0], &r.probes[0].samples[2])));
+	ck_assert(isnan(ratio(&r, 0, 2)));
 	cd_results_free(&r);
 
 	make_doc(&r, "A100", 1.5, 0.01, 8);
@@ -278,7 +289,7 @@ START_TEST(test_not_comparable)
 	judge(&r, NULL);
 	ck_assert_uint_eq(base_findings(&r), 0);
 	ck_assert_ptr_nonnull(strstr(not_evaluated(&r, "baseline (host n1)"), "A100"));
-	ck_assert(isnan(cd_baseline_time_ratio(&r, &r.probes[0], &r.probes[0].samples[2])));
+	ck_assert(isnan(ratio(&r, 0, 2)));
 	cd_results_free(&r);
 
 	/* another host altogether: the whole group is not evaluated */
@@ -337,7 +348,7 @@ START_TEST(test_no_baseline)
 	ck_assert_uint_eq(base_findings(&r), 0);
 	ck_assert(!listed(&r.rules.evaluated, "baseline"));
 	ck_assert_ptr_null(not_evaluated(&r, "baseline"));
-	ck_assert(isnan(cd_baseline_time_ratio(&r, &r.probes[0], &r.probes[0].samples[0])));
+	ck_assert(isnan(ratio(&r, 0, 0)));
 	cd_results_free(&r);
 }
 END_TEST
@@ -359,6 +370,58 @@ START_TEST(test_group_only)
 	ck_assert_uint_eq(r.rules.n_not_evaluated, 0);
 	ck_assert_uint_eq(r.n_findings, base_findings(&r));
 	ck_assert_uint_eq(count(&r, "BASE001"), 1);
+	cd_results_free(&r);
+}
+END_TEST
+
+/*
+ * Runs pair by key, not by position; a key that repeats (two hosts of one name) pairs the
+ * k-th with the k-th, so each baseline run is compared once.
+ */
+START_TEST(test_pairing)
+{
+	struct cd_results r;
+	struct cd_baseline_map m;
+	struct cd_probe_run *p;
+
+	make_doc(&r, "H100", 1.0, 0.01, 8);
+	with_baseline(&r, "H100", 1.0, 0.01, 8);
+	/* now: a copy first, then the all_reduce, then a second all_reduce of the same key, 50 % slower */
+	p = cd_results_add_probe(&r, "copy.h2d");
+	p->status = CD_ST_OK;
+	p->host = xstrdup("n1");
+	p->device = 0;
+	p = cd_results_add_probe(&r, "nccl.all_reduce");
+	p->status = CD_ST_OK;
+	p->host = xstrdup("n1");
+	p->nranks = 8;
+	for (size_t i = 0; i < r.probes[0].n_samples; i++) {
+		struct cd_probe_sample *s = cd_probe_add_sample(p);
+
+		*s = r.probes[0].samples[i];
+		s->time_us *= 1.5;
+	}
+	cd_baseline_map(&r, &m);
+	ck_assert_uint_eq(m.pair[0], 0); /* the first all_reduce of the baseline with the first now */
+	ck_assert_uint_eq(m.of[0], 0);
+	ck_assert_uint_eq(m.of[1], CD_BASELINE_NONE);
+	ck_assert_uint_eq(m.of[2], CD_BASELINE_NONE); /* the baseline has one all_reduce */
+	cd_baseline_map_free(&m);
+	judge(&r, NULL);
+	ck_assert_uint_eq(base_findings(&r), 0);
+	/* a second all_reduce in the baseline pairs with the second now: slower */
+	p = cd_results_add_probe(r.baseline, "nccl.all_reduce");
+	p->status = CD_ST_OK;
+	p->host = xstrdup("n1");
+	p->nranks = 8;
+	for (size_t i = 0; i < r.probes[0].n_samples; i++)
+		*cd_probe_add_sample(p) = r.baseline->probes[0].samples[i];
+	cd_results_clear_judgement(&r);
+	judge(&r, NULL);
+	ck_assert_uint_eq(count(&r, "BASE001"), 1);
+	ck_assert_uint_eq(count(&r, "BASE002"), 1);
+	ck_assert_double_eq_tol(ratio(&r, 2, 1), 1.5, 1e-9);
+	ck_assert_double_eq_tol(ratio(&r, 0, 1), 1.0, 1e-9);
 	cd_results_free(&r);
 }
 END_TEST
@@ -400,6 +463,7 @@ Suite *baseline_suite(void)
 	tcase_add_test(tc, test_latency_regime);
 	tcase_add_test(tc, test_no_baseline);
 	tcase_add_test(tc, test_group_only);
+	tcase_add_test(tc, test_pairing);
 	tcase_add_test(tc, test_fixtures);
 	suite_add_tcase(s, tc);
 	return s;

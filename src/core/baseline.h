@@ -2,11 +2,13 @@
 /*
  * A baseline: an earlier results document the current one is compared with (`compare`,
  * `check --baseline`). Pure readings shared by the judge (rules_baseline.c: BASE001-BASE004)
- * and the report (the Prometheus ratio), so both match runs and read spreads the same way.
+ * and the report (the Prometheus ratio), so both pair runs and read spreads the same way.
  *
- * A run of the baseline matches a run of the document when its probe name, variant, host,
- * device and peer are the same; nranks is compared by the caller (a different count is
- * "not comparable", not "missing"). Sizes match by bytes.
+ * A run of the baseline pairs with the run of the document that has its probe name, variant,
+ * host, device and peer; when a key repeats (two hosts of one name), the k-th of the baseline
+ * pairs with the k-th of the document. nranks is compared by the caller (another count is
+ * "not comparable", not "missing"). Sizes pair by bytes. Pairing sorts both documents' runs,
+ * so its cost is n log n, whatever the size of the fleet.
  */
 #ifndef CD_BASELINE_H
 #define CD_BASELINE_H
@@ -15,9 +17,25 @@
 
 #include "results.h"
 
-/* The run of `in` with p's name, variant, host, device and peer (p belongs to `of`); NULL when none. */
-const struct cd_probe_run *cd_baseline_find(const struct cd_results *in, const struct cd_results *of,
-					    const struct cd_probe_run *p);
+#define CD_BASELINE_NONE ((size_t)-1)
+
+struct cd_baseline_map {
+	size_t n_base;          /* r->baseline->n_probes */
+	size_t n_runs;          /* r->n_probes */
+	size_t *pair;           /* per baseline run: its run in r, or CD_BASELINE_NONE */
+	size_t *of;             /* per run of r: its baseline run, or CD_BASELINE_NONE */
+	/*
+	 * per baseline run: why its host cannot be compared with the host of that name now (other
+	 * GPU models or count), NULL when it can; points into host_why
+	 */
+	const char **other_hw;
+	char **host_why;        /* per host of the baseline: the reason, owned; NULL when comparable */
+	size_t n_host_why;
+};
+
+/* Pair r's runs with r->baseline's; a map of nothing when r has no baseline. */
+void cd_baseline_map(const struct cd_results *r, struct cd_baseline_map *m);
+void cd_baseline_map_free(struct cd_baseline_map *m);
 /* p's sample of this size; NULL when p has none. */
 const struct cd_probe_sample *cd_probe_sample_at(const struct cd_probe_run *p, int64_t bytes);
 /* (p75 - p25) / median of one size's iteration times; NAN when not recorded. */
@@ -29,16 +47,12 @@ double cd_sample_rel_iqr(const struct cd_probe_sample *s);
  */
 double cd_baseline_noise(const struct cd_probe_sample *old, const struct cd_probe_sample *cur, int *known);
 /*
- * Median time of this size now over the baseline's (above 1: slower), when r has a
- * baseline with a comparable run (same nranks) and both medians; NAN otherwise.
+ * Median time of sample s of r's run `run` over the baseline's at that size (above 1:
+ * slower), when the run has a comparable baseline run (finished, same nranks, same GPUs)
+ * and both medians are known; NAN otherwise.
  */
-double cd_baseline_time_ratio(const struct cd_results *r, const struct cd_probe_run *p,
+double cd_baseline_time_ratio(const struct cd_results *r, const struct cd_baseline_map *m, size_t run,
 			      const struct cd_probe_sample *s);
-/*
- * Why the host named `host` cannot be compared with the baseline's host of that name (other
- * GPU models or count), written into buf; NULL when it can, or when r has no baseline.
- */
-const char *cd_baseline_host_differs(const struct cd_results *r, const char *host, char *buf, size_t len);
 /* The host of p by name: its own, else the document's only host; NULL when not known. */
 const char *cd_probe_host_name(const struct cd_results *r, const struct cd_probe_run *p);
 

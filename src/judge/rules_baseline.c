@@ -33,38 +33,48 @@ static int is_lat(int64_t bytes)
 	return bytes <= CD_LAT_MAX_BYTES;
 }
 
-/* Which host names either document has, for the "nothing to compare" reason. */
-static int host_in(const struct cd_results *r, const char *host)
-{
-	for (size_t i = 0; i < r->n_hosts; i++)
-		if ((!host && !r->hosts[i].hostname) || (host && r->hosts[i].hostname && !strcmp(host, r->hosts[i].hostname)))
-			return 1;
-	for (size_t i = 0; i < r->n_probes; i++) {
-		const char *h = cd_probe_host_name(r, &r->probes[i]);
-
-		if ((!host && !h) || (host && h && !strcmp(host, h)))
-			return 1;
-	}
-	return 0;
-}
-
 static int finished(const struct cd_probe_run *q)
 {
 	return q->status == CD_ST_OK && q->n_samples > 0;
 }
 
+static int cmp_name(const void *x, const void *y)
+{
+	const char *const *a = x, *const *b = y;
+
+	if (!*a || !*b)
+		return (*a != NULL) - (*b != NULL);
+	return strcmp(*a, *b);
+}
+
+/*
+ * Comparable at all: a finished run of the baseline is from a host this run has (a host
+ * discovered, or one its probe runs name). Sorted, so a fleet's documents cost n log n.
+ */
 char *baseline_why_not(const struct cd_results *r)
 {
 	const struct cd_results *b = r->baseline;
-	size_t runs = 0;
+	size_t runs = 0, n = 0;
+	const char **names = xcalloc(r->n_hosts + r->n_probes + 1, sizeof(*names));
 
+	for (size_t i = 0; i < r->n_hosts; i++)
+		names[n++] = r->hosts[i].hostname;
+	for (size_t i = 0; i < r->n_probes; i++)
+		names[n++] = cd_probe_host_name(r, &r->probes[i]);
+	qsort(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < b->n_probes; i++) {
+		const char *h;
+
 		if (!finished(&b->probes[i]))
 			continue;
 		runs++;
-		if (host_in(r, cd_probe_host_name(b, &b->probes[i])))
+		h = cd_probe_host_name(b, &b->probes[i]);
+		if (bsearch(&h, names, n, sizeof(*names), cmp_name)) {
+			free(names);
 			return NULL;
+		}
 	}
+	free(names);
 	if (!runs)
 		return xasprintf("the baseline %s has no finished probe run", r->baseline_file ? r->baseline_file : "");
 	return xasprintf("no probe run of the baseline %s is from a host of this run (its first: %s): "
@@ -74,22 +84,20 @@ char *baseline_why_not(const struct cd_results *r)
 }
 
 /*
- * The run of r that baseline run q is compared with, or NULL with *why: "missing" (none, or
+ * The run of r that baseline run k is compared with, or NULL with *why: "missing" (none, or
  * not finished: BASE003 says so) or "other" (not comparable: noted, not judged).
  */
-static const struct cd_probe_run *counterpart(const struct cd_results *r, const struct cd_probe_run *q,
+static const struct cd_probe_run *counterpart(const struct cd_results *r, const struct cd_baseline_map *m, size_t k,
 					      const char **why)
 {
-	const struct cd_results *b = r->baseline;
-	const struct cd_probe_run *p;
-	char buf[256];
+	const struct cd_probe_run *q = &r->baseline->probes[k];
+	const struct cd_probe_run *p = m->pair[k] == CD_BASELINE_NONE ? NULL : &r->probes[m->pair[k]];
 
 	*why = NULL;
-	if (cd_baseline_host_differs(r, cd_probe_host_name(b, q), buf, sizeof(buf))) {
+	if (m->other_hw[k]) {
 		*why = "other";
 		return NULL;
 	}
-	p = cd_baseline_find(r, b, q);
 	if (p && p->nranks != q->nranks) {
 		*why = "other";
 		return NULL;
@@ -106,17 +114,16 @@ void note_baseline(struct cd_results *r, const struct cd_conf *c)
 	const struct cd_results *b = r->baseline;
 	size_t ranks = 0, contended = 0, first = 0;
 	double max_wait = cd_conf_get(c, CD_K_STAB_CPU_WAIT_MAX);
-	char buf[256];
+	struct cd_baseline_map m;
 
 	if (!b)
 		return;
+	cd_baseline_map(r, &m);
 	/* other hardware on a host: once per host */
-	for (size_t i = 0; i < r->n_hosts; i++) {
-		const char *why = cd_baseline_host_differs(r, r->hosts[i].hostname, buf, sizeof(buf));
-
-		if (why) {
-			char *g = xasprintf("baseline (host %s)", r->hosts[i].hostname ? r->hosts[i].hostname : "unnamed");
-			char *w = xasprintf("%s: its runs are not compared", why);
+	for (size_t i = 0; i < m.n_host_why; i++) {
+		if (m.host_why[i]) {
+			char *g = xasprintf("baseline (host %s)", b->hosts[i].hostname ? b->hosts[i].hostname : "unnamed");
+			char *w = xasprintf("%s: its runs are not compared", m.host_why[i]);
 
 			cd_rules_run_add_not_evaluated(&r->rules, g, w);
 			free(g);
@@ -128,8 +135,8 @@ void note_baseline(struct cd_results *r, const struct cd_conf *c)
 
 		if (!finished(q))
 			continue;
-		p = cd_baseline_find(r, b, q);
-		if (p && p->nranks != q->nranks && !cd_baseline_host_differs(r, cd_probe_host_name(b, q), buf, sizeof(buf))) {
+		p = m.pair[i] == CD_BASELINE_NONE ? NULL : &r->probes[m.pair[i]];
+		if (p && p->nranks != q->nranks && !m.other_hw[i]) {
 			if (!ranks++)
 				first = i;
 			continue;
@@ -145,7 +152,7 @@ void note_baseline(struct cd_results *r, const struct cd_conf *c)
 	}
 	if (ranks) {
 		const struct cd_probe_run *q = &b->probes[first];
-		const struct cd_probe_run *p = cd_baseline_find(r, b, q);
+		const struct cd_probe_run *p = &r->probes[m.pair[first]];
 		char *w = xasprintf("%zu probe run%s ran on another number of ranks than in the baseline (%s: %" PRId64
 				    " then, %" PRId64 " now): not comparable, not judged", ranks, ranks == 1 ? "" : "s",
 				    q->name ? q->name : "?", q->nranks, p->nranks);
@@ -160,6 +167,7 @@ void note_baseline(struct cd_results *r, const struct cd_conf *c)
 		cd_rules_run_add_not_evaluated(&r->rules, "baseline (cpu)", w);
 		free(w);
 	}
+	cd_baseline_map_free(&m);
 }
 
 /* A size's bandwidth in GB/s: busbw, else algbw, else bytes over the median time. */
@@ -290,8 +298,9 @@ static int judge_pair(struct cd_eval *e, const struct cd_probe_run *q, const str
 }
 
 /* BASE003: what the baseline finished and this run does not have. */
-static int judge_missing(struct cd_eval *e, const struct cd_probe_run *q, const struct cd_probe_run *p)
+static int judge_missing(struct cd_eval *e, const struct cd_baseline_map *m, size_t k, const struct cd_probe_run *p)
 {
+	const struct cd_probe_run *q = &e->r->baseline->probes[k];
 	const struct cd_results *b = e->r->baseline;
 	char subject[96], what[128], list[256] = "", sz[32], *title;
 	size_t n = 0, used = 0;
@@ -300,7 +309,7 @@ static int judge_missing(struct cd_eval *e, const struct cd_probe_run *q, const 
 	probe_subject(q, subject, sizeof(subject));
 	run_title(what, sizeof(what), q);
 	if (!p) {
-		const struct cd_probe_run *any = cd_baseline_find(e->r, b, q);
+		const struct cd_probe_run *any = m->pair[k] == CD_BASELINE_NONE ? NULL : &e->r->probes[m->pair[k]];
 
 		title = xasprintf("%s: in the baseline, no result now", what);
 		f = add(e, "BASE003", CD_SEV_FAIL, cd_probe_host_name(b, q), subject, title, NAN, NAN, NULL, CD_K_NONE);
@@ -336,24 +345,27 @@ static int judge_missing(struct cd_eval *e, const struct cd_probe_run *q, const 
 static int walk(struct cd_eval *e, enum base_kind kind)
 {
 	const struct cd_results *b = e->r->baseline;
+	struct cd_baseline_map m;
 	int n = 0;
 
 	if (!b)
 		return 0;
+	cd_baseline_map(e->r, &m);
 	for (size_t i = 0; i < b->n_probes; i++) {
 		const struct cd_probe_run *q = &b->probes[i], *p;
 		const char *why;
 
 		if (!finished(q))
 			continue;
-		p = counterpart(e->r, q, &why);
+		p = counterpart(e->r, &m, i, &why);
 		if (kind == K_MISSING) {
 			if (!why || !strcmp(why, "missing"))
-				n += judge_missing(e, q, p);
+				n += judge_missing(e, &m, i, p);
 		} else if (p) {
 			n += judge_pair(e, q, p, kind);
 		}
 	}
+	cd_baseline_map_free(&m);
 	return n;
 }
 

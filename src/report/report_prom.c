@@ -513,16 +513,20 @@ static void probe_families(struct prom *pm, const struct cd_results *r)
 /* With a baseline (compare, --baseline): each size's median time over the baseline's, as the BASE rules read it. */
 static void baseline_families(struct prom *pm, const struct cd_results *r)
 {
+	struct cd_baseline_map m;
+
 	if (!r->baseline)
 		return;
+	cd_baseline_map(r, &m);
 	family(pm, "commdiag_baseline_time_ratio",
 	       "Median time at this size over the baseline's (above 1: slower); comparable runs only.");
 	for (size_t i = 0; i < r->n_probes; i++)
 		for (size_t j = 0; j < r->probes[i].n_samples; j++) {
 			probe_labels(pm, r, &r->probes[i]);
 			lbl_i64(pm, "size_bytes", r->probes[i].samples[j].bytes);
-			sample(pm, cd_baseline_time_ratio(r, &r->probes[i], &r->probes[i].samples[j]));
+			sample(pm, cd_baseline_time_ratio(r, &m, i, &r->probes[i].samples[j]));
 		}
+	cd_baseline_map_free(&m);
 }
 
 static void reach_families(struct prom *pm, const struct cd_results *r)
