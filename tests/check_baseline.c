@@ -426,6 +426,31 @@ START_TEST(test_pairing)
 }
 END_TEST
 
+/* compare --require baseline: nothing comparable is a failure (REQ001), and only that group is required */
+START_TEST(test_require)
+{
+	struct cd_results r;
+	struct cd_conf c;
+	struct cd_conf_opts o = { .profile = "h100-sxm", .require = "baseline" };
+
+	make_doc(&r, "H100", 1.0, 0.01, 8);
+	with_baseline(&r, "H100", 1.0, 0.01, 8);
+	free(r.probes[0].host);
+	r.probes[0].host = xstrdup("n2");
+	free(r.hosts[0].hostname);
+	r.hosts[0].hostname = xstrdup("n2");
+	ck_assert_int_eq(cd_conf_load(&c, &o, &r), 0);
+	cd_rules_evaluate_group(&r, &c, "baseline");
+	cd_conf_free(&c);
+	ck_assert_uint_eq(count(&r, "REQ001"), 1);
+	ck_assert_str_eq(find(&r, "REQ001")->subject, "baseline");
+	/* the profile's own gpu and nvlink are not required of a comparison */
+	ck_assert_uint_eq(r.rules.required.n, 1);
+	ck_assert_uint_eq(r.n_findings, 1);
+	cd_results_free(&r);
+}
+END_TEST
+
 /* the committed fixtures, as the e2e tests use them */
 START_TEST(test_fixtures)
 {
@@ -464,6 +489,7 @@ Suite *baseline_suite(void)
 	tcase_add_test(tc, test_no_baseline);
 	tcase_add_test(tc, test_group_only);
 	tcase_add_test(tc, test_pairing);
+	tcase_add_test(tc, test_require);
 	tcase_add_test(tc, test_fixtures);
 	suite_add_tcase(s, tc);
 	return s;

@@ -833,6 +833,8 @@ run "compare: other GPUs not judged" 0 "$BIN" compare "$OLD" "$BL/other-gpus.jso
 out_has "compare: GPUs not evaluated" "baseline (host gpu-node07): host gpu-node07: GPU 0 is NVIDIA H100 80GB HBM3 in the baseline and NVIDIA A100-SXM4-80GB now"
 run "compare: another host not judged" 0 "$BIN" compare "$OLD" "$BL/other-host.json" --fail-on info
 out_has "compare: host not evaluated" "is from a host of this run"
+run "compare --require baseline: nothing comparable fails" 1 "$BIN" compare "$OLD" "$BL/other-host.json" --require baseline
+out_has "compare --require: REQ001" "FAIL  REQ001  n/a baseline: a required rule group was not evaluated"
 run "compare: -D sets the severity" 0 "$BIN" compare "$OLD" "$BL/allreduce-20pct-slower.json" -D baseline.fail_pct=30
 out_has "compare: -D fail_pct 30 warns" "WARN  BASE001"
 run "compare --json" 1 "$BIN" compare "$OLD" "$BL/allreduce-20pct-slower.json" --json -o "$TMP/cmp.json"

@@ -388,6 +388,22 @@ static void required_groups(struct cd_results *r, const struct cd_conf *c, struc
 	cd_strv_free(&prof);
 }
 
+/* One group judged alone (compare): only its own requirement stands, whoever named it. */
+static void keep_required(struct cd_results *r, struct cd_strv *origin, const char *only)
+{
+	struct cd_strv g = { 0 }, o = { 0 };
+
+	for (size_t i = 0; i < r->rules.required.n; i++)
+		if (!strcmp(r->rules.required.v[i], only)) {
+			cd_strv_push(&g, r->rules.required.v[i]);
+			cd_strv_push(&o, origin->v[i]);
+		}
+	cd_strv_free(&r->rules.required);
+	cd_strv_free(origin);
+	r->rules.required = g;
+	*origin = o;
+}
+
 static int any_finding(const struct cd_results *r, const char *id)
 {
 	for (size_t i = 0; i < r->n_findings; i++)
@@ -471,10 +487,12 @@ static int evaluate(struct cd_results *r, const struct cd_conf *c, const char *o
 		note_timings(r, c);
 	}
 	note_baseline(r, c);
-	if (!only)
-		required_groups(r, c, &e.required);
+	required_groups(r, c, &e.required);
+	if (only)
+		keep_required(r, &e.required, only);
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
-		int skip = only && strcmp(rules[i].group, only);
+		/* REQ001 too: `compare --require baseline` fails when nothing could be compared */
+		int skip = only && strcmp(rules[i].group, only) && strcmp(rules[i].id, "REQ001");
 
 		for (size_t g = 0; g < r->rules.n_not_evaluated; g++)
 			skip |= !strcmp(r->rules.not_evaluated[g].group, rules[i].group);
