@@ -451,6 +451,31 @@ START_TEST(test_require)
 }
 END_TEST
 
+/* an import of nccl-tests has no percentiles: the floor alone holds, and the evidence says so */
+START_TEST(test_no_percentiles)
+{
+	struct cd_results r;
+	const struct cd_finding *f;
+	int said = 0;
+
+	make_doc(&r, "H100", 1.05, NAN, 8);
+	with_baseline(&r, "H100", 1.0, NAN, 8);
+	judge(&r, NULL);
+	ck_assert_uint_eq(count(&r, "BASE001"), 1);
+	f = find(&r, "BASE001");
+	for (size_t i = 0; i < f->evidence.n; i++)
+		said |= strstr(f->evidence.v[i], "no recorded percentiles") != NULL;
+	ck_assert(said);
+	cd_results_free(&r);
+
+	make_doc(&r, "H100", 1.02, NAN, 8);
+	with_baseline(&r, "H100", 1.0, NAN, 8);
+	judge(&r, NULL);
+	ck_assert_uint_eq(base_findings(&r), 0);
+	cd_results_free(&r);
+}
+END_TEST
+
 /* the committed fixtures, as the e2e tests use them */
 START_TEST(test_fixtures)
 {
@@ -490,6 +515,7 @@ Suite *baseline_suite(void)
 	tcase_add_test(tc, test_group_only);
 	tcase_add_test(tc, test_pairing);
 	tcase_add_test(tc, test_require);
+	tcase_add_test(tc, test_no_percentiles);
 	tcase_add_test(tc, test_fixtures);
 	suite_add_tcase(s, tc);
 	return s;

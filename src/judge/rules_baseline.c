@@ -234,10 +234,6 @@ static void size_evidence(struct cd_finding *f, const struct size_cmp *x, const 
 				    cd_sample_rel_iqr(x->old) * 100, cd_sample_rel_iqr(x->cur) * 100,
 				    key(e, CD_K_BASE_NOISE_K), x->noise * 100, key(e, CD_K_BASE_NOISE_K) * x->noise * 100,
 				    x->bar * 100);
-	else
-		cd_finding_evidence(f, "%s: a run has no recorded percentiles (an import of nccl-tests prints one time per "
-				    "size): judged against baseline.warn_pct (%.1f %%) and what spread is known (%.1f %%)",
-				    sz, pct(e, CD_K_BASE_WARN_PCT) * 100, x->noise * 100);
 }
 
 /* The findings of one kind for one pair of runs; returns how many (0 or 1). */
@@ -292,6 +288,13 @@ static int judge_pair(struct cd_eval *e, const struct cd_probe_run *q, const str
 			    e->r->baseline_file ? e->r->baseline_file : "");
 	for (size_t i = 0; i < n && i < EVIDENCE_SIZES; i++)
 		size_evidence(f, &hit[i], e);
+	for (size_t i = 0; i < n && i < EVIDENCE_SIZES; i++)
+		if (!hit[i].known) {
+			cd_finding_evidence(f, "a run has no recorded percentiles at some of these sizes (an import of "
+					    "nccl-tests prints one time per size): those are held to baseline.warn_pct "
+					    "(%.1f %%) and the spread that is known", pct(e, CD_K_BASE_WARN_PCT) * 100);
+			break;
+		}
 	if (n > EVIDENCE_SIZES)
 		cd_finding_evidence(f, "and %zu more size%s", n - EVIDENCE_SIZES, n - EVIDENCE_SIZES == 1 ? "" : "s");
 	return 1;
