@@ -847,6 +847,8 @@ out_has "check --baseline: BASE001" "BASE001"
 out_has "check --baseline: and the other rules" "NCCL001"
 run "score --baseline" 1 "$BIN" score "$BL/allreduce-20pct-slower.json" --baseline "$OLD"
 out_has "score --baseline: BASE002" "BASE002"
+run "check --require baseline without one fails" 1 "$BIN" check --from "$OLD" --require baseline
+out_has "check --require baseline: REQ001" "baseline not evaluated: no baseline document (compare OLD NEW, --baseline FILE)"
 run "check --from without --baseline: no baseline group" 0 "$BIN" check --from "$OLD"
 if grep -q "baseline" "$TMP/out"; then bad "check without --baseline mentions a baseline"; else ok; fi
 run "compare: prometheus" 1 "$BIN" compare "$OLD" "$BL/allreduce-20pct-slower.json" --format prometheus

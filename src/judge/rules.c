@@ -470,9 +470,19 @@ static int evaluate(struct cd_results *r, const struct cd_conf *c, const char *o
 	for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
 		char *why;
 
-		/* no baseline asked for: the group is not part of this run, as neither judged nor missing */
-		if ((!strcmp(groups[g].name, "baseline") && !r->baseline) || (only && strcmp(groups[g].name, only)))
+		if (only && strcmp(groups[g].name, only))
 			continue;
+		/*
+		 * no baseline: the group is not part of this run, neither judged nor missing, unless
+		 * --require names it (then its absence is REQ001's)
+		 */
+		if (!strcmp(groups[g].name, "baseline") && !r->baseline) {
+			for (size_t i = 0; i < c->require.n; i++)
+				if (!strcmp(c->require.v[i], "baseline"))
+					cd_rules_run_add_not_evaluated(&r->rules, "baseline",
+								       "no baseline document (compare OLD NEW, --baseline FILE)");
+			continue;
+		}
 		why = why_not(r, c, groups[g].name);
 
 		if (why) {
