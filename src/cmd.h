@@ -34,17 +34,18 @@
 #define C_EXPLAIN (1u << 10)
 #define C_IMPORT (1u << 11)
 #define C_HANG (1u << 12)
+#define C_COMPARE (1u << 13)
 #define C_ALL (~0u)
 /* the commands that take positional arguments */
 /* the global options: every command that writes a report takes them */
 #define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN | \
-		  C_IMPORT | C_HANG)
+		  C_IMPORT | C_HANG | C_COMPARE)
 /* the commands that judge, and so take thresholds */
-#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE | C_IMPORT)
+#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE | C_IMPORT | C_COMPARE)
 /* the commands that render the results document (cd_report): the ones --format prometheus|html serve */
-#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT | C_HANG)
+#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT | C_HANG | C_COMPARE)
 /* the commands that take positional arguments */
-#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT)
+#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT | C_COMPARE)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
 
 struct ctx {
@@ -67,6 +68,7 @@ struct ctx {
 	const char *collective;     /* import --collective: for a log that does not name its test */
 	const char *ras;            /* hang --ras HOST:PORT; NULL: NCCL_RAS_ADDR, else localhost:28028 */
 	double interval_s;          /* hang --interval: seconds between RAS queries */
+	const char *baseline;       /* --baseline FILE: the document to compare with (check, score) */
 	int progress;               /* --progress 1, --no-progress 0, neither -1 */
 	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */
@@ -102,6 +104,11 @@ int cmd_env(struct ctx *c);
 int cmd_explain(struct ctx *c);
 int cmd_import(struct ctx *c);
 int cmd_hang(struct ctx *c);
+int cmd_compare(struct ctx *c);
+/* Load --baseline's (or compare's OLD) document into *out (heap); EXIT_USAGE after the message. */
+int load_baseline(const char *file, struct cd_results **out);
+/* Hand a loaded baseline to r (which owns it from then on). */
+void attach_baseline(struct cd_results *r, struct cd_results *base, const char *file);
 int cmd_rules(struct ctx *c);
 int cmd_version(struct ctx *c);
 

@@ -278,7 +278,7 @@ static struct cd_host *discover_rank(struct cd_results *r, struct cd_host *scrat
 
 static int discover_and_report(struct ctx *c, const char *mode, int score, const int *selected)
 {
-	struct cd_results r;
+	struct cd_results r, *base = NULL;
 	double t0 = cd_now_s();
 	int rc, missing = 0;
 
@@ -293,11 +293,18 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		if (rc < 0)
 			return EXIT_USAGE;
 	}
+	/* a --baseline that is no document stops the run before any discovery too */
+	if (c->baseline && (rc = load_baseline(c->baseline, &base)))
+		return rc;
 	if (c->from) {
 		/* a saved run keeps its facts; its findings and advice are made anew */
 		rc = load_or_discover(c, &r, mode);
-		if (rc)
+		if (rc) {
+			if (base)
+				cd_results_free(base);
+			free(base);
 			return rc;
+		}
 	} else {
 		struct cd_results scratch;
 		struct cd_host *h;
@@ -309,6 +316,7 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		/* under MPI the first rank of each host discovers it; the others only say who they are */
 		h = discover_rank(&r, cd_results_add_host(&scratch), &c->dopt);
 		if (!h) {
+			attach_baseline(&r, base, c->baseline); /* freed with r */
 			cd_results_free(&r);
 			cd_results_free(&scratch);
 			return EXIT_USAGE;
@@ -321,10 +329,12 @@ static int discover_and_report(struct ctx *c, const char *mode, int score, const
 		missing = cd_dist_gather(&r, gather_deadline(c));
 		cd_results_free(&scratch);
 		if (!cd_dist_prints()) {
+			attach_baseline(&r, base, c->baseline); /* freed with r */
 			cd_results_free(&r);
 			return 0; /* the exit code comes from rank 0 (cd_dist_end) */
 		}
 	}
+	attach_baseline(&r, base, c->baseline);
 	if (score && !cd_stop) {
 		phase(2);
 		rc = judge(c, &r, !c->from);

@@ -83,6 +83,9 @@ static const struct cmd cmds[] = {
 	  "import nccl-tests FILE...|- [--collective NAME] [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
 	{ "hang", cmd_hang, C_HANG, "ask a running NCCL job's RAS service twice, seconds apart, which rank is stuck, missing or dead",
 	  "hang [--ras HOST:PORT] [--interval SECONDS] [--timeout SECONDS] [options]" },
+	{ "compare", cmd_compare, C_COMPARE,
+	  "judge NEW against OLD per probe and size: regressions beyond both runs' noise, missing results (BASE*)",
+	  "compare OLD.json NEW.json [-D baseline.KEY=VALUE] [options]" },
 };
 
 enum {
@@ -108,6 +111,7 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_RAS,
 	OPT_INTERVAL,
+	OPT_BASELINE,
 };
 
 static const struct opt {
@@ -119,7 +123,7 @@ static const struct opt {
 } opts[] = {
 	{ { "json", no_argument, NULL, 'j' }, 'j', C_GLOBAL, NULL, "write the JSON document (same as --format json)" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, C_GLOBAL, "text|json|prometheus|html",
-	  "output format (default text; prometheus and html: check, topo, probe NAME, report, score, import, hang)" },
+	  "output format (default text; prometheus and html: check, topo, probe NAME, report, score, import, hang, compare)" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', C_GLOBAL, "FILE",
 	  "write the report to FILE atomically (temporary file + rename)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', C_ALL, NULL, "more detail on stderr and in text (repeatable)" },
@@ -177,6 +181,8 @@ static const struct opt {
 	  "the NCCL RAS service to ask (default NCCL_RAS_ADDR, else localhost:28028)" },
 	{ { "interval", required_argument, NULL, OPT_INTERVAL }, 0, C_HANG, "SECONDS",
 	  "seconds between RAS queries (default 5)" },
+	{ { "baseline", required_argument, NULL, OPT_BASELINE }, 0, C_CHECK | C_SCORE, "FILE.json",
+	  "also judge the run against this earlier document per probe and size (BASE001-BASE004, as compare)" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -532,6 +538,9 @@ int main(int argc, char **argv)
 				return cd_error("option '--interval': '%s' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 5 or 0.5", optarg),
 				       EXIT_USAGE;
 			break;
+		case OPT_BASELINE:
+			c.baseline = optarg;
+			break;
 		case OPT_PROBE_TIMEOUT:
 			if (cd_parse_seconds(optarg, &c.probe_timeout_s) < 0)
 				return cd_error("option '--probe-timeout': '%s' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 120 or 0.5", optarg),
@@ -622,7 +631,7 @@ int main(int argc, char **argv)
 
 		if (!(cmd->id & C_DOC) || (cmd->id == C_PROBE && !c.nargs))
 			return cd_error("option '--format %s': '%s'%s does not render a results document; %s is for "
-					"check, topo, probe NAME..., report, score, import and hang", fmt, cmd->name,
+					"check, topo, probe NAME..., report, score, import, hang and compare", fmt, cmd->name,
 					cmd->id == C_PROBE ? " without a probe name lists the probes: it" : "", fmt),
 			       EXIT_USAGE;
 		if (c.shell)

@@ -380,7 +380,7 @@ START_TEST(test_malformed_lines)
 		"commdiag: rules: site.conf:1: unknown key 'x': expected a key listed by 'commdiag rules'\n");
 	rejects("[frob]\n",
 		"commdiag: rules: site.conf:1: unknown section '[frob]': expected one of system, net, copy, p2p, nvlink, "
-		"gpu, ib, nccl, mpi, balance, stability, score, profile\n");
+		"gpu, ib, nccl, mpi, balance, stability, baseline, score, profile\n");
 	rejects("[profile]\ninterconnect = infiniband\n",
 		"commdiag: rules: site.conf:2: 'infiniband' is not an interconnect: expected nvlink, pcie, any or none\n");
 }

@@ -845,6 +845,68 @@ run "import: each file its own hosts" 0 "$BIN" import nccl-tests "$NT/corpus/ncc
 json_true "import: hosts per file" "$TMP/own.json" '[i["hosts"] for i in d["run"]["imports"]] == [["gpu23", "gpu24"], ["ztan-mig-235z", "ztan-mig-gq73"]]'
 if python3 tests/nccl_corpus.py "$BIN" >"$TMP/corpus" 2>&1; then ok; else bad "nccl-tests corpus: $(grep -E 'FAIL|corpus:' "$TMP/corpus" | head -4)"; fi
 
+# --- baselines: compare OLD NEW and --baseline (tests/data/docs/baseline, gen.py from h100-clean.json) ---
+OLD=$DATA/docs/h100-clean.json
+BL=$DATA/docs/baseline
+run "compare: identical documents" 0 "$BIN" compare "$OLD" "$OLD"
+out_has "compare: identical, no finding" "# findings (0)"
+out_has "compare: identical, the group ran" "evaluated   baseline"
+run "compare: all_reduce 20 % slower" 1 "$BIN" compare "$OLD" "$BL/allreduce-20pct-slower.json"
+out_has "compare: BASE001 fails" "FAIL  BASE001 gpu-node07 8 ranks: nccl.all_reduce bandwidth 16.7 % below the baseline"
+out_has "compare: BASE002 at 8 B" "FAIL  BASE002 gpu-node07 8 ranks: nccl.all_reduce time 20.0 % above the baseline at 8 B"
+run "compare: 5 % slower warns" 0 "$BIN" compare "$OLD" "$BL/allreduce-5pct-slower.json"
+out_has "compare: 5 % slower, BASE001 warn" "WARN  BASE001"
+run "compare: 5 % slower warns, --fail-on warn" 1 "$BIN" compare "$OLD" "$BL/allreduce-5pct-slower.json" --fail-on warn
+run "compare: a noisy baseline does not flag 5 %" 0 "$BIN" compare "$BL/noisy-old.json" "$BL/allreduce-5pct-slower.json" --fail-on info
+out_has "compare: noisy, no finding" "# findings (0)"
+run "compare: all_reduce missing" 1 "$BIN" compare "$OLD" "$BL/allreduce-missing.json"
+out_has "compare: BASE003" "FAIL  BASE003 gpu-node07 8 ranks: nccl.all_reduce: in the baseline, no result now"
+run "compare: a size missing" 1 "$BIN" compare "$OLD" "$BL/allreduce-size-missing.json"
+out_has "compare: BASE003 names the size" "no median time now at 16.0 GiB"
+run "compare: faster is info" 1 "$BIN" compare "$OLD" "$BL/allreduce-faster.json" --fail-on info
+out_has "compare: BASE004" "INFO  BASE004"
+run "compare: other rank count not judged" 0 "$BIN" compare "$OLD" "$BL/allreduce-4-ranks.json" --fail-on info
+out_has "compare: ranks not evaluated" "baseline (ranks): 1 probe run ran on another number of ranks"
+run "compare: other GPUs not judged" 0 "$BIN" compare "$OLD" "$BL/other-gpus.json" --fail-on info
+out_has "compare: GPUs not evaluated" "baseline (host gpu-node07): host gpu-node07: GPU 0 is NVIDIA H100 80GB HBM3 in the baseline and NVIDIA A100-SXM4-80GB now"
+run "compare: another host not judged" 0 "$BIN" compare "$OLD" "$BL/other-host.json" --fail-on info
+out_has "compare: host not evaluated" "is from a host of this run"
+run "compare --require baseline: nothing comparable fails" 1 "$BIN" compare "$OLD" "$BL/other-host.json" --require baseline
+out_has "compare --require: REQ001" "FAIL  REQ001  n/a baseline: a required rule group was not evaluated"
+run "compare: -D sets the severity" 0 "$BIN" compare "$OLD" "$BL/allreduce-20pct-slower.json" -D baseline.fail_pct=30
+out_has "compare: -D fail_pct 30 warns" "WARN  BASE001"
+run "compare --json" 1 "$BIN" compare "$OLD" "$BL/allreduce-20pct-slower.json" --json -o "$TMP/cmp.json"
+json_true "compare: only the baseline group, no score" "$TMP/cmp.json" 'sorted(f["id"] for f in d["findings"]) == ["BASE001", "BASE002"] and d["rules"]["evaluated"] == ["baseline"] and d["score"] is None'
+"$BIN" report --from "$TMP/cmp.json" --json >"$TMP/cmp-rt.json" 2>"$TMP/err"
+if cmp -s "$TMP/cmp.json" "$TMP/cmp-rt.json"; then ok; else bad "compare: round trip differs: $(diff "$TMP/cmp.json" "$TMP/cmp-rt.json" | head -5)"; fi
+run "compare: OLD from stdin" 1 "$BIN" compare - "$BL/allreduce-20pct-slower.json" <"$OLD"
+run "check --from --baseline" 1 "$BIN" check --from "$BL/allreduce-20pct-slower.json" --baseline "$OLD"
+out_has "check --baseline: BASE001" "BASE001"
+out_has "check --baseline: and the other rules" "NCCL001"
+run "score --baseline" 1 "$BIN" score "$BL/allreduce-20pct-slower.json" --baseline "$OLD"
+out_has "score --baseline: BASE002" "BASE002"
+run "check --require baseline without one fails" 1 "$BIN" check --from "$OLD" --require baseline
+out_has "check --require baseline: REQ001" "baseline not evaluated: no baseline document (compare OLD NEW, --baseline FILE)"
+run "check --from without --baseline: no baseline group" 0 "$BIN" check --from "$OLD"
+if grep -q "baseline" "$TMP/out"; then bad "check without --baseline mentions a baseline"; else ok; fi
+run "compare: prometheus" 1 "$BIN" compare "$OLD" "$BL/allreduce-20pct-slower.json" --format prometheus
+out_has "compare: the ratio gauge" 'commdiag_baseline_time_ratio{host="gpu-node07",probe="nccl.all_reduce",size_bytes="268435456"} 1.2'
+run "compare: one document" 2 "$BIN" compare "$OLD"
+err_has "compare: one document" "compare: two documents: use 'commdiag compare OLD.json NEW.json'"
+out_empty "compare: one document"
+run "compare: OLD is no document" 2 "$BIN" compare README.md "$OLD"
+err_has "compare: OLD named" "results: 'README.md': line 1: not valid JSON"
+out_empty "compare: OLD is no document"
+run "compare: NEW is no document" 2 "$BIN" compare "$OLD" "$TMP/does-not-exist.json"
+err_has "compare: NEW named" "does-not-exist.json"
+run "compare: both from stdin" 2 "$BIN" compare - - <"$OLD"
+err_has "compare: both from stdin" "standard input ('-') can be one of the documents, not both"
+run "check: --baseline is no document" 2 "$BIN" check --from "$OLD" --baseline README.md
+err_has "check: --baseline named" "results: 'README.md'"
+out_empty "check: --baseline is no document"
+run "--baseline is for check and score" 2 "$BIN" topo --baseline "$OLD"
+err_has "--baseline on topo" "option '--baseline' does not apply to 'topo'"
+
 # --- the man page renders without warnings and documents every command help lists ---
 if command -v groff >/dev/null; then
 	if groff -man -ww -z man/commdiag.1 2>"$TMP/err" && [ ! -s "$TMP/err" ]; then ok; else bad "man page warnings: $(head -c 300 "$TMP/err")"; fi

@@ -76,6 +76,20 @@ hasnt "no start time, no timestamp" "$TMP/only-warn.prom" "commdiag_last_run_tim
 has "two hosts" "$TMP/netns-two-hosts.prom" 'commdiag_probes{host="hostB",status="ok"} 1'
 has "reach" "$TMP/netns-two-hosts.prom" 'commdiag_reach_ok{host="hostA",peer="hostB",iface="docker0",address="172.17.0.1"} 0'
 
+# a baseline (compare, score --baseline): the ratio gauge, lint-clean; none for runs not compared
+run "compare" "1" "$BIN" compare "$DOCS/h100-clean.json" "$DOCS/baseline/allreduce-20pct-slower.json" --format prometheus
+cp "$TMP/out" "$TMP/compare.prom"
+promtool_clean "compare" "$TMP/compare.prom"
+has "compare: the time ratio" "$TMP/compare.prom" \
+	'commdiag_baseline_time_ratio{host="gpu-node07",probe="nccl.all_reduce",size_bytes="8"} 1.2'
+has "compare: the finding" "$TMP/compare.prom" \
+	'commdiag_finding{host="gpu-node07",id="BASE001",severity="fail",subject="8 ranks",threshold="baseline.fail_pct"} 1'
+run "compare, other GPUs" "0" "$BIN" compare "$DOCS/h100-clean.json" "$DOCS/baseline/other-gpus.json" --format prometheus
+cp "$TMP/out" "$TMP/compare-gpus.prom"
+promtool_clean "compare, other GPUs" "$TMP/compare-gpus.prom"
+hasnt "compare, other GPUs: no ratio" "$TMP/compare-gpus.prom" "commdiag_baseline_time_ratio"
+hasnt "report without a baseline: no ratio" "$TMP/h100-clean.prom" "commdiag_baseline_time_ratio"
+
 # --- this host, live ---
 run "check" "0 1" "$BIN" check --format prometheus
 cp "$TMP/out" "$TMP/check.prom"
@@ -96,7 +110,7 @@ hasnt "deterministic: no duration" "$TMP/det.prom" "commdiag_run_duration_second
 for c in rules env version advise "advise --explain" "explain /dev/null"; do
 	# shellcheck disable=SC2086 # the command and its argument are two words
 	run "$c refuses prometheus" "2" "$BIN" $c --format prometheus
-	err_has "$c refuses prometheus" "option '--format prometheus': '${c%% *}' does not render a results document; prometheus is for check, topo, probe NAME..., report, score, import and hang"
+	err_has "$c refuses prometheus" "option '--format prometheus': '${c%% *}' does not render a results document; prometheus is for check, topo, probe NAME..., report, score, import, hang and compare"
 done
 run "--shell refuses prometheus" "2" "$BIN" check --shell --format prometheus
 err_has "--shell refuses prometheus" "option '--shell' writes shell lines: it cannot be combined with '--format prometheus'"

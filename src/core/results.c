@@ -623,6 +623,11 @@ void cd_results_free(struct cd_results *r)
 	}
 	free(r->ranks);
 	free(r->run.launcher);
+	if (r->baseline) {
+		cd_results_free(r->baseline);
+		free(r->baseline);
+	}
+	free(r->baseline_file);
 	cd_results_clear_judgement(r);
 	free(r->findings);
 	free(r->advice);

@@ -432,6 +432,14 @@ struct cd_results {
 	size_t n_advice, cap_advice;
 	struct cd_rules_run rules;  /* written by rules.c only */
 	struct cd_score score;      /* written by score.c only */
+	/*
+	 * The document this one is compared with (`compare OLD NEW`, `--baseline FILE`), owned;
+	 * NULL without one. Not part of the saved document: the BASE findings quote the
+	 * baseline's numbers, and a copy of a whole second document in every saved one would
+	 * make `--baseline` a chain (docs/ARCHITECTURE.md, Baselines).
+	 */
+	struct cd_results *baseline;
+	char *baseline_file;        /* as named on the command line */
 };
 
 /* A document with the defaults every field needs (nulls, not zeros). */

@@ -99,6 +99,12 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	  "the same for probes the host's CPUs drive (mpi.*, tcp.*) (STAB004)")                                 \
 	X(STAB_CPU_WAIT_MAX, "stability.cpu_wait_max_pct", CD_U_PCT,                                             \
 	  "a size whose timing thread waited for a CPU longer than this share of its time is not judged")       \
+	X(BASE_NOISE_K, "baseline.noise_k", CD_U_NUMBER,                                                         \
+	  "a change counts when above this many combined interquartile ranges of both runs (BASE001-BASE004)")   \
+	X(BASE_WARN_PCT, "baseline.warn_pct", CD_U_PCT,                                                          \
+	  "and above this share of the baseline: warn (BASE001, BASE002), info when faster (BASE004)")           \
+	X(BASE_FAIL_PCT, "baseline.fail_pct", CD_U_PCT,                                                          \
+	  "a change beyond the noise and above this share of the baseline fails (BASE001, BASE002)")             \
 	X(SCORE_BW_FULL, "score.bw_full_pct", CD_U_PCT,                                                          \
 	  "a measurement at this share of its link's theoretical rate scores 100 (score)")                       \
 	X(SCORE_SPREAD_ZERO, "score.spread_zero_pct", CD_U_PCT,                                                  \
@@ -125,7 +131,8 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	G("copy", "host<->device copy bandwidth against the PCIe link")                  \
 	G("nccl", "collective bandwidth and latency")                                    \
 	G("balance", "outliers among GPUs and among hosts")                              \
-	G("stability", "probe timeouts, failures, data errors and spread")
+	G("stability", "probe timeouts, failures, data errors and spread")               \
+	G("baseline", "regressions against a baseline document (compare, --baseline)")
 
 enum cd_key {
 	CD_K_NONE, /* 0: "no key", so zero-filled key lists end by themselves */

@@ -146,6 +146,16 @@ static const struct cd_rule rules[] = {
 	  { CD_K_STAB_SPREAD_WARN, CD_K_STAB_HOST_SPREAD_WARN }, 0, rule_spread },
 	{ "STAB005", "stability", "info", "iterations beyond Tukey's far-out fences (outliers), per host", { 0 }, 1,
 	  rule_outliers },
+	{ "BASE003", "baseline", "fail", "a probe run or size the baseline finished has no result now", { 0 }, 0,
+	  rule_base_missing },
+	{ "BASE001", "baseline", "warn|fail",
+	  "bandwidth (sizes above 8 KiB) below the baseline's beyond noise_k interquartile ranges and baseline.warn_pct",
+	  { CD_K_BASE_NOISE_K, CD_K_BASE_WARN_PCT, CD_K_BASE_FAIL_PCT }, 0, rule_base_bw },
+	{ "BASE002", "baseline", "warn|fail",
+	  "time at 8 KiB or less above the baseline's beyond noise_k interquartile ranges and baseline.warn_pct",
+	  { CD_K_BASE_NOISE_K, CD_K_BASE_WARN_PCT, CD_K_BASE_FAIL_PCT }, 0, rule_base_lat },
+	{ "BASE004", "baseline", "info", "faster than the baseline beyond the noise and baseline.warn_pct",
+	  { CD_K_BASE_NOISE_K, CD_K_BASE_WARN_PCT }, 0, rule_base_better },
 };
 
 static const struct cd_rule_group groups[] = {
@@ -311,6 +321,8 @@ static char *why_not(const struct cd_results *r, const struct cd_conf *c, const 
 	}
 	if (!strcmp(group, "stability"))
 		return any_probe(r, "", 0) ? NULL : xstrdup("no probe ran");
+	if (!strcmp(group, "baseline"))
+		return baseline_why_not(r);
 	return NULL;
 }
 
@@ -376,6 +388,22 @@ static void required_groups(struct cd_results *r, const struct cd_conf *c, struc
 	cd_strv_free(&prof);
 }
 
+/* One group judged alone (compare): only its own requirement stands, whoever named it. */
+static void keep_required(struct cd_results *r, struct cd_strv *origin, const char *only)
+{
+	struct cd_strv g = { 0 }, o = { 0 };
+
+	for (size_t i = 0; i < r->rules.required.n; i++)
+		if (!strcmp(r->rules.required.v[i], only)) {
+			cd_strv_push(&g, r->rules.required.v[i]);
+			cd_strv_push(&o, origin->v[i]);
+		}
+	cd_strv_free(&r->rules.required);
+	cd_strv_free(origin);
+	r->rules.required = g;
+	*origin = o;
+}
+
 static int any_finding(const struct cd_results *r, const char *id)
 {
 	for (size_t i = 0; i < r->n_findings; i++)
@@ -425,7 +453,8 @@ static void cite_thresholds(struct cd_results *r, const struct cd_conf *c, size_
 	}
 }
 
-int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
+/* only: the one group to evaluate (compare), NULL for all */
+static int evaluate(struct cd_results *r, const struct cd_conf *c, const char *only)
 {
 	struct cd_eval e = { .r = r, .c = c };
 	size_t first = r->n_findings;
@@ -439,7 +468,22 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 		cd_strv_push(&r->rules.sources, c->sources.v[i]);
 	e.judged = xcalloc(r->n_probes + 1, 1);
 	for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
-		char *why = why_not(r, c, groups[g].name);
+		char *why;
+
+		if (only && strcmp(groups[g].name, only))
+			continue;
+		/*
+		 * no baseline: the group is not part of this run, neither judged nor missing, unless
+		 * --require names it (then its absence is REQ001's)
+		 */
+		if (!strcmp(groups[g].name, "baseline") && !r->baseline) {
+			for (size_t i = 0; i < c->require.n; i++)
+				if (!strcmp(c->require.v[i], "baseline"))
+					cd_rules_run_add_not_evaluated(&r->rules, "baseline",
+								       "no baseline document (compare OLD NEW, --baseline FILE)");
+			continue;
+		}
+		why = why_not(r, c, groups[g].name);
 
 		if (why) {
 			cd_rules_run_add_not_evaluated(&r->rules, groups[g].name, why);
@@ -448,11 +492,17 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 		}
 		cd_strv_push(&r->rules.evaluated, groups[g].name);
 	}
-	note_nccl_floor(r, c);
-	note_timings(r, c);
+	if (!only) {
+		note_nccl_floor(r, c);
+		note_timings(r, c);
+	}
+	note_baseline(r, c);
 	required_groups(r, c, &e.required);
+	if (only)
+		keep_required(r, &e.required, only);
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
-		int skip = 0;
+		/* REQ001 too: `compare --require baseline` fails when nothing could be compared */
+		int skip = only && strcmp(rules[i].group, only) && strcmp(rules[i].id, "REQ001");
 
 		for (size_t g = 0; g < r->rules.n_not_evaluated; g++)
 			skip |= !strcmp(r->rules.not_evaluated[g].group, rules[i].group);
@@ -465,11 +515,22 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 		for (size_t h = 0; h < r->n_hosts; h++)
 			n += rules[i].check(&e, &r->hosts[h]);
 	}
-	n += cd_rules_hosts_evaluate(r); /* the job as a whole: src/rules_hosts.c */
+	if (!only)
+		n += cd_rules_hosts_evaluate(r); /* the job as a whole: src/rules_hosts.c */
 	free(e.judged);
 	cd_strv_free(&e.required);
 	cite_thresholds(r, c, first);
 	return n;
+}
+
+int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
+{
+	return evaluate(r, c, NULL);
+}
+
+int cd_rules_evaluate_group(struct cd_results *r, const struct cd_conf *c, const char *group)
+{
+	return evaluate(r, c, group);
 }
 
 int cd_rules_evaluate(struct cd_results *r)

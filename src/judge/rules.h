@@ -31,6 +31,8 @@ const struct cd_rule_group *cd_rules_groups(size_t *n);
  * sources, groups evaluated and not) and appends findings; returns how many.
  */
 int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c);
+/* The same for one rule group only (compare: "baseline"); the others are neither judged nor listed. */
+int cd_rules_evaluate_group(struct cd_results *r, const struct cd_conf *c, const char *group);
 /* The same with the embedded defaults and the profile chosen from r's GPUs. */
 int cd_rules_evaluate(struct cd_results *r);
 

@@ -68,6 +68,15 @@ int rule_required(struct cd_eval *e, const struct cd_host *unused);
 int host_discovered(const struct cd_host *h);
 size_t nvidia_pci_gpus(const struct cd_host *h);
 int rule_outliers(struct cd_eval *e, const struct cd_host *h);
+/* against r->baseline (rules_baseline.c): BASE001-BASE004 */
+int rule_base_bw(struct cd_eval *e, const struct cd_host *unused);
+int rule_base_lat(struct cd_eval *e, const struct cd_host *unused);
+int rule_base_missing(struct cd_eval *e, const struct cd_host *unused);
+int rule_base_better(struct cd_eval *e, const struct cd_host *unused);
+/* why the baseline group cannot be judged (no host in common, nothing finished); NULL when it can */
+char *baseline_why_not(const struct cd_results *r);
+/* rules.not_evaluated entries for the runs the baseline has and this run cannot be compared on */
+void note_baseline(struct cd_results *r, const struct cd_conf *c);
 /* rules.not_evaluated entries for what STAB004 and NCCL002 could not judge (rules_probes.c) */
 void note_timings(struct cd_results *r, const struct cd_conf *c);
 

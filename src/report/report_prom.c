@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "baseline.h"
 #include "measure.h"
 #include "report.h"
 #include "util.h"
@@ -509,6 +510,25 @@ static void probe_families(struct prom *pm, const struct cd_results *r)
 		}
 }
 
+/* With a baseline (compare, --baseline): each size's median time over the baseline's, as the BASE rules read it. */
+static void baseline_families(struct prom *pm, const struct cd_results *r)
+{
+	struct cd_baseline_map m;
+
+	if (!r->baseline)
+		return;
+	cd_baseline_map(r, &m);
+	family(pm, "commdiag_baseline_time_ratio",
+	       "Median time at this size over the baseline's (above 1: slower); comparable runs only.");
+	for (size_t i = 0; i < r->n_probes; i++)
+		for (size_t j = 0; j < r->probes[i].n_samples; j++) {
+			probe_labels(pm, r, &r->probes[i]);
+			lbl_i64(pm, "size_bytes", r->probes[i].samples[j].bytes);
+			sample(pm, cd_baseline_time_ratio(r, &m, i, &r->probes[i].samples[j]));
+		}
+	cd_baseline_map_free(&m);
+}
+
 static void reach_families(struct prom *pm, const struct cd_results *r)
 {
 	family(pm, "commdiag_reach_ok", "1 when host connected over TCP to peer's address on its interface iface.");
@@ -578,6 +598,7 @@ void cd_report_prom(struct cd_out *o, const struct cd_results *r)
 	nic_families(&pm, r);
 	hca_families(&pm, r);
 	probe_families(&pm, r);
+	baseline_families(&pm, r);
 	reach_families(&pm, r);
 	finding_families(&pm, r);
 	score_families(&pm, r);

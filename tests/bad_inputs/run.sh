@@ -64,7 +64,7 @@ bad "--timeout a year and a second" "$E option '--timeout': '31536001' is not a 
 bad "--format xml" "$E option '--format': unknown format 'xml': expected text, json, prometheus or html" check --format xml -o "$O"
 # metrics and the page render the results document: the commands that write something else refuse them
 for f in prometheus html; do
-	H="does not render a results document; $f is for check, topo, probe NAME..., report, score, import and hang"
+	H="does not render a results document; $f is for check, topo, probe NAME..., report, score, import, hang and compare"
 	for c in rules env version advise; do
 		bad "--format $f on $c" "$E option '--format $f': '$c' $H" "$c" --format $f -o "$O"
 	done
@@ -153,6 +153,21 @@ if [ -z "${CD_WRAP:-}" ]; then
 else
 	skip "huge --from files under $CD_WRAP"
 fi
+
+# --- compare OLD NEW and --baseline: each document through the same loader, named ---
+G=$D/../data/docs/h100-clean.json
+bad "compare: one document" "$E compare: two documents: use 'commdiag compare OLD.json NEW.json'" compare "$G" -o "$O"
+bad "compare: OLD not JSON" "$R '$D/not-json.txt': line 1: not valid JSON (byte 0)" compare "$D/not-json.txt" "$G" -o "$O"
+bad "compare: NEW of another schema" \
+	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1, the document has schema 99" \
+	compare "$G" "$D/wrong-schema.json" -o "$O"
+bad "compare: both from stdin" "$E compare: standard input ('-') can be one of the documents, not both" \
+	compare - - -o "$O"
+bad "compare: a bad -D" "$E option '-D': 'x' is not a number: expected a plain non-negative number, like '3.5'" compare "$G" "$G" -D baseline.noise_k=x -o "$O"
+bad "--baseline an empty file" "$R '$D/empty.json': empty input: expected a JSON document from 'commdiag --json'" \
+	check --from "$G" --baseline "$D/empty.json" -o "$O"
+bad "score --baseline a JSON array" "$R '$D/top-array.json': expected a JSON object at the top level" \
+	score "$G" --baseline "$D/top-array.json" -o "$O"
 
 # --- import nccl-tests: logs with nothing to import, bad numbers, bad JSON ---
 I="$E import:"
