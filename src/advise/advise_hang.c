@@ -122,7 +122,7 @@ void l_hang(struct cd_walk *w)
 	}
 	/* what catches the next one: PyTorch's flight recorder on every rank */
 	walk_emit(w, "TORCH_NCCL_TRACE_BUFFER_SIZE", "2000", NULL, "%s; keep the last collectives of every rank (the "
-		  "default of current PyTorch, FlightRecorder.hpp; 0, off, in releases before it)",
+		  "default of current PyTorch's FlightRecorder.hpp; 0, off, in older releases such as 2.4)",
 		  fr ? "the dumps found where the ranks diverged" : "RAS named the rank, not the collective");
 	walk_emit(w, "TORCH_NCCL_DUMP_ON_TIMEOUT", "1", NULL, "write every rank's flight recorder when the watchdog "
 		  "fires, for commdiag hang --fr");
