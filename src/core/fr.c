@@ -679,7 +679,7 @@ static int read_entry(struct cd_fr_dump *d, const cJSON *e, size_t i, char **err
 	if (!cJSON_IsObject(e))
 		return *err = xasprintf("'%s': entries[%zu] is not a dict", d->path, i), -1;
 	if (!seq)
-		seq = key(e, "seq_id"); /* before dump version 2.3 */
+		seq = key(e, "seq_id"); /* older dumps */
 	if (!cJSON_IsArray(pg) || cJSON_GetArraySize(pg) < 1 || !cJSON_IsString(cJSON_GetArrayItem(pg, 0)))
 		return *err = xasprintf("'%s': entries[%zu] has no process_group (name, desc)", d->path, i), -1;
 	if (int_of(seq) < 0)
@@ -704,7 +704,7 @@ static int read_entry(struct cd_fr_dump *d, const cJSON *e, size_t i, char **err
 	x->timeout_ms = cJSON_IsNumber(key(e, "timeout_ms")) ? key(e, "timeout_ms")->valuedouble : NAN;
 	if (cJSON_IsBool(p2p))
 		x->p2p = cJSON_IsTrue(p2p);
-	else /* before is_p2p (2.5): send and recv by their names */
+	else /* a dump without is_p2p: send and recv by their names */
 		x->p2p = x->profiling_name &&
 			 (strstr(x->profiling_name, ":send") || strstr(x->profiling_name, ":recv"));
 	return 0;

@@ -17,7 +17,7 @@
  *
  * Keys read (FlightRecorder.hpp DEFINE_CONSTANT, dump "version" 2.3 … 2.10): version,
  * comm_lib_version, pg_config {name: {name, desc, ranks "[0, 1]"}}, entries [{record_id,
- * pg_id, process_group (name, desc), collective_seq_id (seq_id before 2.3), p2p_seq_id,
+ * pg_id, process_group (name, desc), collective_seq_id (seq_id in older dumps), p2p_seq_id,
  * op_id, profiling_name, input_sizes, output_sizes, input_dtypes, output_dtypes, state,
  * timeout_ms, is_p2p}]. The dump does not name its rank: the file name does.
  */
