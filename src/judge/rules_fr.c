@@ -134,9 +134,10 @@ static void build_slots(struct member *m, const struct group *g)
 
 		if (e->p2p || strcmp(e->pg_name, g->name))
 			continue;
-		for (size_t i = m->n; i-- > 0 && !s;)
-			if (m->s[i].seq == e->coll_seq)
-				s = &m->s[i];
+		/* entries are in record order, so a coalesced group's ops are adjacent: only the newest
+		 * slot can be theirs (no search: a job of thousands of ranks has 2000 entries each) */
+		if (m->n && m->s[m->n - 1].seq == e->coll_seq)
+			s = &m->s[m->n - 1];
 		if (!s) {
 			s = CD_PUSH(m->s, m->n, m->cap);
 			memset(s, 0, sizeof(*s));
@@ -150,7 +151,8 @@ static void build_slots(struct member *m, const struct group *g)
 		s->in = join(s->in, e->in_sizes);
 		s->out = join(s->out, e->out_sizes);
 	}
-	qsort(m->s, m->n, sizeof(*m->s), slot_cmp);
+	if (m->n)
+		qsort(m->s, m->n, sizeof(*m->s), slot_cmp);
 }
 
 static const struct slot *find_slot(const struct member *m, long long seq)
