@@ -81,8 +81,8 @@ static const struct cmd cmds[] = {
 	  "explain LOGFILE...|- [--shell] [options]" },
 	{ "import", cmd_import, C_IMPORT, "read nccl-tests output (text or -J JSON) as probe results and judge it as score does",
 	  "import nccl-tests FILE...|- [--collective NAME] [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
-	{ "hang", cmd_hang, C_HANG, "ask a running NCCL job's RAS service twice, seconds apart, which rank is stuck, missing or dead; "
-	  "or read PyTorch Flight Recorder dumps (--fr) for where the ranks diverged",
+	{ "hang", cmd_hang, C_HANG, "which rank is stuck, missing or dead: ask a running NCCL job's RAS service twice, seconds apart, "
+	  "or read PyTorch Flight Recorder dumps (--fr)",
 	  "hang [--ras HOST:PORT] [--interval SECONDS] [--fr DIR|FILE]… [--timeout SECONDS] [options]" },
 };
 
