@@ -246,6 +246,29 @@ START_TEST(test_judge)
 	ck_assert_str_eq(r.findings[2].subject, "rank 3");
 	cd_results_free(&r);
 
+	/* both ranks in broadcast #3, neither done: the group; then rank 0 done: rank 1 named */
+	{
+		struct cd_fr_dump d[2];
+
+		load(&d[0], "inside/nccl_trace_rank_0");
+		load(&d[1], "inside/nccl_trace_rank_1");
+		cd_results_init(&r);
+		cd_fr_judge(&r, d, 2);
+		ck_assert_uint_eq(r.n_findings, 1);
+		ck_assert_str_eq(r.findings[0].id, "HANG008");
+		ck_assert_str_eq(r.findings[0].subject, "process group 0");
+		cd_results_free(&r);
+		d[0].entries[2].state = CD_FR_COMPLETED;
+		cd_results_init(&r);
+		cd_fr_judge(&r, d, 2);
+		ck_assert_uint_eq(r.n_findings, 1);
+		ck_assert_str_eq(r.findings[0].subject, "rank 1");
+		ck_assert_ptr_nonnull(strstr(r.findings[0].title, "did not complete collective #3 (nccl:broadcast)"));
+		cd_results_free(&r);
+		cd_fr_dump_free(&d[0]);
+		cd_fr_dump_free(&d[1]);
+	}
+
 	/* rank 3 stops in tp group '2' (group rank 1); rank 2 waits there, not in the world */
 	judge_dir(&r, "multi", 4, "");
 	ck_assert_uint_eq(r.n_findings, 3);

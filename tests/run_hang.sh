@@ -213,6 +213,11 @@ count_is "fr missing" "HANG006" 1
 out_has "fr missing" "export TORCH_NCCL_DUMP_ON_TIMEOUT='1'"
 out_has "fr missing" "rank 2: find its host"
 out_has "fr missing" "timeout=timedelta(seconds=1200)"
+fr "fr inside" 0 --fr "$FR/inside"
+out_has "fr inside" "WARN  HANG008"
+out_has "fr inside" "every rank entered collective #3 (nccl:broadcast) of process group '0' (default_pg) and none completed it"
+out_has "fr inside" "export NCCL_DEBUG='INFO'"
+fr "fr inside, --fail-on warn" 1 --fr "$FR/inside" --fail-on warn
 fr "fr json" 1 --fr "$FR/json"
 out_has "fr json" "rank 2: never entered collective #6"
 fr "fr files and folders" 1 --fr "$FR/json/nccl_trace_rank_0.json" --fr "$FR/json/nccl_trace_rank_2.json" --fr "$FR/json/nccl_trace_rank_1.json"

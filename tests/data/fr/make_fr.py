@@ -247,6 +247,13 @@ def multi(r):
     return [WORLD, tp], es
 
 
+def inside(r):
+    """both ranks entered broadcast #3 and neither completed it: the collective itself hangs."""
+    es = [entry(i, "0", "default_pg", i + 1, "nccl:broadcast", (4096,), "completed" if i < 2 else "started")
+          for i in range(3)]
+    return [("0", "default_pg", [0, 1])], es
+
+
 def refused():
     os.makedirs(os.path.join(HERE, "refused"), exist_ok=True)
     # what pickle writes for an object: GLOBAL 'collections OrderedDict' then REDUCE
@@ -272,5 +279,6 @@ if __name__ == "__main__":
     case("size", 4, size, version="2.4")
     case("multi", 4, multi)
     case("json", 4, missing, fmt="json")
+    case("inside", 2, inside)
     refused()
     resaved()
