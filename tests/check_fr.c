@@ -269,6 +269,29 @@ START_TEST(test_judge)
 		cd_fr_dump_free(&d[1]);
 	}
 
+	/* rank 3's all_reduce #5 in bfloat16 while the others are float */
+	{
+		struct cd_fr_dump d[4];
+		char name[64];
+
+		for (int i = 0; i < 4; i++) {
+			snprintf(name, sizeof(name), "healthy/nccl_trace_rank_%d", i);
+			load(&d[i], name);
+		}
+		free(d[3].entries[4].in_dtypes);
+		d[3].entries[4].in_dtypes = xstrdup("['BFloat16']");
+		cd_results_init(&r);
+		cd_fr_judge(&r, d, 4);
+		ck_assert_uint_eq(r.n_findings, 1);
+		ck_assert_str_eq(r.findings[0].id, "HANG007");
+		ck_assert_str_eq(r.findings[0].subject, "rank 3");
+		ck_assert_ptr_nonnull(strstr(r.findings[0].title, "entered collective #5 of process group '0' (default_pg) "
+								 "as group rank 3 with different data types"));
+		cd_results_free(&r);
+		for (int i = 0; i < 4; i++)
+			cd_fr_dump_free(&d[i]);
+	}
+
 	/* rank 3 stops in tp group '2' (group rank 1); rank 2 waits there, not in the world */
 	judge_dir(&r, "multi", 4, "");
 	ck_assert_uint_eq(r.n_findings, 3);

@@ -22,6 +22,7 @@ struct slot {
 	long long seq;
 	const struct cd_fr_entry *e; /* the first entry of the sequence id (a coalesced group has several) */
 	char *names, *in, *out;      /* of every entry of the sequence id, joined */
+	char *types;                 /* input and output dtypes, joined */
 	enum cd_fr_state st;         /* the least advanced */
 };
 
@@ -150,6 +151,8 @@ static void build_slots(struct member *m, const struct group *g)
 		s->names = join(s->names, e->profiling_name);
 		s->in = join(s->in, e->in_sizes);
 		s->out = join(s->out, e->out_sizes);
+		s->types = join(s->types, e->in_dtypes);
+		s->types = join(s->types, e->out_dtypes);
 	}
 	if (m->n)
 		qsort(m->s, m->n, sizeof(*m->s), slot_cmp);
@@ -282,20 +285,20 @@ static int judge_missing(struct cd_results *r, const struct group *g, struct mem
 	return found;
 }
 
-/* the field of a slot that differs: 0 names, 1 input sizes, 2 output sizes */
+/* the field of a slot that differs: 0 names, 1 input sizes, 2 output sizes, 3 dtypes */
 static const char *field(const struct slot *s, int k)
 {
-	return k == 0 ? s->names : k == 1 ? s->in : s->out;
+	return k == 0 ? s->names : k == 1 ? s->in : k == 2 ? s->out : s->types;
 }
 
 static int judge_mismatch(struct cd_results *r, const struct group *g, struct member *ms, size_t n,
 			  const struct slot *ref)
 {
 	static const char *const what[] = { "as a different operation", "with different input sizes",
-					     "with different output sizes" };
+					     "with different output sizes", "with different data types (input + output)" };
 	int found = 0;
 
-	for (int k = 0; k < 3 && !found; k++) {
+	for (int k = 0; k < 4 && !found; k++) {
 		const char *major = NULL;
 		size_t best = 0, same = 0;
 		char *gn;
@@ -452,6 +455,7 @@ static void judge_group(struct cd_results *r, const struct group *g, const struc
 			free(ms[i].s[k].names);
 			free(ms[i].s[k].in);
 			free(ms[i].s[k].out);
+			free(ms[i].s[k].types);
 		}
 		free(ms[i].s);
 	}

@@ -17,7 +17,7 @@ static const struct cd_hang_rule hang_rules[] = {
 	{ "HANG006", "fail", "Flight Recorder: a rank never entered a collective the other ranks of its process group "
 			     "entered" },
 	{ "HANG007", "fail", "Flight Recorder: ranks of a process group entered one collective as different operations "
-			     "or with different sizes" },
+			     "or with different sizes or data types" },
 	{ "HANG008", "warn", "Flight Recorder: a collective every rank of the group entered did not complete on all of "
 			     "them" },
 	{ "HANG009", "warn", "Flight Recorder: no dump from a rank of a process group the dumps name" },
