@@ -179,6 +179,22 @@ START_TEST(test_memo_bomb)
 }
 END_TEST
 
+/* JSON: refused before cJSON builds a tree of more values than a pickle may hold */
+START_TEST(test_json_bound)
+{
+	const char *head = "{\"version\":\"2.10\",\"entries\":[";
+	size_t n = strlen(head), len = n + 3u * (CD_FR_MAX_NODES + 1) + 2;
+	char *j = xmalloc(len);
+
+	memcpy(j, head, n);
+	for (unsigned i = 0; i <= CD_FR_MAX_NODES; i++, n += 3)
+		memcpy(j + n, "[],", 3);
+	memcpy(j + n - 1, "]}", 2);
+	refused(j, n + 1, "more than 4194304 values");
+	free(j);
+}
+END_TEST
+
 START_TEST(test_rank_from_name)
 {
 	long r = -1;
@@ -321,6 +337,7 @@ Suite *fr_suite(void)
 	tc = tcase_create("bounds");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_memo_bomb);
+	tcase_add_test(tc, test_json_bound);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -786,8 +786,17 @@ int cd_fr_parse(struct cd_fr_dump *d, const char *path, const unsigned char *buf
 	}
 	if (i < len && buf[i] == '{') {
 		const char *end = NULL;
+		size_t values = 1;
 
 		d->json = 1;
+		/* cJSON builds the whole tree: bound it as the pickle's, before (a value follows a
+		 * comma or opens a container; commas inside strings only overcount) */
+		for (size_t k = i; k < len; k++)
+			values += buf[k] == ',' || buf[k] == '[' || buf[k] == '{';
+		if (values > CD_FR_MAX_NODES) {
+			*err = xasprintf("'%s': more than %u values: not a Flight Recorder dump", path, CD_FR_MAX_NODES);
+			goto fail;
+		}
 		root = cJSON_ParseWithLengthOpts((const char *)buf, len, &end, 0);
 		if (!root) {
 			*err = xasprintf("'%s': not valid JSON near byte %zu", path,
