@@ -69,6 +69,8 @@ struct ctx {
 	const char *ras;            /* hang --ras HOST:PORT; NULL: NCCL_RAS_ADDR, else localhost:28028 */
 	double interval_s;          /* hang --interval: seconds between RAS queries */
 	const char *baseline;       /* --baseline FILE: the document to compare with (check, score) */
+	const char **fr;            /* hang --fr PATH: Flight Recorder dumps (files or folders) */
+	int n_fr;
 	int progress;               /* --progress 1, --no-progress 0, neither -1 */
 	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */
@@ -90,6 +92,9 @@ void render_shell(struct cd_out *o, const void *r);
 int deterministic(void);
 void stamp(struct cd_results *r, const char *mode, const struct ctx *c);
 int exit_for(const struct ctx *c, const struct cd_results *r);
+/* The tail every judging command shares: the duration (unless deterministic), the report, then
+ * the exit code of the findings (or the report's error). */
+int report_and_exit_code(struct ctx *c, struct cd_results *r);
 double report_margin(const struct ctx *c);
 int lint_and_advise(struct cd_results *r, int local_conf);
 int judge(struct ctx *c, struct cd_results *r, int local_conf);

@@ -87,6 +87,17 @@ int exit_for(const struct ctx *c, const struct cd_results *r)
 	return worst >= 0 && worst >= (int)c->fail_on ? EXIT_FINDINGS : 0;
 }
 
+int report_and_exit_code(struct ctx *c, struct cd_results *r)
+{
+	int rc;
+
+	if (!deterministic())
+		r->run.duration_s = cd_now_s() - c->t_start;
+	phase(3);
+	rc = emit_report(c, render_results, r);
+	return rc ? rc : exit_for(c, r);
+}
+
 /*
  * The end of the run, as absolute cd_now_s() times before the --timeout alarm: the report
  * needs a margin, and under MPI the gather a slice before it; the other ranks wait for

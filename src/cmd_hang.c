@@ -1,23 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * commdiag hang: ask a running NCCL job's RAS service (NCCL 2.24 and later) for its status
- * twice or more, --interval seconds apart, under the one --timeout deadline; judge the
- * snapshots (src/judge/rules_hang.c: missing, dead, erroring and stuck ranks) and report
- * like every command. The RAS client is src/probe/ras_client.c, the report parser
- * src/core/ras.c. Flight Recorder dumps and advice are not read or given yet (issue 20).
+ * twice, --interval seconds apart, under the one --timeout deadline, and/or read PyTorch
+ * Flight Recorder dumps (--fr); judge them (src/judge/rules_hang.c: missing, dead, erroring
+ * and stuck ranks; src/judge/rules_fr.c: where a process group's ranks diverged), advise
+ * (the decision tree's hang leaf) and report like every command. The RAS client is
+ * src/probe/ras_client.c, the report parser src/core/ras.c, the dump reader src/core/fr.c.
+ * NCCL and PyTorch logs are read by `explain`, not here (yet).
  */
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
+#include "fr.h"
 #include "ras.h"
 #include "ras_client.h"
 #include "rules_hang.h"
 #include "util.h"
 
 #define HANG_QUERIES 2
+#define FR_MAX_DUMPS 65536 /* files under --fr: a job of 64k ranks */
 #define RAS_LEG_TIMEOUT_MAX_S 5 /* RAS_COLLECTIVE_LEG_TIMEOUT_SEC, src/ras/ras_internal.h: ncclras's default */
 
 static void ras_step(int s)
@@ -41,14 +48,152 @@ static int pause_s(double s)
 	return -1;
 }
 
-int cmd_hang(struct ctx *c)
+/* ---- Flight Recorder dumps ---- */
+
+struct fr_set {
+	struct cd_fr_dump *d;
+	size_t n, cap;
+};
+
+static void fr_set_free(struct fr_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		cd_fr_dump_free(&s->d[i]);
+	free(s->d);
+}
+
+static int load_one(struct fr_set *s, const char *path)
+{
+	const char *kind;
+	FILE *f = cd_open_input(path, &kind);
+	unsigned char *buf;
+	struct cd_fr_dump d;
+	char *err = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return cd_error("option '--fr': cannot read '%s': %s", path, kind ? kind : strerror(errno));
+	buf = (unsigned char *)cd_read_file(f, CD_FR_MAX_FILE, &len);
+	fclose(f);
+	if (!buf)
+		return cd_error("option '--fr': cannot read '%s': %s", path,
+				errno == EFBIG ? "larger than a Flight Recorder dump (256 MiB)" : strerror(errno));
+	if (cd_fr_parse(&d, path, buf, len, &err) < 0) {
+		free(buf);
+		cd_error("option '--fr': %s", err);
+		free(err);
+		return -1;
+	}
+	free(buf);
+	if (d.rank < 0) {
+		cd_fr_dump_free(&d);
+		return cd_error("option '--fr': '%s': no rank at the end of the file name: PyTorch names each dump "
+				"<prefix><global rank> (nccl_trace_rank_3); rename it so",
+				path);
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->d[i].rank == d.rank) {
+			cd_error("option '--fr': '%s' and '%s' are both rank %ld: give the dumps of one job", s->d[i].path,
+				 path, d.rank);
+			cd_fr_dump_free(&d);
+			return -1;
+		}
+	if (s->n == FR_MAX_DUMPS) {
+		cd_fr_dump_free(&d);
+		return cd_error("option '--fr': more than %d dumps", FR_MAX_DUMPS);
+	}
+	*CD_PUSH(s->d, s->n, s->cap) = d;
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder: its regular files not starting with '.', in name order (not its subfolders). */
+static int load_dir(struct fr_set *s, const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, before = s->n;
+	int rc = 0;
+
+	if (!dp)
+		return cd_error("option '--fr': cannot read the folder '%s': %s", dir, strerror(errno));
+	while ((de = readdir(dp)) && n <= FR_MAX_DUMPS) {
+		char *p;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			*CD_PUSH(names, n, cap) = p;
+		else
+			free(p);
+	}
+	closedir(dp);
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = load_one(s, names[i]);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (!rc && s->n == before)
+		return cd_error("option '--fr': the folder '%s' holds no file: expected one Flight Recorder dump per rank "
+				"(nccl_trace_rank_0, …)",
+				dir);
+	return rc;
+}
+
+static int load_fr(const struct ctx *c, struct fr_set *s)
+{
+	for (int i = 0; i < c->n_fr; i++) {
+		struct stat st;
+
+		if (stat(c->fr[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (load_dir(s, c->fr[i]) < 0)
+				return -1;
+		} else if (load_one(s, c->fr[i]) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void judge_fr(struct cd_results *r, const struct fr_set *s)
+{
+	size_t f0 = r->n_findings, json = 0;
+
+	cd_fr_judge(r, s->d, s->n);
+	for (size_t i = 0; i < s->n; i++)
+		json += s->d[i].json;
+	for (size_t i = f0; i < r->n_findings; i++)
+		cd_finding_evidence(&r->findings[i], "Flight Recorder: %zu dump%s (%s), ranks %ld to %ld", s->n,
+				    s->n == 1 ? "" : "s", json == s->n ? "JSON" : json ? "pickle and JSON" : "pickle",
+				    s->d[0].rank, s->d[s->n - 1].rank);
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct cd_fr_dump *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* ---- NCCL RAS ---- */
+
+/* Query RAS HANG_QUERIES times and judge: 0, or an exit code. */
+static int run_ras(struct ctx *c, struct cd_results *r)
 {
 	const char *env = getenv("NCCL_RAS_ADDR");
 	const char *addr = c->ras ? c->ras : env && *env ? env : "localhost:28028";
 	const char *from = c->ras ? "option '--ras'" : env && *env ? "NCCL_RAS_ADDR" : "the default";
 	struct cd_ras_snapshot snaps[HANG_QUERIES];
 	char *host = NULL, *port = NULL, *err = NULL, *where, *fmt_note = NULL, *proto = NULL;
-	struct cd_results r;
 	size_t n = 0;
 	int try_json = 1, rc = 0, ras_timeout = (int)(c->timeout_s / 4);
 
@@ -62,9 +207,6 @@ int cmd_hang(struct ctx *c)
 	if (ras_timeout > RAS_LEG_TIMEOUT_MAX_S)
 		ras_timeout = RAS_LEG_TIMEOUT_MAX_S;
 	where = xasprintf("%s:%s", host, port);
-	cd_results_init(&r);
-	stamp(&r, "hang", c);
-	r.run.ranks = CD_NULL_I64; /* no commdiag ranks ran: the ranks are the job's */
 	while (n < HANG_QUERIES && !cd_stop) {
 		struct cd_ras_reply rep;
 
@@ -96,36 +238,64 @@ int cmd_hang(struct ctx *c)
 		n++;
 	}
 	rc = 0;
-	if (cd_stop) {
-		stamp_stop(&r); /* a partial run makes no findings */
-	} else {
-		size_t f0 = r.n_findings;
+	if (!cd_stop) {
+		size_t f0 = r->n_findings;
 
 		phase(2);
-		cd_hang_judge(&r, snaps, n, where);
-		for (size_t i = f0; i < r.n_findings; i++) {
-			cd_finding_evidence(&r.findings[i], "RAS server %s (%s), NCCL %s, %s report, %zu queries %g s apart",
+		cd_hang_judge(r, snaps, n, where);
+		for (size_t i = f0; i < r->n_findings; i++) {
+			cd_finding_evidence(&r->findings[i], "RAS server %s (%s), NCCL %s, %s report, %zu queries %g s apart",
 					    where, proto ? proto : "?", snaps[n - 1].version ? snaps[n - 1].version : "?",
 					    snaps[n - 1].json ? "JSON" : "text", n, c->interval_s);
 			if (fmt_note)
-				cd_finding_evidence(&r.findings[i], "%s", fmt_note);
+				cd_finding_evidence(&r->findings[i], "%s", fmt_note);
 		}
 	}
-	if (!deterministic())
-		r.run.duration_s = cd_now_s() - c->t_start;
-	phase(3);
-	rc = emit_report(c, render_results, &r);
-	if (rc == 0)
-		rc = exit_for(c, &r);
 out:
 	for (size_t i = 0; i < n; i++)
 		cd_ras_snapshot_free(&snaps[i]);
-	cd_results_free(&r);
 	free(host);
 	free(port);
 	free(err);
 	free(where);
 	free(fmt_note);
 	free(proto);
+	return rc;
+}
+
+int cmd_hang(struct ctx *c)
+{
+	struct fr_set fr = { 0 };
+	struct cd_results r;
+	int rc = 0;
+
+	/* the dumps first: a bad one is a usage error before any network traffic */
+	if (load_fr(c, &fr) < 0) {
+		fr_set_free(&fr);
+		return EXIT_USAGE;
+	}
+	if (fr.n)
+		qsort(fr.d, fr.n, sizeof(*fr.d), rank_cmp);
+	cd_results_init(&r);
+	stamp(&r, "hang", c);
+	r.run.ranks = CD_NULL_I64; /* no commdiag ranks ran: the ranks are the job's */
+	if (!c->n_fr || c->ras)
+		rc = run_ras(c, &r);
+	if (rc)
+		goto out;
+	if (cd_stop) {
+		stamp_stop(&r); /* a partial run makes no findings */
+	} else {
+		phase(2);
+		if (fr.n)
+			judge_fr(&r, &fr);
+		rc = lint_and_advise(&r, 0);
+		if (rc)
+			goto out;
+	}
+	rc = report_and_exit_code(c, &r);
+out:
+	cd_results_free(&r);
+	fr_set_free(&fr);
 	return rc;
 }

@@ -261,12 +261,7 @@ int cmd_import(struct ctx *c)
 		cd_results_free(&r);
 		return rc;
 	}
-	if (!deterministic())
-		r.run.duration_s = cd_now_s() - c->t_start;
-	phase(3);
-	rc = emit_report(c, render_results, &r);
-	if (rc == 0)
-		rc = exit_for(c, &r);
+	rc = report_and_exit_code(c, &r);
 	cd_results_free(&r);
 	return rc;
 }

@@ -81,8 +81,9 @@ static const struct cmd cmds[] = {
 	  "explain LOGFILE...|- [--shell] [options]" },
 	{ "import", cmd_import, C_IMPORT, "read nccl-tests output (text or -J JSON) as probe results and judge it as score does",
 	  "import nccl-tests FILE...|- [--collective NAME] [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
-	{ "hang", cmd_hang, C_HANG, "ask a running NCCL job's RAS service twice, seconds apart, which rank is stuck, missing or dead",
-	  "hang [--ras HOST:PORT] [--interval SECONDS] [--timeout SECONDS] [options]" },
+	{ "hang", cmd_hang, C_HANG, "which rank is stuck, missing or dead: ask a running NCCL job's RAS service twice, seconds apart, "
+	  "or read PyTorch Flight Recorder dumps (--fr)",
+	  "hang [--ras HOST:PORT] [--interval SECONDS] [--fr DIR|FILE]… [--timeout SECONDS] [options]" },
 	{ "compare", cmd_compare, C_COMPARE,
 	  "judge NEW against OLD per probe and size: regressions beyond both runs' noise, missing results (BASE*)",
 	  "compare OLD.json NEW.json [-D baseline.KEY=VALUE] [options]" },
@@ -112,6 +113,7 @@ enum {
 	OPT_RAS,
 	OPT_INTERVAL,
 	OPT_BASELINE,
+	OPT_FR,
 };
 
 static const struct opt {
@@ -183,6 +185,8 @@ static const struct opt {
 	  "seconds between RAS queries (default 5)" },
 	{ { "baseline", required_argument, NULL, OPT_BASELINE }, 0, C_CHECK | C_SCORE, "FILE.json",
 	  "also judge the run against this earlier document per probe and size (BASE001-BASE004, as compare)" },
+	{ { "fr", required_argument, NULL, OPT_FR }, 0, C_HANG, "DIR|FILE",
+	  "PyTorch Flight Recorder dumps: a file, or a folder of one per rank (repeatable; RAS is asked only with --ras too)" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -410,7 +414,7 @@ int main(int argc, char **argv)
 	const struct cmd *cmd = &cmds[0];
 	int opt, rc, verbosity = 0;
 	/* --rules and -D repeat; on the stack, so early usage errors leak nothing */
-	const char *rule_files[MAX_REPEAT], *defs[MAX_REPEAT];
+	const char *rule_files[MAX_REPEAT], *defs[MAX_REPEAT], *fr_paths[MAX_REPEAT];
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		lo[i] = opts[i].lo;
@@ -533,6 +537,12 @@ int main(int argc, char **argv)
 		case OPT_RAS:
 			c.ras = optarg;
 			break;
+		case OPT_FR:
+			if (c.n_fr == MAX_REPEAT)
+				return cd_error("option '--fr': at most %d paths (give the folder that holds the dumps)", MAX_REPEAT),
+				       EXIT_USAGE;
+			fr_paths[c.n_fr++] = optarg;
+			break;
 		case OPT_INTERVAL:
 			if (cd_parse_seconds(optarg, &c.interval_s) < 0)
 				return cd_error("option '--interval': '%s' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 5 or 0.5", optarg),
@@ -602,6 +612,7 @@ int main(int argc, char **argv)
 	c.args = &argv[optind];
 	c.nargs = argc - optind;
 	c.conf.files = rule_files;
+	c.fr = fr_paths;
 	c.conf.defs = defs;
 	if (c.nargs && !(cmd->id & C_ARGS))
 		return cd_error("%s: unexpected argument '%s'", cmd->name, c.args[0]), EXIT_USAGE;

@@ -4,7 +4,9 @@
 # reports of tests/data/ras: stuck, moving, healthy, missing and dead jobs, in JSON (a 2.28.7+
 # server) and in text (an older one, which refuses SET FORMAT json; and 2.24's own text); a
 # server that stalls or closes mid-answer ends at the --timeout deadline or with an error
-# naming what it waited for; bad --ras values are usage errors. Each server listens on a port
+# naming what it waited for; bad --ras values are usage errors. PyTorch Flight Recorder dumps
+# (tests/data/fr, pickle and JSON) name the rank and collective where a group diverged, with
+# or without RAS; a pickle with code in it is refused. Each server listens on a port
 # the kernel picks, so runs never collide; no test asserts a duration.
 # Usage: tests/run_hang.sh ./commdiag
 set -u
@@ -63,10 +65,11 @@ stop_fake() {
 }
 hang() { run "$1" "$2" timeout "$LIMIT" "$BIN" hang --ras "127.0.0.1:$PORT" --interval 0.2 "${@:3}"; }
 out_lacks() { if grep -qF -- "$2" "$TMP/out"; then bad "$1: stdout has '$2'"; else ok; fi; }
+# count_is NAME ID N: N findings of ID in the text report (the advice names them too: not counted)
 count_is() {
 	local n
-	n=$(grep -c -- "$2" "$TMP/out")
-	if [ "$n" = "$3" ]; then ok; else bad "$1: '$2' $n times in stdout, expected $3"; fi
+	n=$(grep -cE -- "^  (FAIL|WARN|INFO) +$2" "$TMP/out")
+	if [ "$n" = "$3" ]; then ok; else bad "$1: '$2' $n findings in stdout, expected $3"; fi
 }
 
 # --- the protocol: what the client sends ---
@@ -195,6 +198,69 @@ err_has "--interval bad" "commdiag: option '--interval': 'soon' is not a number 
 run "--interval elsewhere" 2 "$BIN" check --interval 1
 err_has "--interval elsewhere" "option '--interval' does not apply to 'check'"
 if [ ! -s "$TMP/out" ]; then ok; else bad "a usage error wrote a report"; fi
+
+# --- PyTorch Flight Recorder dumps (tests/data/fr, see its README) ---
+FR=tests/data/fr
+fr() { run "$1" "$2" timeout "$LIMIT" "$BIN" hang "${@:3}"; }
+fr "fr healthy" 0 --fr "$FR/healthy"
+out_has "fr healthy" "summary: 0 fail, 0 warn, 0 info"
+out_lacks "fr healthy" "advice ("
+fr "fr resaved by Python" 0 --fr "$FR/resaved"
+fr "fr missing" 1 --fr "$FR/missing"
+out_has "fr missing" "FAIL  HANG006"
+out_has "fr missing" "rank 2: never entered collective #6 (nccl:all_reduce) of process group '0' (default_pg) as group rank 2"
+count_is "fr missing" "HANG006" 1
+out_has "fr missing" "export TORCH_NCCL_DUMP_ON_TIMEOUT='1'"
+out_has "fr missing" "rank 2: find its host"
+out_has "fr missing" "timeout=timedelta(seconds=1200)"
+fr "fr inside" 0 --fr "$FR/inside"
+out_has "fr inside" "WARN  HANG008"
+out_has "fr inside" "every rank entered collective #3 (nccl:broadcast) of process group '0' (default_pg) and none completed it"
+out_has "fr inside" "export NCCL_DEBUG='INFO'"
+fr "fr inside, --fail-on warn" 1 --fr "$FR/inside" --fail-on warn
+fr "fr json" 1 --fr "$FR/json"
+out_has "fr json" "rank 2: never entered collective #6"
+fr "fr files and folders" 1 --fr "$FR/json/nccl_trace_rank_0.json" --fr "$FR/json/nccl_trace_rank_2.json" --fr "$FR/json/nccl_trace_rank_1.json"
+out_has "fr files and folders" "rank 2: never entered collective #6"
+out_has "fr files and folders" "HANG009"
+fr "fr size" 1 --fr "$FR/size"
+out_has "fr size" "rank 1: entered collective #3 of process group '0' (default_pg) as group rank 1 with different input sizes: [[512]] where 3 of 4 ranks have [[1024]]"
+out_has "fr size" "make every rank of the process group call the same collectives"
+fr "fr groups" 1 --fr "$FR/multi"
+out_has "fr groups" "rank 3: never entered collective #4 (nccl:all_gather_into_tensor) of process group '2' (tp) as group rank 1"
+out_has "fr groups" "it waits in collective #4 (nccl:all_gather_into_tensor) of process group '2'"
+count_is "fr groups" "HANG006" 3
+fr "fr json report" 1 --fr "$FR/missing" --json -o "$TMP/fr.json"
+json_true "fr json report" "$TMP/fr.json" "[f['subject'] for f in d['findings']] == ['rank 2'] and d['findings'][0]['expected'] == 6 and any(a['env'] == 'TORCH_NCCL_TRACE_BUFFER_SIZE' for a in d['advice'])"
+fr "fr prometheus" 1 --fr "$FR/missing" --format prometheus
+out_has "fr prometheus" "HANG006"
+fr "fr html" 1 --fr "$FR/missing" --format html -o "$TMP/fr.html"
+if grep -q HANG006 "$TMP/fr.html"; then ok; else bad "fr html: no HANG006 in the page"; fi
+# with RAS too: both judged in one report
+fake_states mismatch-1
+hang "fr and ras" 1 --fr "$FR/missing"
+out_has "fr and ras" "HANG003"
+out_has "fr and ras" "HANG006"
+stop_fake
+# refused: code in a pickle, a name without a rank, two dumps of one rank, an empty folder
+fr "fr GLOBAL" 2 --fr "$FR/refused"
+err_has "fr GLOBAL" "commdiag: option '--fr': '$FR/refused/nccl_trace_rank_0': pickle opcode GLOBAL (0x63) at byte 39 imports or calls code: refused"
+if [ ! -s "$TMP/out" ]; then ok; else bad "fr GLOBAL: a refused dump wrote a report"; fi
+cp "$FR/healthy/nccl_trace_rank_0" "$TMP/trace.pkl"
+fr "fr no rank" 2 --fr "$TMP/trace.pkl"
+err_has "fr no rank" "no rank at the end of the file name"
+fr "fr same rank" 2 --fr "$FR/healthy/nccl_trace_rank_0" --fr "$FR/json/nccl_trace_rank_0.json"
+err_has "fr same rank" "are both rank 0"
+mkdir "$TMP/empty"
+fr "fr empty folder" 2 --fr "$TMP/empty"
+err_has "fr empty folder" "holds no file"
+fr "fr missing file" 2 --fr "$TMP/nothing_0"
+err_has "fr missing file" "cannot read '$TMP/nothing_0'"
+head -c 100 "$FR/healthy/nccl_trace_rank_1" >"$TMP/nccl_trace_rank_1"
+fr "fr truncated" 2 --fr "$TMP/nccl_trace_rank_1"
+err_has "fr truncated" "truncated"
+run "--fr elsewhere" 2 "$BIN" check --fr "$FR/healthy"
+err_has "--fr elsewhere" "option '--fr' does not apply to 'check'"
 
 stop_fake
 schema_check

@@ -69,6 +69,8 @@ void l_iface_job(struct cd_walk *w);
 void l_noroute(struct cd_walk *w);
 int q_timeout(struct cd_walk *w);
 void l_timeout(struct cd_walk *w);
+int q_hang(struct cd_walk *w);
+void l_hang(struct cd_walk *w);
 int port_active(const struct cd_ib_port *p);
 int q_rails(struct cd_walk *w);
 void l_cross_nic(struct cd_walk *w);

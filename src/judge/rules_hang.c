@@ -14,6 +14,13 @@ static const struct cd_hang_rule hang_rules[] = {
 	{ "HANG003", "fail", "NCCL RAS: ranks at different collective counts that did not move between queries (stuck)" },
 	{ "HANG004", "info", "NCCL RAS: collective counts moved between queries (progressing, or a passing mismatch)" },
 	{ "HANG005", "fail", "NCCL RAS: a rank reports an NCCL initialisation or asynchronous error" },
+	{ "HANG006", "fail", "Flight Recorder: a rank never entered a collective the other ranks of its process group "
+			     "entered" },
+	{ "HANG007", "fail", "Flight Recorder: ranks of a process group entered one collective as different operations "
+			     "or with different sizes or data types" },
+	{ "HANG008", "warn", "Flight Recorder: a collective every rank of the group entered did not complete on all of "
+			     "them" },
+	{ "HANG009", "warn", "Flight Recorder: no dump from a rank of a process group the dumps name" },
 };
 
 const struct cd_hang_rule *cd_hang_rules_table(size_t *n)
