@@ -127,7 +127,8 @@ static void run_probes(struct ctx *c, struct cd_results *r, struct cd_host *h, c
 	struct cd_probe_ctx pc = { .r = r, .host = h, .nccl_lib = c->dopt.nccl_lib,
 				   .warmup = c->warmup, .iters = c->iters, .budget_s = c->probe_timeout_s,
 				   .set = c->probe_set, .rank = d->rank, .nranks = d->nranks,
-				   .follower = d->local_rank != 0, .pairs = c->pairs };
+				   .follower = d->local_rank != 0, .pairs = c->pairs,
+				   .reach_all = c->reach_all };
 
 	pc.end_s = probes_end(c);
 	if (c->pairs)

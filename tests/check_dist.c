@@ -98,6 +98,117 @@ START_TEST(test_ring)
 }
 END_TEST
 
+/* Labels of a job of n hosts: eth0 on 10.0.0.0/16 everywhere, ib0 on two hosts, odd naming on one. */
+#define PEER_HOSTS 300
+static const char *const common_keys[] = { "if:eth0", "net:10.0.0.0/16", "names:eth0" };
+static const char *const ib_keys[] = { "if:eth0", "net:10.0.0.0/16", "if:ib0", "net:192.168.5.0/24", "names:eth0,ib0" };
+static const char *const odd_keys[] = { "if:enp1s0", "net:10.0.0.0/16", "names:enp1s0" };
+
+static void peer_labels(int n, const char *const **keys, size_t *n_keys)
+{
+	for (int h = 0; h < n; h++) {
+		keys[h] = common_keys;
+		n_keys[h] = 3;
+	}
+	keys[37] = keys[281] = ib_keys;
+	n_keys[37] = n_keys[281] = 5;
+	keys[155] = odd_keys;
+	n_keys[155] = 3;
+}
+
+static int peer_has(const int *p, int n, int x)
+{
+	for (int i = 0; i < n; i++)
+		if (p[i] == x)
+			return 1;
+	return 0;
+}
+
+START_TEST(test_reach_peers)
+{
+	const char *const *keys[PEER_HOSTS];
+	size_t n_keys[PEER_HOSTS];
+	int peers[CD_REACH_CAP], again[CD_REACH_CAP], differ = 0;
+
+	peer_labels(PEER_HOSTS, keys, n_keys);
+	for (int self = 0; self < PEER_HOSTS; self++) {
+		int n = cd_reach_peers(PEER_HOSTS, self, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, CD_REACH_CAP);
+		int m = cd_reach_peers(PEER_HOSTS, self, CD_REACH_SEED, CD_REACH_K, keys, n_keys, again, CD_REACH_CAP);
+
+		/* bounded: the ring, k hashed, and at most one host per label no peer had */
+		ck_assert_int_ge(n, 2 + CD_REACH_K);
+		ck_assert_int_le(n, 2 + CD_REACH_K + 5);
+		/* deterministic by seed */
+		ck_assert_int_eq(n, m);
+		ck_assert_mem_eq(peers, again, (size_t)n * sizeof(int));
+		m = cd_reach_peers(PEER_HOSTS, self, CD_REACH_SEED + 1, CD_REACH_K, keys, n_keys, again, CD_REACH_CAP);
+		differ += m != n || memcmp(peers, again, (size_t)n * sizeof(int)) != 0;
+		/* the ring neighbours first, never self, no host twice */
+		ck_assert_int_eq(peers[0], (self + 1) % PEER_HOSTS);
+		ck_assert_int_eq(peers[1], (self - 1 + PEER_HOSTS) % PEER_HOSTS);
+		for (int i = 0; i < n; i++) {
+			ck_assert_int_ne(peers[i], self);
+			ck_assert(!peer_has(peers, i, peers[i]));
+		}
+		/* every interface name, subnet and naming of another host is tested by this one */
+		for (int h = 0; h < PEER_HOSTS; h++) {
+			if (h == self)
+				continue;
+			for (size_t q = 0; q < n_keys[h]; q++) {
+				int found = 0;
+
+				for (int i = 0; i < n && !found; i++)
+					for (size_t r = 0; r < n_keys[peers[i]]; r++)
+						found |= !strcmp(keys[peers[i]][r], keys[h][q]);
+				ck_assert_msg(found, "host %d: label %s of host %d untested", self, keys[h][q], h);
+			}
+		}
+	}
+	ck_assert_int_gt(differ, PEER_HOSTS / 2);
+	/* a small job: every other host, once */
+	ck_assert_int_eq(cd_reach_peers(2, 0, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, CD_REACH_CAP), 1);
+	ck_assert_int_eq(peers[0], 1);
+	ck_assert_int_eq(cd_reach_peers(5, 3, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, CD_REACH_CAP), 4);
+	ck_assert_int_eq(cd_reach_peers(1, 0, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, CD_REACH_CAP), 0);
+	/* the cap holds */
+	ck_assert_int_eq(cd_reach_peers(PEER_HOSTS, 9, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, 3), 3);
+	/* without labels: the ring and k hashed peers, at 4096 hosts as at 300 */
+	ck_assert_int_eq(cd_reach_peers(4096, 4000, CD_REACH_SEED, CD_REACH_K, NULL, NULL, peers, CD_REACH_CAP),
+			 2 + CD_REACH_K);
+}
+END_TEST
+
+START_TEST(test_reach_second)
+{
+	const char *const *keys[PEER_HOSTS];
+	size_t n_keys[PEER_HOSTS];
+	int out[8], tried[] = { 37 }, m;
+
+	peer_labels(PEER_HOSTS, keys, n_keys);
+	/* ib0 failed on host 37: the second sample is the other host with ib0, and only it */
+	m = cd_reach_second(PEER_HOSTS, 5, CD_REACH_SEED, "if:ib0", keys, n_keys, tried, 1, CD_REACH_K2, out);
+	ck_assert_int_eq(m, 1);
+	ck_assert_int_eq(out[0], 281);
+	/* the host asking is never its own second sample */
+	m = cd_reach_second(PEER_HOSTS, 281, CD_REACH_SEED, "if:ib0", keys, n_keys, tried, 1, CD_REACH_K2, out);
+	ck_assert_int_eq(m, 0);
+	/* eth0: k fresh hosts with eth0, none tried before, the same for the same seed */
+	{
+		int t2[] = { 1, 2, 3 }, again[8];
+
+		m = cd_reach_second(PEER_HOSTS, 0, CD_REACH_SEED, "if:eth0", keys, n_keys, t2, 3, CD_REACH_K2, out);
+		ck_assert_int_eq(m, CD_REACH_K2);
+		ck_assert_int_eq(cd_reach_second(PEER_HOSTS, 0, CD_REACH_SEED, "if:eth0", keys, n_keys, t2, 3, CD_REACH_K2,
+						 again), m);
+		ck_assert_mem_eq(out, again, (size_t)m * sizeof(int));
+		for (int i = 0; i < m; i++) {
+			ck_assert(!peer_has(t2, 3, out[i]) && out[i] != 0 && out[i] != 155);
+			ck_assert_int_lt(out[i], PEER_HOSTS);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_fault_knob)
 {
 	/* the knobs live in src/core/fault.c, on only through cd_fault_init's COMMDIAG_TESTING gate */
@@ -479,6 +590,8 @@ Suite *dist_suite(void)
 	tcase_add_test(tc, test_detect);
 	tcase_add_test(tc, test_round_robin);
 	tcase_add_test(tc, test_ring);
+	tcase_add_test(tc, test_reach_peers);
+	tcase_add_test(tc, test_reach_second);
 	tcase_add_test(tc, test_fault_knob);
 	tcase_add_test(tc, test_merge);
 	suite_add_tcase(s, tc);
