@@ -547,6 +547,111 @@ START_TEST(test_nccl_pair_straggler)
 }
 END_TEST
 
+static void reach_try(struct cd_results *r, const char *from, const char *to, const char *iface, int ok)
+{
+	struct cd_reach *x = cd_results_add_reach(r);
+
+	x->from = xstrdup(from);
+	x->to = xstrdup(to);
+	x->iface = xstrdup(iface);
+	x->address = xstrdup("10.0.0.9");
+	x->ok = ok ? CD_TRI_TRUE : CD_TRI_FALSE;
+	x->connect_us = ok ? 50.0 : NAN;
+	x->error = ok ? NULL : xstrdup("no connection within 2.0 s");
+}
+
+/*
+ * NET001 counts a failure only when it is confirmed: h0 reaches no host on eth0 (its own
+ * side: TCP001 names it, the others' eth0 is not condemned), h2's ib0 fails from two
+ * testers that reach ib0 elsewhere (its side: NET001), docker0 fails everywhere (NET001 on
+ * every host).
+ */
+START_TEST(test_reach_confirmed)
+{
+	static const char *const h[] = { "h0", "h1", "h2", "h3" };
+	struct cd_results r;
+	const struct cd_finding *f;
+
+	cd_results_init(&r);
+	for (int i = 0; i < 4; i++) {
+		host_named(&r, h[i], h[i]);
+		for (int j = 0; j < 4; j++) {
+			if (i == j)
+				continue;
+			reach_try(&r, h[i], h[j], "eth0", i != 0);
+			reach_try(&r, h[i], h[j], "docker0", 0);
+			if (i != 0 && j != 0)
+				reach_try(&r, h[i], h[j], "ib0", j != 2);
+		}
+	}
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "NET001"), 5);
+	for (int i = 0; i < 5; i++) {
+		f = find(&r, "NET001", i);
+		ck_assert(!strcmp(f->subject, "docker0") || (!strcmp(f->subject, "ib0") && !strcmp(f->host, "h2")));
+	}
+	{
+		int docker = 0, ib = 0, hosts = 0;
+
+		for (int i = 0; i < 5; i++) {
+			f = find(&r, "NET001", i);
+			docker += !strcmp(f->subject, "docker0");
+			ib += !strcmp(f->subject, "ib0");
+			if (!strcmp(f->subject, "docker0"))
+				hosts |= 1 << (f->host[1] - '0');
+		}
+		ck_assert_int_eq(docker, 4);
+		ck_assert_int_eq(ib, 1);
+		ck_assert_int_eq(hosts, 15);
+	}
+	/* h1's eth0: h0's failure is h0's own, and said so nowhere else */
+	ck_assert_int_eq(count(&r, "TCP001"), 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_str_eq(find(&r, "TCP001", i)->host, "h0");
+	cd_results_free(&r);
+
+	/* the same failures with nobody else trying: nothing contradicts them, they stand */
+	cd_results_init(&r);
+	host_named(&r, "h0", "1");
+	host_named(&r, "h1", "2");
+	reach_try(&r, "h0", "h1", "eth0", 0);
+	reach_try(&r, "h1", "h0", "eth0", 1);
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "NET001"), 1);
+	ck_assert_str_eq(find(&r, "NET001", 0)->host, "h1");
+	cd_results_free(&r);
+}
+END_TEST
+
+/* A job of a thousand hosts whose docker0 fails everywhere: one finding per host, a bounded evidence list. */
+START_TEST(test_reach_many)
+{
+	struct cd_results r;
+	char a[16], b[16];
+	const int n = 1000;
+
+	cd_results_init(&r);
+	for (int i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), "n%d", i);
+		host_named(&r, a, a);
+	}
+	for (int i = 0; i < n; i++)
+		for (int d = 1; d <= 8; d++) {
+			snprintf(a, sizeof(a), "n%d", i);
+			snprintf(b, sizeof(b), "n%d", (i + d * 37) % n);
+			reach_try(&r, a, b, "eth0", 1);
+			reach_try(&r, a, b, "docker0", 0);
+		}
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "NET001"), n);
+	ck_assert_int_eq(count(&r, "TCP001"), 0);
+	ck_assert(has_evidence(find(&r, "NET001", 0), "more attempts") || find(&r, "NET001", 0)->evidence.n <= 14);
+	for (int i = 0; i < n; i++)
+		ck_assert_uint_le(find(&r, "NET001", i)->evidence.n, 14);
+	cd_results_free(&r);
+}
+END_TEST
+
 /* The document of tests/netns/run.sh: docker0 (172.17.0.1 on both hosts) reaches nothing. */
 START_TEST(test_netns_fixture)
 {
@@ -603,6 +708,8 @@ Suite *dist_suite(void)
 	tcase_add_test(tc, test_straggler);
 	tcase_add_test(tc, test_nccl_pair_straggler);
 	tcase_add_test(tc, test_netns_fixture);
+	tcase_add_test(tc, test_reach_confirmed);
+	tcase_add_test(tc, test_reach_many);
 	tcase_add_test(tc, test_table);
 	suite_add_tcase(s, tc);
 	return s;
