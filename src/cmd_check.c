@@ -34,6 +34,7 @@
 #include "out.h"
 #include "probe.h"
 #include "progress.h"
+#include "reach.h"
 #include "report.h"
 #include "results.h"
 #include "rules.h"
@@ -45,6 +46,8 @@
 void render_results(struct cd_out *o, const void *r)
 {
 	cd_report(o, r);
+	/* a compact reachability matrix's counts (reach.h); JSON only, absent unless compact */
+	cd_reach_counts_out(o, r);
 }
 
 void render_shell(struct cd_out *o, const void *r)

@@ -17,6 +17,7 @@
 
 #include "out.h"
 #include "measure.h"
+#include "reach.h"
 #include "util.h"
 
 extern char **environ;
@@ -981,6 +982,8 @@ int cd_dist_gather(struct cd_results *r, double deadline)
 	}
 	qsort(r->ranks, r->n_ranks, sizeof(*r->ranks), cmp_rank);
 	cd_dist_finish_ranks(r, map, (size_t)dist.n_hosts);
+	/* above CD_REACH_COMPACT_HOSTS hosts the matrix keeps failures, a path per pair, and counts */
+	cd_reach_compact(r);
 	if (missing) {
 		char list[256] = "";
 		size_t off = 0;

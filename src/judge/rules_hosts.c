@@ -13,6 +13,7 @@
 
 #include "libdefaults.h"
 #include "measure.h"
+#include "reach.h"
 
 static const char *hn(const struct cd_host *h)
 {
@@ -271,25 +272,6 @@ static void idx_build(const struct cd_results *r, enum reach_by by, struct reach
 	qsort(ix->k, ix->n, sizeof(*ix->k), cmp_rkey);
 }
 
-/* The first entry of group (a, b), or ix->n. */
-static size_t idx_find(const struct reach_idx *ix, const char *a, const char *b)
-{
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ix->k[mid].a, a);
-
-		if (!c)
-			c = strcmp(ix->k[mid].b, b);
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->n && !strcmp(ix->k[lo].a, a) && !strcmp(ix->k[lo].b, b) ? lo : ix->n;
-}
-
 /* The end of the group that starts at g. */
 static size_t idx_end(const struct reach_idx *ix, size_t g)
 {
@@ -300,30 +282,19 @@ static size_t idx_end(const struct reach_idx *ix, size_t g)
 	return e;
 }
 
-/* How many attempts of group (a, b) succeeded; *tried gets their count. */
-static size_t idx_ok(const struct reach_idx *ix, const char *a, const char *b, size_t *tried)
+/* Did every host that tried reach this host on iface? (0: no attempts, 1: yes, -1: some failed) */
+static int reached_on(const struct cd_reach_index *ix, const struct cd_host *h, const char *iface)
 {
-	size_t g = idx_find(ix, a, b), e = idx_end(ix, g), ok = 0;
-
-	for (size_t j = g; j < e; j++)
-		ok += ix->r->reach[ix->k[j].i].ok == CD_TRI_TRUE;
-	*tried = e - g;
-	return ok;
-}
-
-/* Did every other host reach this host on iface? (0: no attempts, 1: yes, -1: some failed); ix: BY_TO_IFACE */
-static int reached_on(const struct reach_idx *ix, const struct cd_host *h, const char *iface)
-{
-	size_t tried, ok;
+	int64_t tried, ok;
 
 	if (!iface)
 		return 0;
-	ok = idx_ok(ix, hn(h), iface, &tried);
+	cd_reach_into(ix, hn(h), iface, &tried, &ok);
 	return !tried ? 0 : ok == tried ? 1 : -1;
 }
 
 /* The interface this host would use with other hosts: reached by all, else the default route's. */
-static const char *chosen_iface(const struct reach_idx *r, const struct cd_host *h)
+static const char *chosen_iface(const struct cd_reach_index *r, const struct cd_host *h)
 {
 	const char *dflt = NULL;
 
@@ -367,18 +338,18 @@ static int rule_iface_names(struct cd_results *r)
 	char value[256] = "", prefix[32] = "";
 	size_t off = 0;
 	int all_same = 1;
-	struct reach_idx ix;
+	struct cd_reach_index *ix;
 
 	for (size_t i = 1; i < r->n_hosts; i++)
 		all_same &= same_names(&r->hosts[0], &r->hosts[i]);
 	if (r->n_hosts < 2 || all_same)
 		return 0;
-	idx_build(r, BY_TO_IFACE, &ix);
+	ix = cd_reach_index_new(r);
 	f = cd_results_add_finding(r, "HOST003", CD_SEV_WARN, NULL, "interfaces",
 				   "interface names differ between hosts");
 	for (size_t i = 0; i < r->n_hosts; i++) {
 		const struct cd_host *h = &r->hosts[i];
-		const char *c = chosen_iface(&ix, h);
+		const char *c = chosen_iface(ix, h);
 		char list[256] = "";
 		size_t lo = 0;
 
@@ -402,7 +373,7 @@ static int rule_iface_names(struct cd_results *r)
 		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s (a prefix) matches on all hosts; so does %s", prefix, value);
 	else if (off)
 		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s matches on all hosts (a list of prefixes)", value);
-	free(ix.k);
+	cd_reach_index_free(ix);
 	return 1;
 }
 
@@ -771,14 +742,15 @@ static const struct cd_host *host_named(const struct cd_results *r, const char *
  * Every other failure stands. The probe's second sample (tcp.c) is what gives T the other
  * attempts that tell the two apart; a name that fails everywhere (docker0) stays failed.
  */
-static int tester_side(const struct reach_idx *by_from, const struct reach_idx *by_to, const struct cd_reach *y)
+static int tester_side(const struct cd_reach_index *ix, const struct cd_reach *y)
 {
-	size_t tried, ok_from = idx_ok(by_from, y->from, y->iface, &tried), ok_to;
+	int64_t tried, ok;
 
-	if (ok_from)
+	cd_reach_outof(ix, y->from, y->iface, &tried, &ok);
+	if (ok)
 		return 0;
-	ok_to = idx_ok(by_to, y->to, y->iface, &tried);
-	return ok_to > 0;
+	cd_reach_into(ix, y->to, y->iface, &tried, &ok);
+	return ok > 0;
 }
 
 /* The evidence lines of one finding stay readable in a job of thousands of hosts. */
@@ -809,24 +781,25 @@ static struct rgroup *idx_groups(const struct reach_idx *ix, size_t *n)
 	return g;
 }
 
-static void net001(struct cd_results *r, const struct reach_idx *to, const struct reach_idx *from,
+static void net001(struct cd_results *r, const struct reach_idx *to, const struct cd_reach_index *ix,
 		   const struct rgroup *g)
 {
 	const struct cd_reach *x = &r->reach[to->k[g->start].i];
-	size_t tried = g->end - g->start, ok = 0, dismissed = 0, shown = 0;
+	int64_t tried, ok, dismissed = 0;
+	size_t shown = 0;
 	struct cd_finding *f;
 	char who[512];
 	int picked;
 
+	/* tried and ok from every attempt, also those a compact document only counts */
+	cd_reach_into(ix, x->to, x->iface, &tried, &ok);
 	for (size_t j = g->start; j < g->end; j++) {
 		const struct cd_reach *y = &r->reach[to->k[j].i];
 
-		if (y->ok == CD_TRI_TRUE)
-			ok++;
-		else if (y->from && tester_side(from, to, y))
+		if (y->ok != CD_TRI_TRUE && y->from && tester_side(ix, y))
 			dismissed++;
 	}
-	if (ok + dismissed == tried)
+	if (ok + dismissed >= tried)
 		return;
 	picked = used_by(host_named(r, x->to), x->iface, who, sizeof(who));
 	f = cd_results_add_finding(r, "NET001", picked ? CD_SEV_FAIL : CD_SEV_INFO, x->to, x->iface,
@@ -851,8 +824,8 @@ static void net001(struct cd_results *r, const struct reach_idx *to, const struc
 				    y->address ? y->address : "?", y->ok == CD_TRI_TRUE ? "ok" : y->error ? y->error : "failed");
 	}
 	if (dismissed)
-		cd_finding_evidence(f, "%zu failed attempt%s not counted: %s tester reached no host on %s, and others "
-				       "reached this one", dismissed, dismissed == 1 ? "" : "s", dismissed == 1 ? "its" : "each",
+		cd_finding_evidence(f, "%lld failed attempt%s not counted: %s tester reached no host on %s, and others "
+				       "reached this one", (long long)dismissed, dismissed == 1 ? "" : "s", dismissed == 1 ? "its" : "each",
 				    x->iface);
 	if (f->severity == CD_SEV_FAIL)
 		cd_finding_evidence(f, "a job that picks %s waits on connections that never come: exclude it", x->iface);
@@ -862,25 +835,25 @@ static void net001(struct cd_results *r, const struct reach_idx *to, const struc
 		if (strcmp(hn(host), x->to))
 			continue;
 		for (size_t k = 0; k < host->n_nics; k++)
-			if (reached_on(to, host, host->nics[k].name) == 1)
+			if (reached_on(ix, host, host->nics[k].name) == 1)
 				cd_finding_evidence(f, "%s of %s is reached from every host that tried", host->nics[k].name, x->to);
 	}
 }
 
 static int rule_unreachable_iface(struct cd_results *r)
 {
-	struct reach_idx to, from;
+	struct reach_idx to;
+	struct cd_reach_index *ix = cd_reach_index_new(r);
 	struct rgroup *g;
 	size_t n_g, before = r->n_findings;
 
 	idx_build(r, BY_TO_IFACE, &to);
-	idx_build(r, BY_FROM_IFACE, &from);
 	g = idx_groups(&to, &n_g);
 	for (size_t i = 0; i < n_g; i++)
-		net001(r, &to, &from, &g[i]);
+		net001(r, &to, ix, &g[i]);
 	free(g);
 	free(to.k);
-	free(from.k);
+	cd_reach_index_free(ix);
 	return (int)(r->n_findings - before);
 }
 
