@@ -2,10 +2,13 @@
 /* Many nodes without MPI: launcher detection, pair schedules, merging ranks' parts, and the cross-host rules. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dist.h"
+#include "out.h"
+#include "reach.h"
 #include "report.h"
 #include "fault.h"
 #include "results.h"
@@ -652,6 +655,146 @@ START_TEST(test_reach_many)
 }
 END_TEST
 
+/*
+ * A sampled job of 100 hosts: each tests 8 peers on eth0 (two addresses) and docker0; docker0 fails
+ * everywhere, n5's eth0 fails from everyone (its side), n7 reaches nobody on eth0 (its own
+ * side), n9 never reaches n10 at all.
+ */
+static void sampled_job(struct cd_results *r)
+{
+	char a[16], b[16];
+
+	cd_results_init(r);
+	for (int i = 0; i < 100; i++) {
+		snprintf(a, sizeof(a), "n%d", i);
+		host_named(r, a, a);
+	}
+	for (int i = 0; i < 100; i++)
+		for (int d = 1; d <= 8; d++) {
+			int j = (i + d * d) % 100;
+
+			snprintf(a, sizeof(a), "n%d", i);
+			snprintf(b, sizeof(b), "n%d", j);
+			/* IPv4 and IPv6 on eth0 */
+			reach_try(r, a, b, "eth0", i != 7 && j != 5 && !(i == 9 && j == 10));
+			reach_try(r, a, b, "eth0", i != 7 && j != 5 && !(i == 9 && j == 10));
+			reach_try(r, a, b, "docker0", 0);
+		}
+}
+
+/* "NET001 n5 eth0 fail 0/8; …": what the judge said, to compare two forms of one job */
+static char *verdicts(struct cd_results *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cd_results_clear_judgement(r);
+	cd_rules_hosts_evaluate(r);
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct cd_finding *x = &r->findings[i];
+
+		if (!strcmp(x->id, "NET001") || !strcmp(x->id, "TCP001"))
+			fprintf(f, "%s %s %s %d %g/%g; ", x->id, x->host, x->subject, (int)x->severity, x->measured, x->expected);
+	}
+	fclose(f);
+	return buf;
+}
+
+static char *render_doc(const struct cd_results *r, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	struct cd_out *o = out_new(OUT_FMT_JSON, f, 0);
+
+	cd_report(o, r);
+	cd_reach_counts_out(o, r);
+	out_end(o);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_reach_compact)
+{
+	struct cd_results full, small, back;
+	char *v_full, *v_small, *v_back, *j1, *j2;
+	size_t n_full, l1, l2;
+
+	sampled_job(&full);
+	sampled_job(&small);
+	n_full = small.n_reach;
+	ck_assert_uint_eq(cd_reach_compact(&small), n_full - small.n_reach);
+	/* the failures and one path per pair stay: of 2400 attempts, 800 docker0 and 2 × (8 + 8 + 1) eth0
+	 * failures, and a path for each of the 800 - 17 pairs that have one */
+	ck_assert_uint_eq(n_full, 2400);
+	ck_assert_uint_eq(small.n_reach, 800 + 34 + 783);
+	ck_assert_uint_gt(small.n_reach_counts, 0);
+	ck_assert_uint_eq(cd_reach_compact(&small), 0); /* once is enough */
+	v_full = verdicts(&full);
+	v_small = verdicts(&small);
+	ck_assert_str_eq(v_small, v_full);
+	ck_assert_ptr_nonnull(strstr(v_full, "NET001 n5 eth0"));
+	ck_assert_ptr_null(strstr(v_full, "NET001 n6 eth0")); /* n7's failure is its own */
+	ck_assert_ptr_nonnull(strstr(v_full, "TCP001 n9 n10"));
+	ck_assert_ptr_nonnull(strstr(v_full, "TCP001 n7 n8"));
+	ck_assert_ptr_nonnull(strstr(v_full, "NET001 n99 docker0"));
+	/* the writer and the loader: the compact document round-trips byte for byte */
+	j1 = render_doc(&small, &l1);
+	ck_assert_ptr_nonnull(strstr(j1, "\"reach_counts\""));
+	ck_assert_int_eq(cd_results_load_json(&back, j1, l1, "compact"), 0);
+	ck_assert_uint_eq(back.n_reach_counts, small.n_reach_counts);
+	j2 = render_doc(&back, &l2);
+	ck_assert_str_eq(j1, j2);
+	v_back = verdicts(&back);
+	ck_assert_str_eq(v_back, v_full);
+	/* a small job is never compacted */
+	free(j1);
+	free(j2);
+	free(v_full);
+	free(v_small);
+	free(v_back);
+	cd_results_free(&full);
+	cd_results_free(&small);
+	cd_results_free(&back);
+	cd_results_init(&full);
+	host_named(&full, "a", "1");
+	host_named(&full, "b", "2");
+	reach_try(&full, "a", "b", "eth0", 1);
+	ck_assert_uint_eq(cd_reach_compact(&full), 0);
+	ck_assert_uint_eq(full.n_reach, 1);
+	cd_results_free(&full);
+}
+END_TEST
+
+/* reach_counts that cannot be: the loader refuses them, naming the key */
+START_TEST(test_reach_counts_bad)
+{
+	static const char *const bad[] = {
+		"{\"host\":\"a\",\"iface\":\"eth0\",\"in_tested\":1,\"in_failed\":2,\"out_tested\":0,\"out_failed\":0}",
+		"{\"host\":\"a\",\"iface\":\"eth0\",\"in_tested\":-1,\"in_failed\":0,\"out_tested\":0,\"out_failed\":0}",
+		"{\"host\":\"a\",\"iface\":\"eth0\",\"in_tested\":1.5,\"in_failed\":0,\"out_tested\":0,\"out_failed\":0}",
+		"{\"iface\":\"eth0\",\"in_tested\":1,\"in_failed\":0,\"out_tested\":0,\"out_failed\":0}",
+		"{\"host\":\"a\",\"iface\":\"eth0\",\"in_tested\":1,\"in_failed\":0,\"out_tested\":0}",
+	};
+	struct cd_results r;
+	size_t len;
+	char *ok;
+
+	cd_results_init(&r);
+	ok = render_doc(&r, &len);
+	cd_results_free(&r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* the empty document with one reach_counts entry spliced in before its last brace */
+		char *doc = xasprintf("%.*s,\"reach_counts\":[%s]}", (int)(strrchr(ok, '}') - ok), ok, bad[i]);
+
+		ck_assert_int_eq(cd_results_load_json(&r, doc, strlen(doc), "bad"), -1);
+		cd_results_free(&r);
+		free(doc);
+	}
+	free(ok);
+}
+END_TEST
+
 /* The document of tests/netns/run.sh: docker0 (172.17.0.1 on both hosts) reaches nothing. */
 START_TEST(test_netns_fixture)
 {
@@ -710,6 +853,8 @@ Suite *dist_suite(void)
 	tcase_add_test(tc, test_netns_fixture);
 	tcase_add_test(tc, test_reach_confirmed);
 	tcase_add_test(tc, test_reach_many);
+	tcase_add_test(tc, test_reach_compact);
+	tcase_add_test(tc, test_reach_counts_bad);
 	tcase_add_test(tc, test_table);
 	suite_add_tcase(s, tc);
 	return s;
