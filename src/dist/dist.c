@@ -930,6 +930,21 @@ static void mark_missing(struct cd_results *r, int k, const char *why)
 	x->error = xstrdup(why);
 }
 
+/* This process's peak resident set in kB (VmHWM), or -1: what the gather costs rank 0 (bench/reach_scale.sh). */
+static long peak_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 static int cmp_rank(const void *a, const void *b)
 {
 	const struct cd_rank *x = a, *y = b;
@@ -958,7 +973,12 @@ int cd_dist_gather(struct cd_results *r, double deadline)
 		map[i] = -1;
 	if (r->n_hosts && r->n_ranks)
 		map[r->ranks[0].host_index] = 0;
+	double t0 = cd_now_s();
+	size_t bytes = 0, dropped;
+
 	receive_parts(in, dist.nranks, deadline);
+	double t_recv = cd_now_s();
+
 	for (int k = 1; k < dist.nranks; k++) {
 		struct cd_results part;
 		char name[32], *why;
@@ -977,13 +997,17 @@ int cd_dist_gather(struct cd_results *r, double deadline)
 		} else {
 			cd_dist_merge(r, &part, map, (size_t)dist.n_hosts);
 		}
+		bytes += in[k].stage == 2 ? (size_t)in[k].len : 0;
 		cd_results_free(&part);
 		free(in[k].text);
 	}
 	qsort(r->ranks, r->n_ranks, sizeof(*r->ranks), cmp_rank);
 	cd_dist_finish_ranks(r, map, (size_t)dist.n_hosts);
 	/* above CD_REACH_COMPACT_HOSTS hosts the matrix keeps failures, a path per pair, and counts */
-	cd_reach_compact(r);
+	dropped = cd_reach_compact(r);
+	cd_debug(1, "dist: gather: %d parts, %zu bytes, received in %.3f s, merged in %.3f s; reach %zu -> %zu "
+		 "attempts (%zu dropped); peak RSS %ld kB", dist.nranks - 1, bytes, t_recv - t0, cd_now_s() - t_recv,
+		 r->n_reach + dropped, r->n_reach, dropped, peak_rss_kb());
 	if (missing) {
 		char list[256] = "";
 		size_t off = 0;
