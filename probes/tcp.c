@@ -165,7 +165,8 @@ static int open_listener(int *port)
 			return -1;
 		}
 	}
-	if (listen(fd, 128) < 0 || set_nonblock(fd) < 0 || getsockname(fd, (struct sockaddr *)&got, &len) < 0) {
+	/* a host of --reach all is tried by up to 63 hosts × their addresses at once */
+	if (listen(fd, 1024) < 0 || set_nonblock(fd) < 0 || getsockname(fd, (struct sockaddr *)&got, &len) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -766,7 +767,8 @@ static void run_reach(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 		if (x.listen_fd >= 0 && n_t)
 			reach_round(ctx, &x, &sv, t, n_t, deadline);
 		rounds += n_t > 0;
-		if (x.listen_fd < 0 || settle(&x, &sv, deadline) < 0) {
+		/* a host without a listener still joins the barriers, so the others do not wait for it */
+		if (settle(&x, &sv, deadline) < 0) {
 			failed++;
 			break;
 		}
