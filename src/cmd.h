@@ -65,6 +65,7 @@ struct ctx {
 	double probe_timeout_s;
 	struct cd_conf_opts conf; /* --profile, --rules, -D */
 	int pairs;                  /* --pairs: bad-node hunting by disjoint pairs */
+	int reach_all;              /* --reach all: tcp.reach tests every pair (up to 64 hosts) */
 	const char *collective;     /* import --collective: for a log that does not name its test */
 	const char *ras;            /* hang --ras HOST:PORT; NULL: NCCL_RAS_ADDR, else localhost:28028 */
 	double interval_s;          /* hang --interval: seconds between RAS queries */

@@ -34,6 +34,7 @@
 #include "out.h"
 #include "probe.h"
 #include "progress.h"
+#include "reach.h"
 #include "report.h"
 #include "results.h"
 #include "rules.h"
@@ -45,6 +46,8 @@
 void render_results(struct cd_out *o, const void *r)
 {
 	cd_report(o, r);
+	/* a compact reachability matrix's counts (reach.h); JSON only, absent unless compact */
+	cd_reach_counts_out(o, r);
 }
 
 void render_shell(struct cd_out *o, const void *r)
@@ -138,7 +141,8 @@ static void run_probes(struct ctx *c, struct cd_results *r, struct cd_host *h, c
 	struct cd_probe_ctx pc = { .r = r, .host = h, .nccl_lib = c->dopt.nccl_lib,
 				   .warmup = c->warmup, .iters = c->iters, .budget_s = c->probe_timeout_s,
 				   .set = c->probe_set, .rank = d->rank, .nranks = d->nranks,
-				   .follower = d->local_rank != 0, .pairs = c->pairs };
+				   .follower = d->local_rank != 0, .pairs = c->pairs,
+				   .reach_all = c->reach_all };
 
 	pc.end_s = probes_end(c);
 	if (c->pairs)

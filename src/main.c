@@ -114,6 +114,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_BASELINE,
 	OPT_FR,
+	OPT_REACH,
 };
 
 static const struct opt {
@@ -173,6 +174,8 @@ static const struct opt {
 	  "print only the advice as lines to paste or eval (export/unset; commands as comments)" },
 	{ { "pairs", no_argument, NULL, OPT_PAIRS }, 0, C_CHECK, NULL,
 	  "under mpirun: hunt a bad node with two passes of disjoint pairs (mpi.bw, nccl.pairs), not all pairs" },
+	{ { "reach", required_argument, NULL, OPT_REACH }, 0, C_CHECK | C_PROBE, "sample|all",
+	  "tcp.reach: each host tests a bounded sample of peers at once (default), or every pair (all, up to 64 hosts)" },
 	{ { "collective", required_argument, NULL, OPT_COLLECTIVE }, 0, C_IMPORT, "NAME",
 	  "the collective of a log that does not name it (all_reduce, all_gather, alltoall, …)" },
 	{ { "progress", no_argument, NULL, OPT_PROGRESS }, 0, C_CHECK | C_TOPO | C_PROBE, NULL,
@@ -522,6 +525,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PAIRS:
 			c.pairs = 1;
+			break;
+		case OPT_REACH:
+			if (strcmp(optarg, "sample") && strcmp(optarg, "all"))
+				return cd_error("option '--reach': unknown mode '%s': expected sample or all", optarg), EXIT_USAGE;
+			c.reach_all = !strcmp(optarg, "all");
 			break;
 		case OPT_COLLECTIVE:
 			if (!cd_nt_collective_valid(optarg))

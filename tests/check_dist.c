@@ -2,10 +2,13 @@
 /* Many nodes without MPI: launcher detection, pair schedules, merging ranks' parts, and the cross-host rules. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dist.h"
+#include "out.h"
+#include "reach.h"
 #include "report.h"
 #include "fault.h"
 #include "results.h"
@@ -94,6 +97,117 @@ START_TEST(test_ring)
 				}
 			}
 		ck_assert_int_eq(edges, n == 2 ? 1 : n);
+	}
+}
+END_TEST
+
+/* Labels of a job of n hosts: eth0 on 10.0.0.0/16 everywhere, ib0 on two hosts, odd naming on one. */
+#define PEER_HOSTS 300
+static const char *const common_keys[] = { "if:eth0", "net:10.0.0.0/16", "names:eth0" };
+static const char *const ib_keys[] = { "if:eth0", "net:10.0.0.0/16", "if:ib0", "net:192.168.5.0/24", "names:eth0,ib0" };
+static const char *const odd_keys[] = { "if:enp1s0", "net:10.0.0.0/16", "names:enp1s0" };
+
+static void peer_labels(int n, const char *const **keys, size_t *n_keys)
+{
+	for (int h = 0; h < n; h++) {
+		keys[h] = common_keys;
+		n_keys[h] = 3;
+	}
+	keys[37] = keys[281] = ib_keys;
+	n_keys[37] = n_keys[281] = 5;
+	keys[155] = odd_keys;
+	n_keys[155] = 3;
+}
+
+static int peer_has(const int *p, int n, int x)
+{
+	for (int i = 0; i < n; i++)
+		if (p[i] == x)
+			return 1;
+	return 0;
+}
+
+START_TEST(test_reach_peers)
+{
+	const char *const *keys[PEER_HOSTS];
+	size_t n_keys[PEER_HOSTS];
+	int peers[CD_REACH_CAP], again[CD_REACH_CAP], differ = 0;
+
+	peer_labels(PEER_HOSTS, keys, n_keys);
+	for (int self = 0; self < PEER_HOSTS; self++) {
+		int n = cd_reach_peers(PEER_HOSTS, self, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, CD_REACH_CAP);
+		int m = cd_reach_peers(PEER_HOSTS, self, CD_REACH_SEED, CD_REACH_K, keys, n_keys, again, CD_REACH_CAP);
+
+		/* bounded: the ring, k hashed, and at most one host per label no peer had */
+		ck_assert_int_ge(n, 2 + CD_REACH_K);
+		ck_assert_int_le(n, 2 + CD_REACH_K + 5);
+		/* deterministic by seed */
+		ck_assert_int_eq(n, m);
+		ck_assert_mem_eq(peers, again, (size_t)n * sizeof(int));
+		m = cd_reach_peers(PEER_HOSTS, self, CD_REACH_SEED + 1, CD_REACH_K, keys, n_keys, again, CD_REACH_CAP);
+		differ += m != n || memcmp(peers, again, (size_t)n * sizeof(int)) != 0;
+		/* the ring neighbours first, never self, no host twice */
+		ck_assert_int_eq(peers[0], (self + 1) % PEER_HOSTS);
+		ck_assert_int_eq(peers[1], (self - 1 + PEER_HOSTS) % PEER_HOSTS);
+		for (int i = 0; i < n; i++) {
+			ck_assert_int_ne(peers[i], self);
+			ck_assert(!peer_has(peers, i, peers[i]));
+		}
+		/* every interface name, subnet and naming of another host is tested by this one */
+		for (int h = 0; h < PEER_HOSTS; h++) {
+			if (h == self)
+				continue;
+			for (size_t q = 0; q < n_keys[h]; q++) {
+				int found = 0;
+
+				for (int i = 0; i < n && !found; i++)
+					for (size_t r = 0; r < n_keys[peers[i]]; r++)
+						found |= !strcmp(keys[peers[i]][r], keys[h][q]);
+				ck_assert_msg(found, "host %d: label %s of host %d untested", self, keys[h][q], h);
+			}
+		}
+	}
+	ck_assert_int_gt(differ, PEER_HOSTS / 2);
+	/* a small job: every other host, once */
+	ck_assert_int_eq(cd_reach_peers(2, 0, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, CD_REACH_CAP), 1);
+	ck_assert_int_eq(peers[0], 1);
+	ck_assert_int_eq(cd_reach_peers(5, 3, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, CD_REACH_CAP), 4);
+	ck_assert_int_eq(cd_reach_peers(1, 0, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, CD_REACH_CAP), 0);
+	/* the cap holds */
+	ck_assert_int_eq(cd_reach_peers(PEER_HOSTS, 9, CD_REACH_SEED, CD_REACH_K, keys, n_keys, peers, 3), 3);
+	/* without labels: the ring and k hashed peers, at 4096 hosts as at 300 */
+	ck_assert_int_eq(cd_reach_peers(4096, 4000, CD_REACH_SEED, CD_REACH_K, NULL, NULL, peers, CD_REACH_CAP),
+			 2 + CD_REACH_K);
+}
+END_TEST
+
+START_TEST(test_reach_second)
+{
+	const char *const *keys[PEER_HOSTS];
+	size_t n_keys[PEER_HOSTS];
+	int out[8], tried[] = { 37 }, m;
+
+	peer_labels(PEER_HOSTS, keys, n_keys);
+	/* ib0 failed on host 37: the second sample is the other host with ib0, and only it */
+	m = cd_reach_second(PEER_HOSTS, 5, CD_REACH_SEED, "if:ib0", keys, n_keys, tried, 1, CD_REACH_K2, out);
+	ck_assert_int_eq(m, 1);
+	ck_assert_int_eq(out[0], 281);
+	/* the host asking is never its own second sample */
+	m = cd_reach_second(PEER_HOSTS, 281, CD_REACH_SEED, "if:ib0", keys, n_keys, tried, 1, CD_REACH_K2, out);
+	ck_assert_int_eq(m, 0);
+	/* eth0: k fresh hosts with eth0, none tried before, the same for the same seed */
+	{
+		int t2[] = { 1, 2, 3 }, again[8];
+
+		m = cd_reach_second(PEER_HOSTS, 0, CD_REACH_SEED, "if:eth0", keys, n_keys, t2, 3, CD_REACH_K2, out);
+		ck_assert_int_eq(m, CD_REACH_K2);
+		ck_assert_int_eq(cd_reach_second(PEER_HOSTS, 0, CD_REACH_SEED, "if:eth0", keys, n_keys, t2, 3, CD_REACH_K2,
+						 again), m);
+		ck_assert_mem_eq(out, again, (size_t)m * sizeof(int));
+		for (int i = 0; i < m; i++) {
+			ck_assert(!peer_has(t2, 3, out[i]) && out[i] != 0 && out[i] != 155);
+			ck_assert_int_lt(out[i], PEER_HOSTS);
+		}
 	}
 }
 END_TEST
@@ -436,6 +550,251 @@ START_TEST(test_nccl_pair_straggler)
 }
 END_TEST
 
+static void reach_try(struct cd_results *r, const char *from, const char *to, const char *iface, int ok)
+{
+	struct cd_reach *x = cd_results_add_reach(r);
+
+	x->from = xstrdup(from);
+	x->to = xstrdup(to);
+	x->iface = xstrdup(iface);
+	x->address = xstrdup("10.0.0.9");
+	x->ok = ok ? CD_TRI_TRUE : CD_TRI_FALSE;
+	x->connect_us = ok ? 50.0 : NAN;
+	x->error = ok ? NULL : xstrdup("no connection within 2.0 s");
+}
+
+/*
+ * NET001 counts a failure only when it is confirmed: h0 reaches no host on eth0 (its own
+ * side: TCP001 names it, the others' eth0 is not condemned), h2's ib0 fails from two
+ * testers that reach ib0 elsewhere (its side: NET001), docker0 fails everywhere (NET001 on
+ * every host).
+ */
+START_TEST(test_reach_confirmed)
+{
+	static const char *const h[] = { "h0", "h1", "h2", "h3" };
+	struct cd_results r;
+	const struct cd_finding *f;
+
+	cd_results_init(&r);
+	for (int i = 0; i < 4; i++) {
+		host_named(&r, h[i], h[i]);
+		for (int j = 0; j < 4; j++) {
+			if (i == j)
+				continue;
+			reach_try(&r, h[i], h[j], "eth0", i != 0);
+			reach_try(&r, h[i], h[j], "docker0", 0);
+			if (i != 0 && j != 0)
+				reach_try(&r, h[i], h[j], "ib0", j != 2);
+		}
+	}
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "NET001"), 5);
+	for (int i = 0; i < 5; i++) {
+		f = find(&r, "NET001", i);
+		ck_assert(!strcmp(f->subject, "docker0") || (!strcmp(f->subject, "ib0") && !strcmp(f->host, "h2")));
+	}
+	{
+		int docker = 0, ib = 0, hosts = 0;
+
+		for (int i = 0; i < 5; i++) {
+			f = find(&r, "NET001", i);
+			docker += !strcmp(f->subject, "docker0");
+			ib += !strcmp(f->subject, "ib0");
+			if (!strcmp(f->subject, "docker0"))
+				hosts |= 1 << (f->host[1] - '0');
+		}
+		ck_assert_int_eq(docker, 4);
+		ck_assert_int_eq(ib, 1);
+		ck_assert_int_eq(hosts, 15);
+	}
+	/* h1's eth0: h0's failure is h0's own, and said so nowhere else */
+	ck_assert_int_eq(count(&r, "TCP001"), 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_str_eq(find(&r, "TCP001", i)->host, "h0");
+	cd_results_free(&r);
+
+	/* the same failures with nobody else trying: nothing contradicts them, they stand */
+	cd_results_init(&r);
+	host_named(&r, "h0", "1");
+	host_named(&r, "h1", "2");
+	reach_try(&r, "h0", "h1", "eth0", 0);
+	reach_try(&r, "h1", "h0", "eth0", 1);
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "NET001"), 1);
+	ck_assert_str_eq(find(&r, "NET001", 0)->host, "h1");
+	cd_results_free(&r);
+}
+END_TEST
+
+/* A job of a thousand hosts whose docker0 fails everywhere: one finding per host, a bounded evidence list. */
+START_TEST(test_reach_many)
+{
+	struct cd_results r;
+	char a[16], b[16];
+	const int n = 1000;
+
+	cd_results_init(&r);
+	for (int i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), "n%d", i);
+		host_named(&r, a, a);
+	}
+	for (int i = 0; i < n; i++)
+		for (int d = 1; d <= 8; d++) {
+			snprintf(a, sizeof(a), "n%d", i);
+			snprintf(b, sizeof(b), "n%d", (i + d * 37) % n);
+			reach_try(&r, a, b, "eth0", 1);
+			reach_try(&r, a, b, "docker0", 0);
+		}
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "NET001"), n);
+	ck_assert_int_eq(count(&r, "TCP001"), 0);
+	ck_assert(has_evidence(find(&r, "NET001", 0), "more attempts") || find(&r, "NET001", 0)->evidence.n <= 14);
+	for (int i = 0; i < n; i++)
+		ck_assert_uint_le(find(&r, "NET001", i)->evidence.n, 14);
+	cd_results_free(&r);
+}
+END_TEST
+
+/*
+ * A sampled job of 100 hosts: each tests 8 peers on eth0 (two addresses) and docker0; docker0 fails
+ * everywhere, n5's eth0 fails from everyone (its side), n7 reaches nobody on eth0 (its own
+ * side), n9 never reaches n10 at all.
+ */
+static void sampled_job(struct cd_results *r)
+{
+	char a[16], b[16];
+
+	cd_results_init(r);
+	for (int i = 0; i < 100; i++) {
+		snprintf(a, sizeof(a), "n%d", i);
+		host_named(r, a, a);
+	}
+	for (int i = 0; i < 100; i++)
+		for (int d = 1; d <= 8; d++) {
+			int j = (i + d * d) % 100;
+
+			snprintf(a, sizeof(a), "n%d", i);
+			snprintf(b, sizeof(b), "n%d", j);
+			/* IPv4 and IPv6 on eth0 */
+			reach_try(r, a, b, "eth0", i != 7 && j != 5 && !(i == 9 && j == 10));
+			reach_try(r, a, b, "eth0", i != 7 && j != 5 && !(i == 9 && j == 10));
+			reach_try(r, a, b, "docker0", 0);
+		}
+}
+
+/* "NET001 n5 eth0 fail 0/8; …": what the judge said, to compare two forms of one job */
+static char *verdicts(struct cd_results *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cd_results_clear_judgement(r);
+	cd_rules_hosts_evaluate(r);
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct cd_finding *x = &r->findings[i];
+
+		if (!strcmp(x->id, "NET001") || !strcmp(x->id, "TCP001"))
+			fprintf(f, "%s %s %s %d %g/%g; ", x->id, x->host, x->subject, (int)x->severity, x->measured, x->expected);
+	}
+	fclose(f);
+	return buf;
+}
+
+static char *render_doc(const struct cd_results *r, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	struct cd_out *o = out_new(OUT_FMT_JSON, f, 0);
+
+	cd_report(o, r);
+	cd_reach_counts_out(o, r);
+	out_end(o);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_reach_compact)
+{
+	struct cd_results full, small, back;
+	char *v_full, *v_small, *v_back, *j1, *j2;
+	size_t n_full, l1, l2;
+
+	sampled_job(&full);
+	sampled_job(&small);
+	n_full = small.n_reach;
+	ck_assert_uint_eq(cd_reach_compact(&small), n_full - small.n_reach);
+	/* the failures and one path per pair stay: of 2400 attempts, 800 docker0 and 2 × (8 + 8 + 1) eth0
+	 * failures, and a path for each of the 800 - 17 pairs that have one */
+	ck_assert_uint_eq(n_full, 2400);
+	ck_assert_uint_eq(small.n_reach, 800 + 34 + 783);
+	ck_assert_uint_gt(small.n_reach_counts, 0);
+	ck_assert_uint_eq(cd_reach_compact(&small), 0); /* once is enough */
+	v_full = verdicts(&full);
+	v_small = verdicts(&small);
+	ck_assert_str_eq(v_small, v_full);
+	ck_assert_ptr_nonnull(strstr(v_full, "NET001 n5 eth0"));
+	ck_assert_ptr_null(strstr(v_full, "NET001 n6 eth0")); /* n7's failure is its own */
+	ck_assert_ptr_nonnull(strstr(v_full, "TCP001 n9 n10"));
+	ck_assert_ptr_nonnull(strstr(v_full, "TCP001 n7 n8"));
+	ck_assert_ptr_nonnull(strstr(v_full, "NET001 n99 docker0"));
+	/* the writer and the loader: the compact document round-trips byte for byte */
+	j1 = render_doc(&small, &l1);
+	ck_assert_ptr_nonnull(strstr(j1, "\"reach_counts\""));
+	ck_assert_int_eq(cd_results_load_json(&back, j1, l1, "compact"), 0);
+	ck_assert_uint_eq(back.n_reach_counts, small.n_reach_counts);
+	j2 = render_doc(&back, &l2);
+	ck_assert_str_eq(j1, j2);
+	v_back = verdicts(&back);
+	ck_assert_str_eq(v_back, v_full);
+	/* a small job is never compacted */
+	free(j1);
+	free(j2);
+	free(v_full);
+	free(v_small);
+	free(v_back);
+	cd_results_free(&full);
+	cd_results_free(&small);
+	cd_results_free(&back);
+	cd_results_init(&full);
+	host_named(&full, "a", "1");
+	host_named(&full, "b", "2");
+	reach_try(&full, "a", "b", "eth0", 1);
+	ck_assert_uint_eq(cd_reach_compact(&full), 0);
+	ck_assert_uint_eq(full.n_reach, 1);
+	cd_results_free(&full);
+}
+END_TEST
+
+/* reach_counts that cannot be: the loader refuses them, naming the key */
+START_TEST(test_reach_counts_bad)
+{
+	static const char *const bad[] = {
+		"{\"host\":\"a\",\"iface\":\"eth0\",\"in_tested\":1,\"in_failed\":2,\"out_tested\":0,\"out_failed\":0}",
+		"{\"host\":\"a\",\"iface\":\"eth0\",\"in_tested\":-1,\"in_failed\":0,\"out_tested\":0,\"out_failed\":0}",
+		"{\"host\":\"a\",\"iface\":\"eth0\",\"in_tested\":1.5,\"in_failed\":0,\"out_tested\":0,\"out_failed\":0}",
+		"{\"iface\":\"eth0\",\"in_tested\":1,\"in_failed\":0,\"out_tested\":0,\"out_failed\":0}",
+		"{\"host\":\"a\",\"iface\":\"eth0\",\"in_tested\":1,\"in_failed\":0,\"out_tested\":0}",
+	};
+	struct cd_results r;
+	size_t len;
+	char *ok;
+
+	cd_results_init(&r);
+	ok = render_doc(&r, &len);
+	cd_results_free(&r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* the empty document with one reach_counts entry spliced in before its last brace */
+		char *doc = xasprintf("%.*s,\"reach_counts\":[%s]}", (int)(strrchr(ok, '}') - ok), ok, bad[i]);
+
+		ck_assert_int_eq(cd_results_load_json(&r, doc, strlen(doc), "bad"), -1);
+		cd_results_free(&r);
+		free(doc);
+	}
+	free(ok);
+}
+END_TEST
+
 /* The document of tests/netns/run.sh: docker0 (172.17.0.1 on both hosts) reaches nothing. */
 START_TEST(test_netns_fixture)
 {
@@ -479,6 +838,8 @@ Suite *dist_suite(void)
 	tcase_add_test(tc, test_detect);
 	tcase_add_test(tc, test_round_robin);
 	tcase_add_test(tc, test_ring);
+	tcase_add_test(tc, test_reach_peers);
+	tcase_add_test(tc, test_reach_second);
 	tcase_add_test(tc, test_fault_knob);
 	tcase_add_test(tc, test_merge);
 	suite_add_tcase(s, tc);
@@ -490,6 +851,10 @@ Suite *dist_suite(void)
 	tcase_add_test(tc, test_straggler);
 	tcase_add_test(tc, test_nccl_pair_straggler);
 	tcase_add_test(tc, test_netns_fixture);
+	tcase_add_test(tc, test_reach_confirmed);
+	tcase_add_test(tc, test_reach_many);
+	tcase_add_test(tc, test_reach_compact);
+	tcase_add_test(tc, test_reach_counts_bad);
 	tcase_add_test(tc, test_table);
 	suite_add_tcase(s, tc);
 	return s;

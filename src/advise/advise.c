@@ -388,7 +388,7 @@ static void walk(struct cd_walk *w, int start)
 
 int cd_advise(struct cd_results *r)
 {
-	struct cd_walk w = { .r = r };
+	struct cd_walk w = { .r = r, .reach = cd_reach_index_new(r) };
 
 	walk(&w, J_MULTI);
 	for (size_t i = 0; i < r->n_hosts; i++) {
@@ -396,6 +396,7 @@ int cd_advise(struct cd_results *r)
 		walk(&w, H_CNET);
 	}
 	cd_strv_free(&w.ids);
+	cd_reach_index_free(w.reach);
 	return w.added;
 }
 

@@ -230,43 +230,34 @@ int q_reach(struct cd_walk *w)
 	return w->r->n_hosts > 1 && w->r->n_reach > 0;
 }
 
-/* Did every other host connect to this host's iface, and none fail? */
-static int reached_from_all(const struct cd_results *r, const struct cd_host *h, const char *iface)
+/*
+ * Did every host that tried connect to this host's iface, and none fail? A job of thousands
+ * of hosts tests a sample of peers (tcp.reach), so "every other host" is "every host that tried".
+ */
+static int reached_from_all(const struct cd_walk *w, const struct cd_host *h, const char *iface)
 {
-	for (size_t o = 0; o < r->n_hosts; o++) {
-		const struct cd_host *other = &r->hosts[o];
-		int ok = 0, bad = 0;
+	int64_t tried, ok;
 
-		if (other == h)
-			continue;
-		for (size_t i = 0; i < r->n_reach; i++) {
-			const struct cd_reach *x = &r->reach[i];
-
-			if (!str_eq(x->from, other->hostname) || !str_eq(x->to, h->hostname) || !str_eq(x->iface, iface))
-				continue;
-			ok += x->ok == CD_TRI_TRUE;
-			bad += x->ok != CD_TRI_TRUE;
-		}
-		if (!ok || bad)
-			return 0;
-	}
-	return 1;
+	cd_reach_into(w->reach, h->hostname, iface, &tried, &ok);
+	return tried > 0 && ok == tried;
 }
 
 /* The interfaces of h that every other host reached: physical first, loopback never. */
-static void routed_ifaces(const struct cd_results *r, const struct cd_host *h, struct cd_strv *out)
+static void routed_ifaces(const struct cd_walk *w, const struct cd_host *h, struct cd_strv *out)
 {
+	const struct cd_results *r = w->r;
+
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < h->n_nics; i++) {
 			const struct cd_nic *n = &h->nics[i];
 
 			if (!n->name || n->kind == CD_NIC_LOOPBACK || virtual_nic(n) != pass)
 				continue;
-			if (reached_from_all(r, h, n->name))
+			if (reached_from_all(w, h, n->name))
 				cd_strv_push(out, n->name);
 		}
 	/* interfaces only the probe knows (a document without the nic list) */
-	for (size_t i = 0; i < r->n_reach; i++) {
+	for (size_t i = 0; !h->n_nics && i < r->n_reach; i++) {
 		const struct cd_reach *x = &r->reach[i];
 		size_t k;
 
@@ -274,7 +265,7 @@ static void routed_ifaces(const struct cd_results *r, const struct cd_host *h, s
 			continue;
 		for (k = 0; k < out->n && strcmp(out->v[k], x->iface); k++)
 			;
-		if (k == out->n && reached_from_all(r, h, x->iface))
+		if (k == out->n && reached_from_all(w, h, x->iface))
 			cd_strv_push(out, x->iface);
 	}
 }
@@ -286,7 +277,7 @@ int q_reach_all(struct cd_walk *w)
 		struct cd_strv sv = { 0 };
 		int none;
 
-		routed_ifaces(w->r, &w->r->hosts[i], &sv);
+		routed_ifaces(w, &w->r->hosts[i], &sv);
 		none = sv.n == 0;
 		cd_strv_free(&sv);
 		if (none)
@@ -305,7 +296,7 @@ int q_reach_same(struct cd_walk *w)
 	for (size_t i = 0; i < w->r->n_hosts; i++) {
 		struct cd_strv sv = { 0 };
 
-		routed_ifaces(w->r, &w->r->hosts[i], &sv);
+		routed_ifaces(w, &w->r->hosts[i], &sv);
 		if (i == 0)
 			cd_strv_push(&first, sv.v[0]);
 		else if (strcmp(first.v[0], sv.v[0]))
@@ -317,15 +308,12 @@ int q_reach_same(struct cd_walk *w)
 }
 
 /* Was iface of h tried by another host and failed at least once? (Untried is unknown, not bad.) */
-static int iface_failed(const struct cd_results *r, const struct cd_host *h, const char *iface)
+static int iface_failed(const struct cd_walk *w, const struct cd_host *h, const char *iface)
 {
-	for (size_t i = 0; i < r->n_reach; i++) {
-		const struct cd_reach *x = &r->reach[i];
+	int64_t tried, ok;
 
-		if (str_eq(x->to, h->hostname) && str_eq(x->iface, iface) && x->ok != CD_TRI_TRUE)
-			return 1;
-	}
-	return 0;
+	cd_reach_into(w->reach, h->hostname, iface, &tried, &ok);
+	return ok < tried;
 }
 
 /*
@@ -344,7 +332,7 @@ int q_reach_need(struct cd_walk *w)
 			const struct cd_nic *n = &h->nics[j];
 			unsigned libs;
 
-			if (!n->name || !iface_failed(w->r, h, n->name))
+			if (!n->name || !iface_failed(w, h, n->name))
 				continue;
 			libs = cd_iface_users(h, n);
 			for (unsigned lib = 1; lib <= LIB_ALL; lib <<= 1)
@@ -559,7 +547,7 @@ void l_iface_job(struct cd_walk *w)
 	char why[1024];
 
 	for (size_t h = 0; h < w->r->n_hosts; h++)
-		routed_ifaces(w->r, &w->r->hosts[h], &per[h]);
+		routed_ifaces(w, &w->r->hosts[h], &per[h]);
 	struct hostset hs = { w->r->hosts, w->r->n_hosts, NULL, w->libs };
 
 	reach_why(w->r, per, why, sizeof(why));
@@ -577,7 +565,7 @@ void l_noroute(struct cd_walk *w)
 	struct cd_strv *per = xcalloc(w->r->n_hosts, sizeof(*per));
 
 	for (size_t h = 0; h < w->r->n_hosts; h++)
-		routed_ifaces(w->r, &w->r->hosts[h], &per[h]);
+		routed_ifaces(w, &w->r->hosts[h], &per[h]);
 	reach_why(w->r, per, why, sizeof(why));
 	for (size_t h = 0; h < w->r->n_hosts; h++)
 		cd_strv_free(&per[h]);

@@ -11,6 +11,7 @@
 #include "explain.h"
 #include "libdefaults.h"
 #include "measure.h"
+#include "reach.h"
 #include "results.h"
 #include "util.h"
 
@@ -25,6 +26,7 @@ struct cd_walk {
 	int added;
 	unsigned libs;                  /* LIB_*: whose socket setting the evidence asks for */
 	char cause[768];                /* that evidence, for the advice's why */
+	struct cd_reach_index *reach;   /* tcp.reach's data by host and interface (reach.h) */
 };
 
 /* The libraries a socket setting is for: only those whose own choice was shown not to work. */

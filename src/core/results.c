@@ -610,6 +610,11 @@ void cd_results_free(struct cd_results *r)
 		free(x->error);
 	}
 	free(r->reach);
+	for (size_t i = 0; i < r->n_reach_counts; i++) {
+		free(r->reach_counts[i].host);
+		free(r->reach_counts[i].iface);
+	}
+	free(r->reach_counts);
 	for (size_t i = 0; i < r->n_ranks; i++) {
 		struct cd_rank *k = &r->ranks[i];
 

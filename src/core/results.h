@@ -235,6 +235,18 @@ struct cd_reach {
 	char *error;        /* "connection timed out after 2.0 s", "no route to host" */
 };
 
+/*
+ * tcp.reach above CD_REACH_COMPACT_HOSTS hosts: per host and interface name, the attempts
+ * on it (in: the host listened) and from it (out: the host connected), and how many of each
+ * failed. reach[] then keeps the failed attempts and one successful attempt per pair
+ * (reach.h), not every attempt.
+ */
+struct cd_reach_count {
+	char *host;
+	char *iface;
+	int64_t in_tested, in_failed, out_tested, out_failed;
+};
+
 struct cd_host {
 	char *hostname;
 	char *host_id;      /* /etc/machine-id, else boot_id */
@@ -424,6 +436,8 @@ struct cd_results {
 	size_t n_probes, cap_probes;
 	struct cd_reach *reach;
 	size_t n_reach, cap_reach;
+	struct cd_reach_count *reach_counts; /* empty unless reach[] is compact (reach.h) */
+	size_t n_reach_counts, cap_reach_counts;
 	struct cd_rank *ranks;          /* one per rank of the job; empty for a saved single-rank document */
 	size_t n_ranks, cap_ranks;
 	struct cd_finding *findings;

@@ -14,6 +14,8 @@
 #include <cjson/cJSON.h>
 
 #include "results.h"
+#include "out.h"
+#include "reach.h"
 
 #define MAX_INPUT_BYTES (256u << 20) /* a 1000-host document is a few MB */
 /*
@@ -653,6 +655,57 @@ static void load_reach(struct ld *l, const cJSON *d, void *ctx)
 	x->error = get_str(l, d, "error");
 }
 
+static int64_t get_count(struct ld *l, const cJSON *d, const char *key)
+{
+	int64_t v = get_i64(l, d, key);
+
+	if (v == CD_NULL_I64 || v < 0)
+		fail(l, key, "expected a whole number of at least 0");
+	return v;
+}
+
+static void load_reach_count(struct ld *l, const cJSON *d, void *ctx)
+{
+	struct cd_results *r = ctx;
+	struct cd_reach_count *c = CD_PUSH(r->reach_counts, r->n_reach_counts, r->cap_reach_counts);
+
+	memset(c, 0, sizeof(*c));
+	c->host = get_host(l, d, "host");
+	c->iface = get_str(l, d, "iface");
+	if (!l->failed && (!c->host || !c->iface))
+		fail(l, c->host ? "iface" : "host", "expected a string");
+	c->in_tested = get_count(l, d, "in_tested");
+	c->in_failed = get_count(l, d, "in_failed");
+	c->out_tested = get_count(l, d, "out_tested");
+	c->out_failed = get_count(l, d, "out_failed");
+	if (!l->failed && (c->in_failed > c->in_tested || c->out_failed > c->out_tested))
+		fail(l, c->in_failed > c->in_tested ? "in_failed" : "out_failed", "expected at most the attempts tested");
+}
+
+/*
+ * The writer of reach_counts: the report's JSON renderer calls it after reach[] (the key
+ * is left out while there are none, so a document without compact reach data is unchanged).
+ */
+void cd_reach_counts_out(struct cd_out *o, const struct cd_results *r)
+{
+	if (!r->n_reach_counts || out_format(o) != OUT_FMT_JSON)
+		return;
+	out_arr_open(o, "reach_counts");
+	for (size_t i = 0; i < r->n_reach_counts; i++) {
+		const struct cd_reach_count *c = &r->reach_counts[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_JSON, "host", NULL, c->host);
+		out_str(o, OUT_JSON, "iface", NULL, c->iface);
+		out_i64(o, OUT_JSON, "in_tested", NULL, c->in_tested);
+		out_i64(o, OUT_JSON, "in_failed", NULL, c->in_failed);
+		out_i64(o, OUT_JSON, "out_tested", NULL, c->out_tested);
+		out_i64(o, OUT_JSON, "out_failed", NULL, c->out_failed);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
+
 static void load_import(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_results *r = ctx;
@@ -828,6 +881,7 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 	each_obj(l, root, "ranks", r, load_rank);
 	each_obj(l, root, "probes", r, load_probe);
 	each_obj(l, root, "reach", r, load_reach);
+	each_obj(l, root, "reach_counts", r, load_reach_count);
 	each_obj(l, root, "findings", r, load_finding);
 	each_obj(l, root, "advice", r, load_advice);
 	load_rules(l, root, &r->rules);

@@ -17,6 +17,7 @@
 
 #include "out.h"
 #include "measure.h"
+#include "reach.h"
 #include "util.h"
 
 extern char **environ;
@@ -198,6 +199,126 @@ int cd_ring_partner(int n, int round, int self, int *initiator)
 		}
 	}
 	return -1;
+}
+
+/* ---- tcp.reach's sampled peers ---- */
+
+/* splitmix64's finaliser: a well-mixed 64-bit value of (seed, self, host, salt) */
+uint64_t cd_reach_hash(uint64_t seed, int self, int host, int salt)
+{
+	uint64_t z = seed ^ ((uint64_t)(uint32_t)self << 32 | (uint32_t)host) ^ (uint64_t)(uint32_t)salt * 0x9e3779b97f4a7c15ULL;
+
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+struct hashed {
+	uint64_t h;
+	int host;
+};
+
+static int cmp_hashed(const void *a, const void *b)
+{
+	const struct hashed *x = a, *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return (x->host > y->host) - (x->host < y->host);
+}
+
+/* The other hosts in the order of their hash with salt; *m gets their count. */
+static struct hashed *hash_order(int n, int self, uint64_t seed, int salt, int *m)
+{
+	struct hashed *o = xcalloc((size_t)(n > 1 ? n : 1), sizeof(*o));
+
+	*m = 0;
+	for (int j = 0; j < n; j++)
+		if (j != self)
+			o[(*m)++] = (struct hashed){ cd_reach_hash(seed, self, j, salt), j };
+	qsort(o, (size_t)*m, sizeof(*o), cmp_hashed);
+	return o;
+}
+
+static int has_key(const char *const *keys, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (keys[i] && !strcmp(keys[i], key))
+			return 1;
+	return 0;
+}
+
+static int in_list(const int *v, int n, int x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* Does a chosen peer already carry key? */
+static int covered(const int *out, int got, const char *key, const char *const *const *keys, const size_t *n_keys)
+{
+	for (int i = 0; i < got; i++)
+		if (has_key(keys[out[i]], n_keys[out[i]], key))
+			return 1;
+	return 0;
+}
+
+int cd_reach_peers(int n, int self, uint64_t seed, int k, const char *const *const *keys, const size_t *n_keys,
+		   int *out, int cap)
+{
+	struct hashed *o;
+	int m, got = 0;
+
+	if (n < 2 || self < 0 || self >= n || cap < 1)
+		return 0;
+	/* the ring: every host is tested by at least its two neighbours */
+	out[got++] = (self + 1) % n;
+	if (got < cap && !in_list(out, got, (self - 1 + n) % n))
+		out[got++] = (self - 1 + n) % n;
+	o = hash_order(n, self, seed, 0, &m);
+	for (int i = 0, added = 0; i < m && added < k && got < cap; i++) {
+		if (in_list(out, got, o[i].host))
+			continue;
+		out[got++] = o[i].host;
+		added++;
+	}
+	/* coverage: a host that brings a label no peer has joins, in hash order */
+	for (int i = 0; i < m && got < cap && keys && n_keys; i++) {
+		int j = o[i].host;
+
+		if (in_list(out, got, j))
+			continue;
+		for (size_t q = 0; q < n_keys[j]; q++) {
+			if (keys[j][q] && !covered(out, got, keys[j][q], keys, n_keys)) {
+				out[got++] = j;
+				break;
+			}
+		}
+	}
+	free(o);
+	return got;
+}
+
+int cd_reach_second(int n, int self, uint64_t seed, const char *key, const char *const *const *keys,
+		    const size_t *n_keys, const int *tried, int n_tried, int k, int *out)
+{
+	struct hashed *o;
+	int m, got = 0;
+
+	if (n < 2 || self < 0 || self >= n || !key)
+		return 0;
+	o = hash_order(n, self, seed, 1, &m);
+	for (int i = 0; i < m && got < k; i++) {
+		int j = o[i].host;
+
+		if (!in_list(tried, n_tried, j) && has_key(keys[j], n_keys[j], key))
+			out[got++] = j;
+	}
+	free(o);
+	return got;
 }
 
 /* ---- the document in transit ---- */
@@ -809,6 +930,21 @@ static void mark_missing(struct cd_results *r, int k, const char *why)
 	x->error = xstrdup(why);
 }
 
+/* This process's peak resident set in kB (VmHWM), or -1: what the gather costs rank 0 (bench/reach_scale.sh). */
+static long peak_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 static int cmp_rank(const void *a, const void *b)
 {
 	const struct cd_rank *x = a, *y = b;
@@ -837,7 +973,12 @@ int cd_dist_gather(struct cd_results *r, double deadline)
 		map[i] = -1;
 	if (r->n_hosts && r->n_ranks)
 		map[r->ranks[0].host_index] = 0;
+	double t0 = cd_now_s();
+	size_t bytes = 0, dropped;
+
 	receive_parts(in, dist.nranks, deadline);
+	double t_recv = cd_now_s();
+
 	for (int k = 1; k < dist.nranks; k++) {
 		struct cd_results part;
 		char name[32], *why;
@@ -856,11 +997,17 @@ int cd_dist_gather(struct cd_results *r, double deadline)
 		} else {
 			cd_dist_merge(r, &part, map, (size_t)dist.n_hosts);
 		}
+		bytes += in[k].stage == 2 ? (size_t)in[k].len : 0;
 		cd_results_free(&part);
 		free(in[k].text);
 	}
 	qsort(r->ranks, r->n_ranks, sizeof(*r->ranks), cmp_rank);
 	cd_dist_finish_ranks(r, map, (size_t)dist.n_hosts);
+	/* above CD_REACH_COMPACT_HOSTS hosts the matrix keeps failures, a path per pair, and counts */
+	dropped = cd_reach_compact(r);
+	cd_debug(1, "dist: gather: %d parts, %zu bytes, received in %.3f s, merged in %.3f s; reach %zu -> %zu "
+		 "attempts (%zu dropped); peak RSS %ld kB", dist.nranks - 1, bytes, t_recv - t0, cd_now_s() - t_recv,
+		 r->n_reach + dropped, r->n_reach, dropped, peak_rss_kb());
 	if (missing) {
 		char list[256] = "";
 		size_t off = 0;

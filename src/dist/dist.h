@@ -95,6 +95,33 @@ int cd_ring_partner(int n, int round, int self, int *initiator);
 #define CD_RING_ROUNDS 3
 
 /*
+ * tcp.reach's peers (issue 18): each host tests a bounded set of peers at once, so the
+ * probe takes a constant number of rounds (a sample, then a second sample for what
+ * failed), never N - 1. keys[h] are host h's labels, n_keys[h] their count: "if:eth0",
+ * "net:10.0.0.0/24", "names:docker0,eth0" (any strings; equal strings are one label).
+ *
+ * cd_reach_peers: self's ring neighbours, then the k other hosts of lowest hash(seed,
+ * self, host, salt), then, in that hash order, any host that brings a label no peer
+ * chosen so far has (so every interface name, subnet and naming present on another host
+ * is tested by every host), at most cap in all. Writes the peers to out (ring first)
+ * and returns their count; the same inputs give the same peers.
+ *
+ * cd_reach_second: the second sample for a label whose attempts all failed: up to k hosts
+ * with that label, not self and not in tried[] (n_tried entries), in the order of a
+ * hash with another salt. Returns their count.
+ */
+#define CD_REACH_K 6            /* hashed peers besides the two ring neighbours */
+#define CD_REACH_K2 2           /* the second sample of an interface that failed all its peers */
+#define CD_REACH_CAP 64         /* peers of one host at most, coverage included */
+#define CD_REACH_ALL_MAX 64     /* --reach all: every pair, for this many hosts at most */
+#define CD_REACH_SEED 0x636f6d6d64696167ULL /* "commdiag": the same job samples the same peers */
+uint64_t cd_reach_hash(uint64_t seed, int self, int host, int salt);
+int cd_reach_peers(int n, int self, uint64_t seed, int k, const char *const *const *keys, const size_t *n_keys,
+		   int *out, int cap);
+int cd_reach_second(int n, int self, uint64_t seed, const char *key, const char *const *const *keys,
+		    const size_t *n_keys, const int *tried, int n_tried, int k, int *out);
+
+/*
  * Merge the part document of `rank` into dst (hosts, ranks, probes, reach are moved; part
  * is left empty). host_map[old host index] receives the index in dst->hosts.
  */

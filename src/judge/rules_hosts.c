@@ -13,6 +13,7 @@
 
 #include "libdefaults.h"
 #include "measure.h"
+#include "reach.h"
 
 static const char *hn(const struct cd_host *h)
 {
@@ -227,27 +228,73 @@ static int nic_carries(const struct cd_nic *n)
 	       n->kind == CD_NIC_VLAN || n->kind == CD_NIC_IPOIB;
 }
 
-/* Did every other host reach this host on iface? (0: no attempts, 1: yes, -1: some failed) */
-static int reached_on(const struct cd_results *r, const struct cd_host *h, const char *iface)
+/*
+ * reach[] in the order of two of its keys, so that each (to, iface), (from, iface) or
+ * (from, to) group is one run: O(R log R) over a job of thousands of hosts, not R².
+ * Entries that lack a key are left out; the original index breaks ties, so a group keeps
+ * the document's order.
+ */
+enum reach_by { BY_TO_IFACE, BY_FROM_IFACE, BY_FROM_TO };
+
+struct rkey {
+	const char *a, *b;
+	size_t i;
+};
+
+struct reach_idx {
+	const struct cd_results *r;
+	struct rkey *k;
+	size_t n;
+};
+
+static int cmp_rkey(const void *x, const void *y)
 {
-	int seen = 0;
+	const struct rkey *p = x, *q = y;
+	int c = strcmp(p->a, q->a);
+
+	if (!c)
+		c = strcmp(p->b, q->b);
+	return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+static void idx_build(const struct cd_results *r, enum reach_by by, struct reach_idx *ix)
+{
+	ix->r = r;
+	ix->n = 0;
+	ix->k = xcalloc(r->n_reach ? r->n_reach : 1, sizeof(*ix->k));
+	for (size_t i = 0; i < r->n_reach; i++) {
+		const struct cd_reach *x = &r->reach[i];
+		const char *a = by == BY_TO_IFACE ? x->to : x->from, *b = by == BY_FROM_TO ? x->to : x->iface;
+
+		if (a && b)
+			ix->k[ix->n++] = (struct rkey){ a, b, i };
+	}
+	qsort(ix->k, ix->n, sizeof(*ix->k), cmp_rkey);
+}
+
+/* The end of the group that starts at g. */
+static size_t idx_end(const struct reach_idx *ix, size_t g)
+{
+	size_t e = g;
+
+	while (e < ix->n && !strcmp(ix->k[e].a, ix->k[g].a) && !strcmp(ix->k[e].b, ix->k[g].b))
+		e++;
+	return e;
+}
+
+/* Did every host that tried reach this host on iface? (0: no attempts, 1: yes, -1: some failed) */
+static int reached_on(const struct cd_reach_index *ix, const struct cd_host *h, const char *iface)
+{
+	int64_t tried, ok;
 
 	if (!iface)
 		return 0;
-	for (size_t i = 0; i < r->n_reach; i++) {
-		const struct cd_reach *x = &r->reach[i];
-
-		if (!x->to || !x->iface || strcmp(x->to, hn(h)) || strcmp(x->iface, iface))
-			continue;
-		if (x->ok != CD_TRI_TRUE)
-			return -1;
-		seen = 1;
-	}
-	return seen;
+	cd_reach_into(ix, hn(h), iface, &tried, &ok);
+	return !tried ? 0 : ok == tried ? 1 : -1;
 }
 
 /* The interface this host would use with other hosts: reached by all, else the default route's. */
-static const char *chosen_iface(const struct cd_results *r, const struct cd_host *h)
+static const char *chosen_iface(const struct cd_reach_index *r, const struct cd_host *h)
 {
 	const char *dflt = NULL;
 
@@ -291,16 +338,18 @@ static int rule_iface_names(struct cd_results *r)
 	char value[256] = "", prefix[32] = "";
 	size_t off = 0;
 	int all_same = 1;
+	struct cd_reach_index *ix;
 
 	for (size_t i = 1; i < r->n_hosts; i++)
 		all_same &= same_names(&r->hosts[0], &r->hosts[i]);
 	if (r->n_hosts < 2 || all_same)
 		return 0;
+	ix = cd_reach_index_new(r);
 	f = cd_results_add_finding(r, "HOST003", CD_SEV_WARN, NULL, "interfaces",
 				   "interface names differ between hosts");
 	for (size_t i = 0; i < r->n_hosts; i++) {
 		const struct cd_host *h = &r->hosts[i];
-		const char *c = chosen_iface(r, h);
+		const char *c = chosen_iface(ix, h);
 		char list[256] = "";
 		size_t lo = 0;
 
@@ -324,6 +373,7 @@ static int rule_iface_names(struct cd_results *r)
 		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s (a prefix) matches on all hosts; so does %s", prefix, value);
 	else if (off)
 		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s matches on all hosts (a list of prefixes)", value);
+	cd_reach_index_free(ix);
 	return 1;
 }
 
@@ -686,98 +736,151 @@ static const struct cd_host *host_named(const struct cd_results *r, const char *
 	return NULL;
 }
 
+/*
+ * A failure the tester's own side explains: T reached no host at all on iface (its
+ * interface, or its route out, is the fault) while another host reached the target there.
+ * Every other failure stands. The probe's second sample (tcp.c) is what gives T the other
+ * attempts that tell the two apart; a name that fails everywhere (docker0) stays failed.
+ */
+static int tester_side(const struct cd_reach_index *ix, const struct cd_reach *y)
+{
+	int64_t tried, ok;
+
+	cd_reach_outof(ix, y->from, y->iface, &tried, &ok);
+	if (ok)
+		return 0;
+	cd_reach_into(ix, y->to, y->iface, &tried, &ok);
+	return ok > 0;
+}
+
+/* The evidence lines of one finding stay readable in a job of thousands of hosts. */
+#define REACH_EVIDENCE_MAX 8
+
+struct rgroup {
+	size_t start, end, first; /* in the index; first: the smallest document index */
+};
+
+static int cmp_rgroup(const void *a, const void *b)
+{
+	const struct rgroup *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The groups of ix, in the order their first entry has in the document. */
+static struct rgroup *idx_groups(const struct reach_idx *ix, size_t *n)
+{
+	struct rgroup *g = xcalloc(ix->n ? ix->n : 1, sizeof(*g));
+
+	*n = 0;
+	for (size_t s = 0; s < ix->n; s = g[*n - 1].end) {
+		g[*n] = (struct rgroup){ s, idx_end(ix, s), ix->k[s].i };
+		(*n)++;
+	}
+	qsort(g, *n, sizeof(*g), cmp_rgroup);
+	return g;
+}
+
+static void net001(struct cd_results *r, const struct reach_idx *to, const struct cd_reach_index *ix,
+		   const struct rgroup *g)
+{
+	const struct cd_reach *x = &r->reach[to->k[g->start].i];
+	int64_t tried, ok, dismissed = 0;
+	size_t shown = 0;
+	struct cd_finding *f;
+	char who[512];
+	int picked;
+
+	/* tried and ok from every attempt, also those a compact document only counts */
+	cd_reach_into(ix, x->to, x->iface, &tried, &ok);
+	for (size_t j = g->start; j < g->end; j++) {
+		const struct cd_reach *y = &r->reach[to->k[j].i];
+
+		if (y->ok != CD_TRI_TRUE && y->from && tester_side(ix, y))
+			dismissed++;
+	}
+	if (ok + dismissed >= tried)
+		return;
+	picked = used_by(host_named(r, x->to), x->iface, who, sizeof(who));
+	f = cd_results_add_finding(r, "NET001", picked ? CD_SEV_FAIL : CD_SEV_INFO, x->to, x->iface,
+				   picked ? "interface does not reach other hosts, and a library uses it"
+					  : "interface does not reach other hosts (no library uses it)");
+	if (picked)
+		cd_finding_evidence(f, "used by %s", who);
+	else
+		cd_finding_evidence(f, "unused: NCCL's order, Open MPI's and UCX's settings and Gloo's "
+				       "leave %s alone as configured", x->iface);
+	f->measured = (double)ok;
+	f->expected = (double)tried;
+	f->unit = xstrdup("attempts");
+	for (size_t j = g->start; j < g->end; j++) {
+		const struct cd_reach *y = &r->reach[to->k[j].i];
+
+		if (shown++ == REACH_EVIDENCE_MAX) {
+			cd_finding_evidence(f, "and %zu more attempts", g->end - j);
+			break;
+		}
+		cd_finding_evidence(f, "from %s to %s %s: %s", y->from ? y->from : "?", y->iface,
+				    y->address ? y->address : "?", y->ok == CD_TRI_TRUE ? "ok" : y->error ? y->error : "failed");
+	}
+	if (dismissed)
+		cd_finding_evidence(f, "%lld failed attempt%s not counted: %s tester reached no host on %s, and others "
+				       "reached this one", (long long)dismissed, dismissed == 1 ? "" : "s", dismissed == 1 ? "its" : "each",
+				    x->iface);
+	if (f->severity == CD_SEV_FAIL)
+		cd_finding_evidence(f, "a job that picks %s waits on connections that never come: exclude it", x->iface);
+	for (size_t h = 0; h < r->n_hosts; h++) {
+		const struct cd_host *host = &r->hosts[h];
+
+		if (strcmp(hn(host), x->to))
+			continue;
+		for (size_t k = 0; k < host->n_nics; k++)
+			if (reached_on(ix, host, host->nics[k].name) == 1)
+				cd_finding_evidence(f, "%s of %s is reached from every host that tried", host->nics[k].name, x->to);
+	}
+}
+
 static int rule_unreachable_iface(struct cd_results *r)
 {
-	int n = 0;
+	struct reach_idx to;
+	struct cd_reach_index *ix = cd_reach_index_new(r);
+	struct rgroup *g;
+	size_t n_g, before = r->n_findings;
 
-	for (size_t i = 0; i < r->n_reach; i++) {
-		const struct cd_reach *x = &r->reach[i];
-		size_t tried = 0, ok = 0;
-		struct cd_finding *f;
-		int dup = 0;
-
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = r->reach[j].to && r->reach[j].iface && x->to && x->iface && !strcmp(r->reach[j].to, x->to) &&
-			      !strcmp(r->reach[j].iface, x->iface);
-		if (dup || !x->to || !x->iface)
-			continue;
-		for (size_t j = i; j < r->n_reach; j++) {
-			const struct cd_reach *y = &r->reach[j];
-
-			if (y->to && y->iface && !strcmp(y->to, x->to) && !strcmp(y->iface, x->iface)) {
-				tried++;
-				ok += y->ok == CD_TRI_TRUE;
-			}
-		}
-		if (ok == tried)
-			continue;
-		{
-			char who[512];
-			int picked = used_by(host_named(r, x->to), x->iface, who, sizeof(who));
-
-			f = cd_results_add_finding(r, "NET001", picked ? CD_SEV_FAIL : CD_SEV_INFO, x->to, x->iface,
-						   picked ? "interface does not reach other hosts, and a library uses it"
-							  : "interface does not reach other hosts (no library uses it)");
-			if (picked)
-				cd_finding_evidence(f, "used by %s", who);
-			else
-				cd_finding_evidence(f, "unused: NCCL's order, Open MPI's and UCX's settings and Gloo's "
-						       "leave %s alone as configured", x->iface);
-		}
-		f->measured = (double)ok;
-		f->expected = (double)tried;
-		f->unit = xstrdup("attempts");
-		for (size_t j = i; j < r->n_reach; j++) {
-			const struct cd_reach *y = &r->reach[j];
-
-			if (y->to && y->iface && !strcmp(y->to, x->to) && !strcmp(y->iface, x->iface))
-				cd_finding_evidence(f, "from %s to %s %s: %s", y->from ? y->from : "?", y->iface,
-						    y->address ? y->address : "?",
-						    y->ok == CD_TRI_TRUE ? "ok" : y->error ? y->error : "failed");
-		}
-		if (f->severity == CD_SEV_FAIL)
-			cd_finding_evidence(f, "a job that picks %s waits on connections that never come: exclude it",
-					    x->iface);
-		for (size_t h = 0; h < r->n_hosts; h++) {
-			const struct cd_host *host = &r->hosts[h];
-
-			if (strcmp(hn(host), x->to))
-				continue;
-			for (size_t k = 0; k < host->n_nics; k++)
-				if (reached_on(r, host, host->nics[k].name) == 1)
-					cd_finding_evidence(f, "%s of %s is reached from every host that tried", host->nics[k].name,
-							    x->to);
-		}
-		n++;
-	}
-	return n;
+	idx_build(r, BY_TO_IFACE, &to);
+	g = idx_groups(&to, &n_g);
+	for (size_t i = 0; i < n_g; i++)
+		net001(r, &to, ix, &g[i]);
+	free(g);
+	free(to.k);
+	cd_reach_index_free(ix);
+	return (int)(r->n_findings - before);
 }
 
 static int rule_no_path(struct cd_results *r)
 {
+	struct reach_idx ix;
+	struct rgroup *g;
+	size_t n_g;
 	int n = 0;
 
-	for (size_t i = 0; i < r->n_reach; i++) {
-		const struct cd_reach *x = &r->reach[i];
-		int dup = 0, ok = 0;
+	idx_build(r, BY_FROM_TO, &ix);
+	g = idx_groups(&ix, &n_g);
+	for (size_t i = 0; i < n_g; i++) {
+		const struct cd_reach *x = &r->reach[ix.k[g[i].start].i];
 		struct cd_finding *f;
+		int ok = 0;
 
-		if (!x->from || !x->to)
-			continue;
-		for (size_t j = 0; j < r->n_reach; j++) {
-			const struct cd_reach *y = &r->reach[j];
-
-			if (!y->from || !y->to || strcmp(y->from, x->from) || strcmp(y->to, x->to))
-				continue;
-			ok |= y->ok == CD_TRI_TRUE;
-			dup |= j < i;
-		}
-		if (ok || dup)
+		for (size_t j = g[i].start; j < g[i].end; j++)
+			ok |= r->reach[ix.k[j].i].ok == CD_TRI_TRUE;
+		if (ok)
 			continue;
 		f = cd_results_add_finding(r, "TCP001", CD_SEV_FAIL, x->from, x->to, "no TCP path to a host of the job");
 		cd_finding_evidence(f, "%s could not reach %s on any of its addresses", x->from, x->to);
 		n++;
 	}
+	free(g);
+	free(ix.k);
 	return n;
 }
 

@@ -204,6 +204,7 @@ struct cd_probe_ctx {
 	int rank, nranks;           /* MPI; 0 and 1 without */
 	int follower;               /* another rank of this host runs its node-local probes (dist.c) */
 	int pairs;                  /* check --pairs: MPI pair probes hunt a bad node (two passes) */
+	int reach_all;              /* --reach all: tcp.reach tests every pair, not a sample */
 	unsigned have;              /* NEED_* bits the host satisfies (cd_probe_ctx_init) */
 	char *unmet[4];             /* per NEED_* bit (by bit number): why it is not satisfied */
 };

@@ -206,6 +206,10 @@ bad "import JSON that is not nccl-tests'" "$I $D/no-schema.json: not nccl-tests 
 	import nccl-tests "$D/no-schema.json" -o "$O"
 bad "--collective on check" "$E option '--collective' does not apply to 'check', see 'commdiag help check'" \
 	check --collective all_reduce -o "$O"
+bad "--reach unknown mode" "$E option '--reach': unknown mode 'pairs': expected sample or all" \
+	check --reach pairs -o "$O"
+bad "--reach on report" "$E option '--reach' does not apply to 'report', see 'commdiag help report'" \
+	report --reach all -o "$O"
 
 # --- --topology: an hwloc XML export ---
 T="$E topo: cannot load topology"

@@ -29,19 +29,19 @@ TAG=cd$$
 NSA=${TAG}a NSB=${TAG}b BR=${TAG}br
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-netns.XXXXXX")
 cleanup() {
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
+	for h in a b c d; do ip netns del "${TAG}$h" 2>/dev/null; done
 	ip link del "$BR" 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 
 setup() {
-	ip netns add "$NSA" && ip netns add "$NSB" || return 1
 	ip link add "$BR" type bridge && ip addr add 10.77.0.254/24 dev "$BR" && ip link set "$BR" up || return 1
-	for h in a b; do
-		local ns=${TAG}$h n=1
-		[ $h = b ] && n=2
+	# hostC and hostD join only the four-host job (tcp.reach's sample, issue 18)
+	for h in a b c d; do
+		local ns=${TAG}$h n
+		n=$(($(printf '%d' "'$h") - 96))
+		ip netns add "$ns" || return 1
 		ip link add "${TAG}v$h" type veth peer name eth0 netns "$ns" || return 1
 		ip link set "${TAG}v$h" master "$BR" up || return 1
 		ip -n "$ns" link set lo up
@@ -55,6 +55,12 @@ setup() {
 		ip -n "$ns" link set vethc0 master docker0 up && ip -n "$ns" link set vethc1 up || return 1
 		ip -n "$ns" addr add 172.17.0.1/16 dev docker0 && ip -n "$ns" link set docker0 up || return 1
 		ip -n "$ns" addr add fd17::1/64 dev docker0 nodad || return 1
+		# hostC and hostD: dead0, an address of that host alone that nothing outside routes to
+		# (no answer, as a firewalled docker0 on a real node): attempts on it wait for the timeout
+		if [ $n -ge 3 ]; then
+			ip -n "$ns" link add dead0 type veth peer name dead0p && ip -n "$ns" link set dead0p up &&
+				ip -n "$ns" addr add 10.99.$n.1/24 dev dead0 && ip -n "$ns" link set dead0 up || return 1
+		fi
 	done
 	# a bridge gets its carrier once its port forwards: wait for it, as discovery reads the state
 	for i in $(seq 50); do
@@ -65,10 +71,12 @@ setup() {
 }
 setup 2>"$TMP/setup.err" || skip "cannot create network namespaces ($(head -c 200 "$TMP/setup.err"))"
 
-export CD_NETNS_MAP="hostA=$NSA,hostB=$NSB" CD_NETNS_DIR=$TMP
-printf 'hostA slots=2\nhostB slots=2\n' >"$TMP/hosts"
+export CD_NETNS_MAP="hostA=$NSA,hostB=$NSB,hostC=${TAG}c,hostD=${TAG}d" CD_NETNS_DIR=$TMP
+printf 'hostA slots=2\nhostB slots=2\nhostC slots=2\nhostD slots=2\n' >"$TMP/hosts"
 echo 11111111111111111111111111111111 >"$TMP/machine-id.hostA"
 echo 22222222222222222222222222222222 >"$TMP/machine-id.hostB"
+echo 33333333333333333333333333333333 >"$TMP/machine-id.hostC"
+echo 44444444444444444444444444444444 >"$TMP/machine-id.hostD"
 
 # the job's own transport must use eth0: this is the setting commdiag's advice leads to
 job() {
@@ -150,6 +158,24 @@ if [ -s "$TMP/mute.json" ]; then
 		'[x for x in d["reach"] if x["from"] == "hostB" and x["to"] == "hostA" and x["iface"] == "eth0" and x["ok"]]'
 else
 	bad "no document from the mute-peer run: $(tail -c 400 "$TMP/err")"
+fi
+
+# 5. four hosts, tcp.reach's sample (issue 18): every host tests a bounded set of peers at once,
+# in two rounds; docker0 (local everywhere) and dead0 (no answer) are still flagged on every
+# host that has them, eth0 is not
+CD_NETNS_UTS=1 job 4 check --json --quick --probe-timeout 20 --timeout 90 -o "$TMP/four.json" 2>"$TMP/err"
+rc=$?
+if [ $rc = 1 ]; then ok; else bad "four hosts: exit $rc, expected 1 (dead0 is used by NCCL's order): $(tail -c 600 "$TMP/err")"; fi
+if [ -s "$TMP/four.json" ]; then
+	J=$TMP/four.json
+	# the second round finds no fresh host with docker0 or dead0 among four: one round, or two
+	json_true "four hosts: tcp.reach sample ok on each, at most two rounds" "$J" 'sorted((p["host"], p["status"], p["variant"], p["results"][0]["iters"] in (1, 2)) for p in d["probes"] if p["name"] == "tcp.reach") == [(h, "ok", "sample", True) for h in ("hostA", "hostB", "hostC", "hostD")]'
+	json_true "four hosts: every host tested every other (a sample of 3 is all)" "$J" 'all(len({x["to"] for x in d["reach"] if x["from"] == h}) == 3 for h in ("hostA", "hostB", "hostC", "hostD"))'
+	json_true "four hosts: dead0 never answers" "$J" '[x for x in d["reach"] if x["iface"] == "dead0"] and all(not x["ok"] and "within" in x["error"] for x in d["reach"] if x["iface"] == "dead0")'
+	json_true "four hosts: NET001 docker0 on all four, dead0 on hostC and hostD" "$J" 'sorted((f["host"], f["subject"]) for f in d["findings"] if f["id"] == "NET001") == [("hostA", "docker0"), ("hostB", "docker0"), ("hostC", "dead0"), ("hostC", "docker0"), ("hostD", "dead0"), ("hostD", "docker0")]'
+	json_true "four hosts: eth0 works, no TCP001" "$J" 'not [f for f in d["findings"] if f["id"] == "TCP001" or (f["id"] == "NET001" and f["subject"] == "eth0")] and all(x["ok"] for x in d["reach"] if x["iface"] == "eth0")'
+else
+	bad "no document from the four-host run: $(tail -c 400 "$TMP/err")"
 fi
 
 # 4. NCCL across the two hosts (fake driver with two GPUs per host, fake NCCL whose
