@@ -34,17 +34,18 @@
 #define C_EXPLAIN (1u << 10)
 #define C_IMPORT (1u << 11)
 #define C_HANG (1u << 12)
+#define C_MERGE (1u << 20) /* a bit far from the others': commands added beside it take the next ones */
 #define C_ALL (~0u)
 /* the commands that take positional arguments */
 /* the global options: every command that writes a report takes them */
 #define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN | \
-		  C_IMPORT | C_HANG)
+		  C_IMPORT | C_HANG | C_MERGE)
 /* the commands that judge, and so take thresholds */
-#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE | C_IMPORT)
+#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE | C_IMPORT | C_MERGE)
 /* the commands that render the results document (cd_report): the ones --format prometheus|html serve */
-#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT | C_HANG)
+#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT | C_HANG | C_MERGE)
 /* the commands that take positional arguments */
-#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT)
+#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT | C_MERGE)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
 
 struct ctx {
@@ -102,6 +103,7 @@ int cmd_env(struct ctx *c);
 int cmd_explain(struct ctx *c);
 int cmd_import(struct ctx *c);
 int cmd_hang(struct ctx *c);
+int cmd_merge(struct ctx *c);
 int cmd_rules(struct ctx *c);
 int cmd_version(struct ctx *c);
 

@@ -83,6 +83,8 @@ static const struct cmd cmds[] = {
 	  "import nccl-tests FILE...|- [--collective NAME] [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
 	{ "hang", cmd_hang, C_HANG, "ask a running NCCL job's RAS service twice, seconds apart, which rank is stuck, missing or dead",
 	  "hang [--ras HOST:PORT] [--interval SECONDS] [--timeout SECONDS] [options]" },
+	{ "merge", cmd_merge, C_MERGE, "put the documents of many nodes (files or a directory) into one fleet document and judge it",
+	  "merge FILE.json...|DIR [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
 };
 
 enum {
@@ -484,6 +486,11 @@ int main(int argc, char **argv)
 			c.dopt.topology_xml = optarg;
 			break;
 		case OPT_FROM:
+			/* the last of several used to win silently: many documents are 'commdiag merge' */
+			if (c.from)
+				return cd_error("option '--from' given twice ('%s', '%s'): it takes one document; "
+						"'commdiag merge FILE...|DIR' puts many into one", c.from, optarg),
+				       EXIT_USAGE;
 			c.from = optarg;
 			break;
 		case OPT_LOAD_NET_PLUGIN:

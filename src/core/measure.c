@@ -214,8 +214,10 @@ static size_t import_hosts(const struct cd_results *r, const struct cd_host *own
 
 	if (!own || !own->hostname)
 		return 0;
-	for (size_t i = 0; i < r->run.n_imports; i++) {
-		const struct cd_strv *hs = &r->run.imports[i].hosts;
+	/* a merged fleet document (commdiag merge) likewise: each file's job is over its own hosts */
+	for (size_t i = 0; i < r->run.n_imports + r->run.n_merged; i++) {
+		const struct cd_strv *hs = i < r->run.n_imports ? &r->run.imports[i].hosts
+								: &r->run.merged[i - r->run.n_imports].hosts;
 		int mine = 0;
 
 		for (size_t k = 0; k < hs->n; k++)
@@ -331,14 +333,94 @@ int64_t cd_probe_errors(const struct cd_probe_run *p)
 	return n;
 }
 
+struct cd_host_lookup {
+	const struct cd_host *hosts; /* r->hosts and r->n_hosts when built: either changed, it is rebuilt */
+	size_t n_hosts;
+	size_t n;                    /* named hosts, sorted by name, then index */
+	struct cd_host_name {
+		char *name; /* a copy: a host renamed since must not leave it pointing at freed memory */
+		size_t index;
+	} *v;
+};
+
+static void lookup_clear(struct cd_host_lookup *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void cd_host_lookup_free(struct cd_host_lookup *l)
+{
+	if (l)
+		lookup_clear(l);
+	free(l);
+}
+
+static int cmp_host_name(const void *a, const void *b)
+{
+	const struct cd_host_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_host_key(const void *a, const void *b)
+{
+	return strcmp(((const struct cd_host_name *)a)->name, ((const struct cd_host_name *)b)->name);
+}
+
+static struct cd_host_lookup *host_lookup(const struct cd_results *r)
+{
+	/* the cache is no part of the document: the documents it is built for are never const objects */
+	struct cd_results *w = (struct cd_results *)r;
+	struct cd_host_lookup *l = w->lookup;
+
+	if (l && l->hosts == r->hosts && l->n_hosts == r->n_hosts)
+		return l;
+	if (!l)
+		l = w->lookup = xcalloc(1, sizeof(*l));
+	lookup_clear(l);
+	l->v = xcalloc(r->n_hosts + 1, sizeof(*l->v));
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (r->hosts[i].hostname)
+			l->v[l->n++] = (struct cd_host_name){ xstrdup(r->hosts[i].hostname), i };
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_host_name);
+	l->hosts = r->hosts;
+	l->n_hosts = r->n_hosts;
+	return l;
+}
+
+/* The first host named p->host, as a scan in host order finds it, by binary search. */
 const struct cd_host *cd_probe_host(const struct cd_results *r, const struct cd_probe_run *p)
 {
+	struct cd_host_lookup *l;
+	struct cd_host_name key = { (char *)p->host, 0 }, *hit;
+	size_t k;
+
 	if (!p->host)
 		return r->n_hosts == 1 ? &r->hosts[0] : NULL;
-	for (size_t i = 0; i < r->n_hosts; i++)
-		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, p->host))
-			return &r->hosts[i];
-	return NULL;
+	if (r->n_hosts < 8) {
+		for (size_t i = 0; i < r->n_hosts; i++)
+			if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, p->host))
+				return &r->hosts[i];
+		return NULL;
+	}
+	l = host_lookup(r);
+	hit = l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), cmp_host_key) : NULL;
+	if (!hit)
+		return NULL;
+	for (k = (size_t)(hit - l->v); k > 0 && !strcmp(l->v[k - 1].name, p->host); k--)
+		;
+	/* a host renamed since the lookup was built: build it again */
+	if (!r->hosts[l->v[k].index].hostname || strcmp(r->hosts[l->v[k].index].hostname, p->host)) {
+		l->hosts = NULL;
+		return cd_probe_host(r, p);
+	}
+	return &r->hosts[l->v[k].index];
 }
 
 const struct cd_gpu *cd_host_gpu(const struct cd_host *h, int64_t index)
