@@ -2,6 +2,7 @@
 #include "measure.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -483,4 +484,72 @@ int cd_nic_has_address(const struct cd_nic *n)
 		if (strncasecmp(n->ipv6.v[i], "fe80:", 5))
 			return 1;
 	return 0;
+}
+
+void cd_probe_groups_build(const struct cd_results *r, struct cd_probe_groups *g)
+{
+	size_t *host = xcalloc(r->n_probes + 1, sizeof(*host)), *fill;
+
+	g->start = xcalloc(r->n_hosts + 2, sizeof(*g->start));
+	g->idx = xcalloc(r->n_probes + 1, sizeof(*g->idx));
+	/* counting sort by host: stable, so each host's runs stay in document order */
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_host *h = cd_probe_host(r, &r->probes[i]);
+
+		host[i] = h ? (size_t)(h - r->hosts) : SIZE_MAX;
+		if (h)
+			g->start[host[i] + 1]++;
+	}
+	for (size_t h = 0; h < r->n_hosts; h++)
+		g->start[h + 1] += g->start[h];
+	fill = xcalloc(r->n_hosts + 1, sizeof(*fill));
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (host[i] != SIZE_MAX)
+			g->idx[g->start[host[i]] + fill[host[i]]++] = i;
+	free(fill);
+	free(host);
+}
+
+void cd_probe_groups_free(struct cd_probe_groups *g)
+{
+	free(g->idx);
+	free(g->start);
+	g->idx = g->start = NULL;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+int cd_name_set_add(struct cd_name_set *s, const char *name)
+{
+	size_t k;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct cd_name_set big = { .cap = s->cap ? 2 * s->cap : 16 };
+
+		big.v = xcalloc(big.cap, sizeof(*big.v));
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i])
+				cd_name_set_add(&big, s->v[i]);
+		free(s->v);
+		*s = big;
+	}
+	for (k = name_hash(name) & (s->cap - 1); s->v[k]; k = (k + 1) & (s->cap - 1))
+		if (!strcmp(s->v[k], name))
+			return 0;
+	s->v[k] = name;
+	s->n++;
+	return 1;
+}
+
+void cd_name_set_free(struct cd_name_set *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
 }

@@ -458,6 +458,7 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 	for (size_t i = 0; i < c->sources.n; i++)
 		cd_strv_push(&r->rules.sources, c->sources.v[i]);
 	e.judged = xcalloc(r->n_probes + 1, 1);
+	cd_probe_groups_build(r, &e.groups);
 	for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
 		char *why = why_not(r, c, groups[g].name);
 
@@ -487,6 +488,7 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 	}
 	n += cd_rules_hosts_evaluate(r); /* the job as a whole: src/rules_hosts.c */
 	free(e.judged);
+	cd_probe_groups_free(&e.groups);
 	cd_strv_free(&e.required);
 	cite_thresholds(r, c, first);
 	return n;
