@@ -93,6 +93,7 @@ check: commdiag tests/check_commdiag
 	./tests/run_e2e.sh ./commdiag
 	./tests/run_prom.sh ./commdiag
 	./tests/run_hang.sh ./commdiag
+	./tests/run_merge.sh ./commdiag
 	./tests/bad_inputs/run.sh ./commdiag
 	./tests/run_mpi.sh ./commdiag
 	./tests/run_scripts.sh ./commdiag
