@@ -209,12 +209,16 @@ static int job_wide(const struct cd_probe_run *p)
  * together are several jobs, each over the hosts its rank lines name (run.imports[].hosts),
  * not one job over all of them. 0 when the document is not an import or the file named none.
  */
+static size_t merged_hosts(const struct cd_results *r, const struct cd_host *own, size_t *idx, size_t max);
+
 static size_t import_hosts(const struct cd_results *r, const struct cd_host *own, size_t *idx, size_t max)
 {
 	size_t n = 0;
 
 	if (!own || !own->hostname)
 		return 0;
+	if (r->run.n_merged && !r->run.n_imports && (n = merged_hosts(r, own, idx, max)) > 0)
+		return n;
 	/* a merged fleet document (commdiag merge) likewise: each file's job is over its own hosts */
 	for (size_t i = 0; i < r->run.n_imports + r->run.n_merged; i++) {
 		const struct cd_strv *hs = i < r->run.n_imports ? &r->run.imports[i].hosts
@@ -337,6 +341,10 @@ int64_t cd_probe_errors(const struct cd_probe_run *p)
 struct cd_host_lookup {
 	const struct cd_host *hosts; /* r->hosts and r->n_hosts when built: either changed, it is rebuilt */
 	size_t n_hosts;
+	const struct cd_merged *merged; /* and r->run.merged */
+	size_t n_merged;
+	size_t *entry_first; /* a merged fleet: entry e's hosts are [entry_first[e], entry_first[e + 1]); NULL when
+				the entries' host counts do not add up to the hosts */
 	size_t n;                    /* named hosts, sorted by name, then index */
 	struct cd_host_name {
 		char *name; /* a copy: a host renamed since must not leave it pointing at freed memory */
@@ -349,7 +357,9 @@ static void lookup_clear(struct cd_host_lookup *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].name);
 	free(l->v);
+	free(l->entry_first);
 	l->v = NULL;
+	l->entry_first = NULL;
 	l->n = 0;
 }
 
@@ -379,7 +389,8 @@ static struct cd_host_lookup *host_lookup(const struct cd_results *r)
 	struct cd_results *w = (struct cd_results *)r;
 	struct cd_host_lookup *l = w->lookup;
 
-	if (l && l->hosts == r->hosts && l->n_hosts == r->n_hosts)
+	if (l && l->hosts == r->hosts && l->n_hosts == r->n_hosts && l->merged == r->run.merged &&
+	    l->n_merged == r->run.n_merged)
 		return l;
 	if (!l)
 		l = w->lookup = xcalloc(1, sizeof(*l));
@@ -390,9 +401,52 @@ static struct cd_host_lookup *host_lookup(const struct cd_results *r)
 			l->v[l->n++] = (struct cd_host_name){ xstrdup(r->hosts[i].hostname), i };
 	if (l->n > 1)
 		qsort(l->v, l->n, sizeof(*l->v), cmp_host_name);
+	if (r->run.n_merged) {
+		size_t sum = 0;
+
+		l->entry_first = xcalloc(r->run.n_merged + 1, sizeof(*l->entry_first));
+		for (size_t e = 0; e < r->run.n_merged; e++) {
+			l->entry_first[e] = sum;
+			sum += r->run.merged[e].hosts.n;
+		}
+		l->entry_first[r->run.n_merged] = sum;
+		if (sum != r->n_hosts) {
+			free(l->entry_first);
+			l->entry_first = NULL;
+		}
+	}
 	l->hosts = r->hosts;
 	l->n_hosts = r->n_hosts;
+	l->merged = r->run.merged;
+	l->n_merged = r->run.n_merged;
 	return l;
+}
+
+/*
+ * The hosts of own's file in a merged fleet: merge appends each file's hosts in the order of
+ * run.merged, so they are one range, found by binary search. 0 when the counts do not add up
+ * (a document edited by hand): then the names decide, as for an import.
+ */
+static size_t merged_hosts(const struct cd_results *r, const struct cd_host *own, size_t *idx, size_t max)
+{
+	const struct cd_host_lookup *l = host_lookup(r);
+	size_t h = (size_t)(own - r->hosts), lo = 0, hi = r->run.n_merged, n = 0;
+
+	if (!l->entry_first || h >= r->n_hosts)
+		return 0;
+	while (hi - lo > 1) { /* the last entry whose first host is at or before h */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->entry_first[mid] <= h)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	while (lo + 1 < r->run.n_merged && l->entry_first[lo + 1] <= h) /* entries with no host */
+		lo++;
+	for (size_t k = l->entry_first[lo]; k < l->entry_first[lo + 1] && n < max; k++)
+		idx[n++] = k;
+	return n;
 }
 
 /* The first host named p->host, as a scan in host order finds it, by binary search. */

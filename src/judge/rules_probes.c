@@ -305,22 +305,33 @@ struct member {
 	const char *host;
 };
 
-/* Is x a low outlier among vals? Fills the median. */
-static int low_outlier(const struct cd_eval *e, const double *vals, size_t n, double x, double *median)
+/* The median and MAD of vals, once per comparison: not once per member (n² log n over a fleet's hosts). */
+struct spread {
+	double med, mad;
+};
+
+static struct spread spread_of(const double *vals, size_t n)
 {
-	double *tmp = xcalloc(n + 1, sizeof(*tmp)), med, mad;
-	int out;
+	double *tmp = xcalloc(n + 1, sizeof(*tmp));
+	struct spread s;
 
 	memcpy(tmp, vals, n * sizeof(*tmp));
-	med = cd_median(tmp, n);
-	mad = cd_mad(tmp, n, med);
+	s.med = cd_median(tmp, n);
+	s.mad = cd_mad(tmp, n, s.med);
 	free(tmp);
+	return s;
+}
+
+/* Is x a low outlier among the values of s? Fills the median. */
+static int low_outlier(const struct cd_eval *e, const struct spread *s, double x, double *median)
+{
+	double med = s->med, mad = s->mad;
+
 	*median = med;
 	if (!(med > 0) || (med - x) / med < pct(e, CD_K_BAL_MIN_DEV))
 		return 0;
 	/* 1.4826 MAD estimates the standard deviation of normal data (Iglewicz & Hoaglin) */
-	out = mad == 0 || (med - x) / (1.4826 * mad) > key(e, CD_K_BAL_MAD_K);
-	return out;
+	return mad == 0 || (med - x) / (1.4826 * mad) > key(e, CD_K_BAL_MAD_K);
 }
 
 int rule_gpu_outlier(struct cd_eval *e, const struct cd_host *h)
@@ -332,6 +343,7 @@ int rule_gpu_outlier(struct cd_eval *e, const struct cd_host *h)
 	double *vals = xcalloc(np + 1, sizeof(*vals));
 	size_t *idx = xcalloc(np + 1, sizeof(*idx));
 	struct cd_name_set seen = { 0 };
+	struct spread sp;
 
 	/* one comparison per probe name: the host's devices of that probe */
 	for (size_t a = 0; a < nm; a++) {
@@ -354,13 +366,14 @@ int rule_gpu_outlier(struct cd_eval *e, const struct cd_host *h)
 		}
 		if ((double)n < key(e, CD_K_BAL_MIN_PEERS))
 			continue;
+		sp = spread_of(vals, n);
 		for (size_t k = 0; k < n; k++) {
 			const struct cd_probe_run *q = &e->r->probes[idx[k]];
 			struct cd_finding *f;
 			double med;
 			char subj[64];
 
-			if (e->judged[idx[k]] || !low_outlier(e, vals, n, vals[k], &med))
+			if (e->judged[idx[k]] || !low_outlier(e, &sp, vals[k], &med))
 				continue;
 			probe_subject(q, subj, sizeof(subj));
 			f = add(e, "BAL001", CD_SEV_WARN, h->hostname, subj, "GPU is slower than its peers", vals[k], med,
@@ -383,6 +396,7 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 	const struct cd_host **hosts = xcalloc(nh + 1, sizeof(*hosts));
 	int found = 0;
 	struct cd_name_set seen = { 0 };
+	struct spread sp;
 
 	(void)unused;
 	for (size_t i = 0; i < np && nh >= 2; i++) {
@@ -410,11 +424,12 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 		}
 		if ((double)n < key(e, CD_K_BAL_MIN_PEERS))
 			continue;
+		sp = spread_of(hv, n);
 		for (size_t k = 0; k < n; k++) {
 			struct cd_finding *f;
 			double med;
 
-			if (!low_outlier(e, hv, n, hv[k], &med))
+			if (!low_outlier(e, &sp, hv[k], &med))
 				continue;
 			f = add(e, "BAL002", CD_SEV_WARN, hosts[k]->hostname, hosts[k]->hostname,
 				"host is slower than the other hosts", hv[k], med, "gbyte_s", CD_K_BAL_MAD_K);
