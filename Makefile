@@ -97,6 +97,7 @@ check: commdiag tests/check_commdiag
 	./tests/run_prom.sh ./commdiag
 	./tests/run_hang.sh ./commdiag
 	./tests/run_gpu_compare.sh ./commdiag
+	./tests/run_merge.sh ./commdiag
 	./tests/bad_inputs/run.sh ./commdiag
 	./tests/run_mpi.sh ./commdiag
 	./tests/run_scripts.sh ./commdiag
@@ -176,6 +177,7 @@ install: commdiag
 	$(INSTALL) -m 644 scripts/commdiag.bash-completion $(DESTDIR)$(BASHCOMPDIR)/commdiag
 	$(INSTALL) -m 755 scripts/slurm-prolog.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-prolog
 	$(INSTALL) -m 755 scripts/ci-preflight.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/ci-preflight
+	$(INSTALL) -m 755 scripts/slurm-epilog-collect.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-epilog-collect
 	# Slurm runs its programs without arguments: the name chooses the mode
 	ln -sf slurm-prolog $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-epilog
 	ln -sf slurm-prolog $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-healthcheck
@@ -199,7 +201,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/commdiag $(DESTDIR)$(MANDIR)/man1/commdiag.1
 	rm -rf $(DESTDIR)$(DATADIR)/rules
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/commdiag
-	rm -f $(addprefix $(DESTDIR)$(LIBEXECDIR)/commdiag/,slurm-prolog slurm-epilog slurm-healthcheck ci-preflight)
+	rm -f $(addprefix $(DESTDIR)$(LIBEXECDIR)/commdiag/,slurm-prolog slurm-epilog slurm-healthcheck ci-preflight \
+		slurm-epilog-collect)
 	rm -f $(addprefix $(DESTDIR)$(SYSTEMDDIR)/,commdiag-check.service commdiag-check.timer)
 	rm -f $(DESTDIR)$(DATADIR)/prometheus/commdiag-alerts.yml
 	rm -f $(DESTDIR)$(DATADIR)/schema/commdiag-results-1.schema.json

@@ -35,17 +35,18 @@
 #define C_IMPORT (1u << 11)
 #define C_HANG (1u << 12)
 #define C_COMPARE (1u << 13)
+#define C_MERGE (1u << 20) /* a bit far from the others': commands added beside it take the next ones */
 #define C_ALL (~0u)
 /* the commands that take positional arguments */
 /* the global options: every command that writes a report takes them */
 #define C_GLOBAL (C_CHECK | C_TOPO | C_REPORT | C_VERSION | C_PROBE | C_RULES | C_SCORE | C_ADVISE | C_ENV | C_EXPLAIN | \
-		  C_IMPORT | C_HANG | C_COMPARE)
+		  C_IMPORT | C_HANG | C_COMPARE | C_MERGE)
 /* the commands that judge, and so take thresholds */
-#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE | C_IMPORT | C_COMPARE)
+#define C_JUDGE (C_CHECK | C_PROBE | C_SCORE | C_RULES | C_ADVISE | C_IMPORT | C_COMPARE | C_MERGE)
 /* the commands that render the results document (cd_report): the ones --format prometheus|html serve */
-#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT | C_HANG | C_COMPARE)
+#define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT | C_HANG | C_COMPARE | C_MERGE)
 /* the commands that take positional arguments */
-#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT | C_COMPARE)
+#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT | C_COMPARE | C_MERGE)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
 
 struct ctx {
@@ -115,6 +116,7 @@ int cmd_compare(struct ctx *c);
 int load_baseline(const char *file, struct cd_results **out);
 /* Hand a loaded baseline to r (which owns it from then on). */
 void attach_baseline(struct cd_results *r, struct cd_results *base, const char *file);
+int cmd_merge(struct ctx *c);
 int cmd_rules(struct ctx *c);
 int cmd_version(struct ctx *c);
 

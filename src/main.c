@@ -87,6 +87,8 @@ static const struct cmd cmds[] = {
 	{ "compare", cmd_compare, C_COMPARE,
 	  "judge NEW against OLD per probe and size: regressions beyond both runs' noise, missing results (BASE*)",
 	  "compare OLD.json NEW.json [-D baseline.KEY=VALUE] [options]" },
+	{ "merge", cmd_merge, C_MERGE, "put the documents of many nodes (files or a directory) into one fleet document and judge it",
+	  "merge FILE.json...|DIR [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
 };
 
 enum {
@@ -497,6 +499,11 @@ int main(int argc, char **argv)
 			c.dopt.topology_xml = optarg;
 			break;
 		case OPT_FROM:
+			/* the last of several used to win silently: many documents are 'commdiag merge' */
+			if (c.from)
+				return cd_error("option '--from' given twice ('%s', '%s'): it takes one document; "
+						"'commdiag merge FILE...|DIR' puts many into one", c.from, optarg),
+				       EXIT_USAGE;
 			c.from = optarg;
 			break;
 		case OPT_LOAD_NET_PLUGIN:

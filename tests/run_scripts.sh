@@ -15,7 +15,7 @@ trap 'rm -rf "$TMP"' EXIT
 export NO_COLOR=1
 # nothing of the caller's configuration may leak into the scripts under test
 unset COMMDIAG COMMDIAG_ARGS COMMDIAG_BUDGET COMMDIAG_GRACE COMMDIAG_STATE_DIR COMMDIAG_FAIL_ON \
-	COMMDIAG_NO_DRAIN SLURMD_NODENAME GITHUB_STEP_SUMMARY COMMDIAG_REQUIRE COMMDIAG_SYSFS
+	COMMDIAG_NO_DRAIN SLURMD_NODENAME GITHUB_STEP_SUMMARY COMMDIAG_REQUIRE COMMDIAG_SYSFS COMMDIAG_SHARED_DIR
 export COMMDIAG_SLURM_DEFAULTS=$TMP/no-defaults
 . tests/lib.sh
 file_has() { if grep -qF -- "$3" "$2"; then ok; else bad "$1: $2 lacks '$3': $(head -c 300 "$2" 2>&1)"; fi; }
@@ -381,6 +381,41 @@ else
 	if [ ! -s "$TMP/err" ]; then ok; else bad "completion without commdiag printed: $(cat "$TMP/err")"; fi
 fi
 
+# ---------------------------------------------------------------- fleet collector
+# Each node's last.json (as slurm-prolog.sh keeps it) into a shared directory under the
+# scheduler's node name, then one merge: the fleet fixtures, node03 claiming node01's
+# identity, give HOST001 and exit 1, with a verdict per host in fleet.txt.
+COLLECT=$ROOT/scripts/slurm-epilog-collect.sh
+for i in 1 2 3; do
+	mkdir -p "$TMP/collect/state$i"
+	cp "$DOCS/fleet/nodes/node0$i.json" "$TMP/collect/state$i/last.json"
+	run "collect n$i" 0 "$COLLECT" --shared "$TMP/collect/shared" --state-dir "$TMP/collect/state$i" --node "n$i"
+done
+is_file "collect n2" "$TMP/collect/shared/nodes/n2.json"
+if cmp -s "$DOCS/fleet/nodes/node02.json" "$TMP/collect/shared/nodes/n2.json"; then ok; else bad "collect: n2.json is not node02's document"; fi
+left=$(find "$TMP/collect/shared/nodes" -name '.*')
+if [ -z "$left" ]; then ok; else bad "collect left temporary files: $left"; fi
+run "collect, nothing there" 1 "$COLLECT" --shared "$TMP/collect/shared" --state-dir "$TMP/collect/none" --node n9
+err_has "collect, nothing there" "no document to collect: $TMP/collect/none/last.json is missing or empty"
+no_file "collect, nothing there" "$TMP/collect/shared/nodes/n9.json"
+run "collect, bad node name" 2 "$COLLECT" --shared "$TMP/collect/shared" --state-dir "$TMP/collect/state1" --node ../x
+err_has "collect, bad node name" "node name '../x': expected a host name"
+run "collect merge" 1 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN"
+json_true "collect merge" "$TMP/collect/shared/fleet.json" \
+	"d['run']['mode'] == 'merge' and len(d['hosts']) == 3 and [h['verdict'] for h in d['verdicts']['hosts']] == ['fail', 'pass', 'fail'] and d['run']['merged'][2]['file'].endswith('/nodes/n3.json')"
+file_has "collect merge text" "$TMP/collect/shared/fleet.txt" "# verdicts (3 hosts of 3 merged documents: 1 pass, 0 warn, 2 fail)"
+run "collect merge --fail-on" 1 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN" --max-age 30 -- --fail-on warn
+run "collect merge, old documents" 2 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN" --max-age 0
+err_has "collect merge, old documents" "no document in $TMP/collect/shared/nodes younger than 0 days"
+echo 'not a document' >"$TMP/collect/shared/nodes/n4.json"
+cp "$TMP/collect/shared/fleet.json" "$TMP/collect/fleet-before.json"
+run "collect merge, a bad document" 2 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN"
+err_has "collect merge, a bad document" "'$TMP/collect/shared/nodes/n4.json': line 1: not valid JSON"
+if cmp -s "$TMP/collect/fleet-before.json" "$TMP/collect/shared/fleet.json"; then ok; else bad "collect: a failed merge replaced fleet.json"; fi
+run "collect, options for merge only" 2 "$COLLECT" --shared "$TMP/collect/shared" --state-dir "$TMP/collect/state1" -- --json
+run "collect help" 0 "$COLLECT" --help
+out_has "collect help" "Usage: slurm-epilog-collect.sh"
+
 # ---------------------------------------------------------------- make install / uninstall
 DEST=$TMP/dest
 if make -s install DESTDIR="$DEST" PREFIX=/usr >"$TMP/out" 2>"$TMP/err"; then ok; else bad "make install: $(tail -5 "$TMP/err")"; fi
@@ -388,7 +423,8 @@ if make -s install DESTDIR="$DEST" PREFIX=/usr >"$TMP/out" 2>"$TMP/err"; then ok
 for f in ./usr/bin/commdiag ./usr/share/man/man1/commdiag.1 ./usr/share/commdiag/rules/default.conf \
 	./usr/share/bash-completion/completions/commdiag \
 	./usr/libexec/commdiag/slurm-prolog ./usr/libexec/commdiag/slurm-epilog ./usr/libexec/commdiag/slurm-healthcheck \
-	./usr/libexec/commdiag/ci-preflight ./usr/share/commdiag/schema/commdiag-results-1.schema.json; do
+	./usr/libexec/commdiag/ci-preflight ./usr/share/commdiag/schema/commdiag-results-1.schema.json \
+	./usr/libexec/commdiag/slurm-epilog-collect; do
 	if grep -qxF "$f" "$TMP/installed"; then ok; else bad "make install: $f missing from: $(tr '\n' ' ' <"$TMP/installed")"; fi
 done
 if [ -x "$DEST/usr/libexec/commdiag/slurm-prolog" ]; then ok; else bad "slurm-prolog not executable"; fi

@@ -55,7 +55,9 @@ def short(msg, n=300):
 def loosen(node):
     """The schema for saved documents: no "required" inside $defs (absent reads as null)."""
     if isinstance(node, dict):
-        node.pop("required", None)
+        # the keyword (a list of names), not a property named "required" (rules.required)
+        if isinstance(node.get("required"), list):
+            node.pop("required")
         for v in node.values():
             loosen(v)
     elif isinstance(node, list):

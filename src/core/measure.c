@@ -2,6 +2,7 @@
 #include "measure.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -208,14 +209,20 @@ static int job_wide(const struct cd_probe_run *p)
  * together are several jobs, each over the hosts its rank lines name (run.imports[].hosts),
  * not one job over all of them. 0 when the document is not an import or the file named none.
  */
+static size_t merged_hosts(const struct cd_results *r, const struct cd_host *own, size_t *idx, size_t max);
+
 static size_t import_hosts(const struct cd_results *r, const struct cd_host *own, size_t *idx, size_t max)
 {
 	size_t n = 0;
 
 	if (!own || !own->hostname)
 		return 0;
-	for (size_t i = 0; i < r->run.n_imports; i++) {
-		const struct cd_strv *hs = &r->run.imports[i].hosts;
+	if (r->run.n_merged && !r->run.n_imports && (n = merged_hosts(r, own, idx, max)) > 0)
+		return n;
+	/* a merged fleet document (commdiag merge) likewise: each file's job is over its own hosts */
+	for (size_t i = 0; i < r->run.n_imports + r->run.n_merged; i++) {
+		const struct cd_strv *hs = i < r->run.n_imports ? &r->run.imports[i].hosts
+								: &r->run.merged[i - r->run.n_imports].hosts;
 		int mine = 0;
 
 		for (size_t k = 0; k < hs->n; k++)
@@ -331,14 +338,144 @@ int64_t cd_probe_errors(const struct cd_probe_run *p)
 	return n;
 }
 
+struct cd_host_lookup {
+	const struct cd_host *hosts; /* r->hosts and r->n_hosts when built: either changed, it is rebuilt */
+	size_t n_hosts;
+	const struct cd_merged *merged; /* and r->run.merged */
+	size_t n_merged;
+	size_t *entry_first; /* a merged fleet: entry e's hosts are [entry_first[e], entry_first[e + 1]); NULL when
+				the entries' host counts do not add up to the hosts */
+	size_t n;                    /* named hosts, sorted by name, then index */
+	struct cd_host_name {
+		char *name; /* a copy: a host renamed since must not leave it pointing at freed memory */
+		size_t index;
+	} *v;
+};
+
+static void lookup_clear(struct cd_host_lookup *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	free(l->entry_first);
+	l->v = NULL;
+	l->entry_first = NULL;
+	l->n = 0;
+}
+
+void cd_host_lookup_free(struct cd_host_lookup *l)
+{
+	if (l)
+		lookup_clear(l);
+	free(l);
+}
+
+static int cmp_host_name(const void *a, const void *b)
+{
+	const struct cd_host_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_host_key(const void *a, const void *b)
+{
+	return strcmp(((const struct cd_host_name *)a)->name, ((const struct cd_host_name *)b)->name);
+}
+
+static struct cd_host_lookup *host_lookup(const struct cd_results *r)
+{
+	/* the cache is no part of the document: the documents it is built for are never const objects */
+	struct cd_results *w = (struct cd_results *)r;
+	struct cd_host_lookup *l = w->lookup;
+
+	if (l && l->hosts == r->hosts && l->n_hosts == r->n_hosts && l->merged == r->run.merged &&
+	    l->n_merged == r->run.n_merged)
+		return l;
+	if (!l)
+		l = w->lookup = xcalloc(1, sizeof(*l));
+	lookup_clear(l);
+	l->v = xcalloc(r->n_hosts + 1, sizeof(*l->v));
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (r->hosts[i].hostname)
+			l->v[l->n++] = (struct cd_host_name){ xstrdup(r->hosts[i].hostname), i };
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_host_name);
+	if (r->run.n_merged) {
+		size_t sum = 0;
+
+		l->entry_first = xcalloc(r->run.n_merged + 1, sizeof(*l->entry_first));
+		for (size_t e = 0; e < r->run.n_merged; e++) {
+			l->entry_first[e] = sum;
+			sum += r->run.merged[e].hosts.n;
+		}
+		l->entry_first[r->run.n_merged] = sum;
+		if (sum != r->n_hosts) {
+			free(l->entry_first);
+			l->entry_first = NULL;
+		}
+	}
+	l->hosts = r->hosts;
+	l->n_hosts = r->n_hosts;
+	l->merged = r->run.merged;
+	l->n_merged = r->run.n_merged;
+	return l;
+}
+
+/*
+ * The hosts of own's file in a merged fleet: merge appends each file's hosts in the order of
+ * run.merged, so they are one range, found by binary search. 0 when the counts do not add up
+ * (a document edited by hand): then the names decide, as for an import.
+ */
+static size_t merged_hosts(const struct cd_results *r, const struct cd_host *own, size_t *idx, size_t max)
+{
+	const struct cd_host_lookup *l = host_lookup(r);
+	size_t h = (size_t)(own - r->hosts), lo = 0, hi = r->run.n_merged, n = 0;
+
+	if (!l->entry_first || h >= r->n_hosts)
+		return 0;
+	while (hi - lo > 1) { /* the last entry whose first host is at or before h */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->entry_first[mid] <= h)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	while (lo + 1 < r->run.n_merged && l->entry_first[lo + 1] <= h) /* entries with no host */
+		lo++;
+	for (size_t k = l->entry_first[lo]; k < l->entry_first[lo + 1] && n < max; k++)
+		idx[n++] = k;
+	return n;
+}
+
+/* The first host named p->host, as a scan in host order finds it, by binary search. */
 const struct cd_host *cd_probe_host(const struct cd_results *r, const struct cd_probe_run *p)
 {
+	struct cd_host_lookup *l;
+	struct cd_host_name key = { (char *)p->host, 0 }, *hit;
+	size_t k;
+
 	if (!p->host)
 		return r->n_hosts == 1 ? &r->hosts[0] : NULL;
-	for (size_t i = 0; i < r->n_hosts; i++)
-		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, p->host))
-			return &r->hosts[i];
-	return NULL;
+	if (r->n_hosts < 8) {
+		for (size_t i = 0; i < r->n_hosts; i++)
+			if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, p->host))
+				return &r->hosts[i];
+		return NULL;
+	}
+	l = host_lookup(r);
+	hit = l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), cmp_host_key) : NULL;
+	if (!hit)
+		return NULL;
+	for (k = (size_t)(hit - l->v); k > 0 && !strcmp(l->v[k - 1].name, p->host); k--)
+		;
+	/* a host renamed since the lookup was built: build it again */
+	if (!r->hosts[l->v[k].index].hostname || strcmp(r->hosts[l->v[k].index].hostname, p->host)) {
+		l->hosts = NULL;
+		return cd_probe_host(r, p);
+	}
+	return &r->hosts[l->v[k].index];
 }
 
 const struct cd_gpu *cd_host_gpu(const struct cd_host *h, int64_t index)
@@ -401,4 +538,72 @@ int cd_nic_has_address(const struct cd_nic *n)
 		if (strncasecmp(n->ipv6.v[i], "fe80:", 5))
 			return 1;
 	return 0;
+}
+
+void cd_probe_groups_build(const struct cd_results *r, struct cd_probe_groups *g)
+{
+	size_t *host = xcalloc(r->n_probes + 1, sizeof(*host)), *fill;
+
+	g->start = xcalloc(r->n_hosts + 2, sizeof(*g->start));
+	g->idx = xcalloc(r->n_probes + 1, sizeof(*g->idx));
+	/* counting sort by host: stable, so each host's runs stay in document order */
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_host *h = cd_probe_host(r, &r->probes[i]);
+
+		host[i] = h ? (size_t)(h - r->hosts) : SIZE_MAX;
+		if (h)
+			g->start[host[i] + 1]++;
+	}
+	for (size_t h = 0; h < r->n_hosts; h++)
+		g->start[h + 1] += g->start[h];
+	fill = xcalloc(r->n_hosts + 1, sizeof(*fill));
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (host[i] != SIZE_MAX)
+			g->idx[g->start[host[i]] + fill[host[i]]++] = i;
+	free(fill);
+	free(host);
+}
+
+void cd_probe_groups_free(struct cd_probe_groups *g)
+{
+	free(g->idx);
+	free(g->start);
+	g->idx = g->start = NULL;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+int cd_name_set_add(struct cd_name_set *s, const char *name)
+{
+	size_t k;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct cd_name_set big = { .cap = s->cap ? 2 * s->cap : 16 };
+
+		big.v = xcalloc(big.cap, sizeof(*big.v));
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i])
+				cd_name_set_add(&big, s->v[i]);
+		free(s->v);
+		*s = big;
+	}
+	for (k = name_hash(name) & (s->cap - 1); s->v[k]; k = (k + 1) & (s->cap - 1))
+		if (!strcmp(s->v[k], name))
+			return 0;
+	s->v[k] = name;
+	s->n++;
+	return 1;
+}
+
+void cd_name_set_free(struct cd_name_set *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
 }

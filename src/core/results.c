@@ -416,6 +416,15 @@ struct cd_import *cd_results_add_import(struct cd_results *r, const char *file, 
 	return im;
 }
 
+struct cd_merged *cd_results_add_merged(struct cd_results *r, const char *file, const char *mode)
+{
+	struct cd_merged *m = CD_PUSH(r->run.merged, r->run.n_merged, r->run.cap_merged);
+
+	m->file = file ? xstrdup(file) : NULL;
+	m->mode = mode ? xstrdup(mode) : NULL;
+	return m;
+}
+
 struct cd_advice *cd_results_add_advice(struct cd_results *r)
 {
 	return CD_PUSH(r->advice, r->n_advice, r->cap_advice);
@@ -588,6 +597,14 @@ void cd_results_free(struct cd_results *r)
 		free(r->run.imports[i].avg_busbw);
 	}
 	free(r->run.imports);
+	for (size_t i = 0; i < r->run.n_merged; i++) {
+		free(r->run.merged[i].file);
+		free(r->run.merged[i].mode);
+		cd_strv_free(&r->run.merged[i].hosts);
+	}
+	free(r->run.merged);
+	cd_host_lookup_free(r->lookup);
+	r->lookup = NULL;
 	for (size_t i = 0; i < r->n_hosts; i++)
 		host_free(&r->hosts[i]);
 	free(r->hosts);

@@ -412,6 +412,17 @@ struct cd_import {
 	size_t n_avg_busbw, cap_avg_busbw;
 };
 
+/*
+ * One document `commdiag merge` read (run.mode "merge"): a fleet document is the hosts of
+ * separate runs, one file each (a prolog's per-node check), so each probe is judged over the
+ * hosts of its own file, never over the whole fleet.
+ */
+struct cd_merged {
+	char *file;             /* as named on the command line or found in the directory */
+	char *mode;             /* the input's run.mode: "check", "probe", "topo" */
+	struct cd_strv hosts;   /* its hosts' names, in order */
+};
+
 struct cd_run {
 	char *started;      /* ISO 8601 UTC; NULL under COMMDIAG_DETERMINISTIC */
 	char *mode;         /* "check", "topo" */
@@ -424,6 +435,8 @@ struct cd_run {
 	char *stopped_phase; /* where: "discovery", "rules", "report" */
 	struct cd_import *imports; /* what `commdiag import` read; empty otherwise */
 	size_t n_imports, cap_imports;
+	struct cd_merged *merged;  /* what `commdiag merge` read; empty otherwise */
+	size_t n_merged, cap_merged;
 };
 
 struct cd_results {
@@ -454,7 +467,15 @@ struct cd_results {
 	 */
 	struct cd_results *baseline;
 	char *baseline_file;        /* as named on the command line */
+	/*
+	 * Not part of the document: the hosts sorted by name, built by cd_probe_host() (measure.c)
+	 * on first use and rebuilt when hosts[] moves or grows, so a fleet of 4096 hosts looks a
+	 * probe's host up in O(log N). Freed with the document.
+	 */
+	struct cd_host_lookup *lookup;
 };
+
+void cd_host_lookup_free(struct cd_host_lookup *l);
 
 /* A document with the defaults every field needs (nulls, not zeros). */
 void cd_results_init(struct cd_results *r);
@@ -498,6 +519,7 @@ struct cd_advice *cd_results_add_advice(struct cd_results *r);
 struct cd_probe_run *cd_results_add_probe(struct cd_results *r, const char *name);
 struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p);
 struct cd_import *cd_results_add_import(struct cd_results *r, const char *file, const char *format);
+struct cd_merged *cd_results_add_merged(struct cd_results *r, const char *file, const char *mode);
 
 struct cd_not_evaluated *cd_rules_run_add_not_evaluated(struct cd_rules_run *rr, const char *group,
 							const char *reason);

@@ -763,6 +763,27 @@ static void load_rank(struct ld *l, const cJSON *d, void *ctx)
 	}
 }
 
+static void load_merged(struct ld *l, const cJSON *d, void *ctx)
+{
+	char *file = get_str(l, d, "file"), *mode = get_str(l, d, "mode");
+	struct cd_merged *m = cd_results_add_merged(ctx, file, mode);
+	const cJSON *e;
+
+	free(file);
+	free(mode);
+	cJSON_ArrayForEach(e, get_arr(l, d, "hosts")) {
+		char *h;
+
+		if (!cJSON_IsString(e)) {
+			fail(l, "hosts", "expected host names (strings)");
+			return;
+		}
+		h = cd_hostname_from_text(e->valuestring);
+		cd_strv_push(&m->hosts, h);
+		free(h);
+	}
+}
+
 static void load_advice(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_advice *a = cd_results_add_advice(ctx);
@@ -875,6 +896,7 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		r->run.stopped_by = get_str(l, run, "stopped_by");
 		r->run.stopped_phase = get_str(l, run, "stopped_phase");
 		each_obj(l, run, "imports", r, load_import);
+		each_obj(l, run, "merged", r, load_merged);
 		leave(l, m);
 	}
 	each_obj(l, root, "hosts", r, load_host);

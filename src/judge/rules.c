@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,37 +227,56 @@ static size_t count_gpus(const struct cd_results *r, int with_nvlinks)
 }
 
 /* The largest number of comparable bandwidth values: devices of one probe on one host, or hosts. */
+struct cmp_entry {
+	const char *name;
+	size_t host;    /* index in hosts[]; SIZE_MAX: no host (all such compare equal, as before) */
+	int device;     /* the run names a device */
+};
+
+static int cmp_entries(const void *a, const void *b)
+{
+	const struct cmp_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->host < y->host ? -1 : x->host > y->host;
+}
+
+/*
+ * Sorted by probe name and host, each group is counted once: O(P log P) where comparing each
+ * run with every other (and every host) was P² × H, minutes for a merged fleet of 4096 hosts.
+ */
 static size_t widest_comparison(const struct cd_results *r)
 {
-	size_t best = 0;
+	struct cmp_entry *e = xcalloc(r->n_probes + 1, sizeof(*e));
+	size_t n = 0, best = 0;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
-		size_t same_host = 0, hosts = 0;
+		const struct cd_host *h;
 
-		if (!cd_probe_is_bw(p) || isnan(cd_probe_bw(p)))
+		if (!p->name || !cd_probe_is_bw(p) || isnan(cd_probe_bw(p)))
 			continue;
-		for (size_t j = 0; j < r->n_probes; j++) {
-			const struct cd_probe_run *q = &r->probes[j];
+		h = cd_probe_host(r, p);
+		e[n++] = (struct cmp_entry){ p->name, h ? (size_t)(h - r->hosts) : SIZE_MAX, p->device != CD_NULL_I64 };
+	}
+	if (n > 1)
+		qsort(e, n, sizeof(*e), cmp_entries);
+	for (size_t g = 0, end; g < n; g = end) {
+		size_t hosts = 0;
 
-			if (q->name && !strcmp(q->name, p->name) && !isnan(cd_probe_bw(q)) && q->device != CD_NULL_I64 &&
-			    cd_probe_host(r, q) == cd_probe_host(r, p))
-				same_host++;
-		}
-		for (size_t h = 0; h < r->n_hosts; h++) {
-			for (size_t j = 0; j < r->n_probes; j++) {
-				const struct cd_probe_run *q = &r->probes[j];
+		for (end = g; end < n && !strcmp(e[end].name, e[g].name); end++)
+			;
+		for (size_t k = g, kend; k < end; k = kend) {
+			size_t same_host = 0;
 
-				if (q->name && !strcmp(q->name, p->name) && !isnan(cd_probe_bw(q)) &&
-				    cd_probe_host(r, q) == &r->hosts[h]) {
-					hosts++;
-					break;
-				}
-			}
+			for (kend = k; kend < end && e[kend].host == e[k].host; kend++)
+				same_host += e[kend].device;
+			hosts += e[k].host != SIZE_MAX;
+			best = same_host > best ? same_host : best;
 		}
-		best = same_host > best ? same_host : best;
 		best = hosts > best ? hosts : best;
 	}
+	free(e);
 	return best;
 }
 
@@ -467,6 +487,7 @@ static int evaluate(struct cd_results *r, const struct cd_conf *c, const char *o
 	for (size_t i = 0; i < c->sources.n; i++)
 		cd_strv_push(&r->rules.sources, c->sources.v[i]);
 	e.judged = xcalloc(r->n_probes + 1, 1);
+	cd_probe_groups_build(r, &e.groups);
 	for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
 		char *why;
 
@@ -518,6 +539,7 @@ static int evaluate(struct cd_results *r, const struct cd_conf *c, const char *o
 	if (!only)
 		n += cd_rules_hosts_evaluate(r); /* the job as a whole: src/rules_hosts.c */
 	free(e.judged);
+	cd_probe_groups_free(&e.groups);
 	cd_strv_free(&e.required);
 	cite_thresholds(r, c, first);
 	return n;

@@ -17,6 +17,7 @@ struct cd_eval {
 	const struct cd_conf *c;
 	unsigned char *judged; /* per probe: a rule already explained it (COPY, P2P, NCCL003), so later ones stay quiet */
 	struct cd_strv required; /* groups that must be evaluated (REQ001) */
+	struct cd_probe_groups groups; /* the runs of each host (measure.h), for the per-host balance rules */
 };
 
 double key(const struct cd_eval *e, enum cd_key k);

@@ -14,6 +14,7 @@
 #include "libdefaults.h"
 #include "measure.h"
 #include "reach.h"
+#include "merge.h"
 
 static const char *hn(const struct cd_host *h)
 {
@@ -136,8 +137,17 @@ static int rule_same_identity(struct cd_results *r)
 
 		f = cd_results_add_finding(r, "HOST001", name && id ? CD_SEV_FAIL : CD_SEV_WARN, hn(a),
 					   name ? hn(a) : a->host_id, "two hosts of the job report the same identity");
-		cd_finding_evidence(f, "host %zu%s and host %zu%s are different hosts to MPI (no shared memory)", i,
-				    ranks_of(r, i, ra, sizeof(ra)), j, ranks_of(r, j, rb, sizeof(rb)));
+		if (r->run.n_merged) {
+			/* a fleet document (commdiag merge): the two came from separate runs, not one job */
+			const struct cd_merged *ma = cd_merge_entry_of(r, i), *mb = cd_merge_entry_of(r, j);
+
+			cd_finding_evidence(f, "host %zu (from '%s') and host %zu (from '%s') are separate hosts of the "
+					       "merged fleet", i, ma && ma->file ? ma->file : "?", j,
+					    mb && mb->file ? mb->file : "?");
+		} else {
+			cd_finding_evidence(f, "host %zu%s and host %zu%s are different hosts to MPI (no shared memory)", i,
+					    ranks_of(r, i, ra, sizeof(ra)), j, ranks_of(r, j, rb, sizeof(rb)));
+		}
 		if (name)
 			cd_finding_evidence(f, "both report hostname '%s' (containers started without --hostname?)", hn(a));
 		if (id)
@@ -493,39 +503,31 @@ static int env_key(struct cd_results *r, const char *key)
 	return 1;
 }
 
-static int seen_key(const struct cd_results *r, size_t hi, size_t ki, const char *key)
-{
-	/* an earlier host or an earlier key of this host had it: already judged */
-	for (size_t i = 0; i <= hi && i < r->n_hosts; i++)
-		for (size_t k = 0; k < (i == hi ? ki : r->hosts[i].n_env); k++)
-			if (!strcmp(r->hosts[i].env[k].key, key))
-				return 1;
-	return 0;
-}
-
+/*
+ * Each key once, at its first host (then at its first rank, for keys no host has): a set of
+ * the keys seen, where scanning every earlier host's env for every key was H² × E², minutes
+ * for a merged fleet of thousands of hosts.
+ */
 static int rule_env(struct cd_results *r)
 {
+	struct cd_name_set seen = { 0 };
 	int n = 0;
 
 	if (r->n_hosts < 2 && r->n_ranks < 2)
 		return 0;
 	for (size_t i = 0; i < r->n_hosts; i++)
 		for (size_t k = 0; k < r->hosts[i].n_env; k++)
-			if (env_compared(r->hosts[i].env[k].key) && !seen_key(r, i, k, r->hosts[i].env[k].key))
+			if (cd_name_set_add(&seen, r->hosts[i].env[k].key) && env_compared(r->hosts[i].env[k].key))
 				n += env_key(r, r->hosts[i].env[k].key);
 	/* set on some rank only: unknown to every host */
 	for (size_t i = 0; i < r->n_ranks; i++)
 		for (size_t k = 0; k < r->ranks[i].n_env_diff; k++) {
 			const char *key = r->ranks[i].env_diff[k].key;
-			int known = seen_key(r, r->n_hosts, 0, key), dup = 0;
 
-			for (size_t j = 0; j < i && !dup; j++)
-				env_val(r->ranks[j].env_diff, r->ranks[j].n_env_diff, key, &dup);
-			for (size_t kk = 0; kk < k && !dup; kk++)
-				dup = !strcmp(r->ranks[i].env_diff[kk].key, key);
-			if (!known && !dup && env_compared(key))
+			if (cd_name_set_add(&seen, key) && env_compared(key))
 				n += env_key(r, key);
 		}
+	cd_name_set_free(&seen);
 	return n;
 }
 

@@ -305,59 +305,75 @@ struct member {
 	const char *host;
 };
 
-/* Is x a low outlier among vals? Fills the median. */
-static int low_outlier(const struct cd_eval *e, const double *vals, size_t n, double x, double *median)
+/* The median and MAD of vals, once per comparison: not once per member (n² log n over a fleet's hosts). */
+struct spread {
+	double med, mad;
+};
+
+static struct spread spread_of(const double *vals, size_t n)
 {
-	double *tmp = xcalloc(n + 1, sizeof(*tmp)), med, mad;
-	int out;
+	double *tmp = xcalloc(n + 1, sizeof(*tmp));
+	struct spread s;
 
 	memcpy(tmp, vals, n * sizeof(*tmp));
-	med = cd_median(tmp, n);
-	mad = cd_mad(tmp, n, med);
+	s.med = cd_median(tmp, n);
+	s.mad = cd_mad(tmp, n, s.med);
 	free(tmp);
+	return s;
+}
+
+/* Is x a low outlier among the values of s? Fills the median. */
+static int low_outlier(const struct cd_eval *e, const struct spread *s, double x, double *median)
+{
+	double med = s->med, mad = s->mad;
+
 	*median = med;
 	if (!(med > 0) || (med - x) / med < pct(e, CD_K_BAL_MIN_DEV))
 		return 0;
 	/* 1.4826 MAD estimates the standard deviation of normal data (Iglewicz & Hoaglin) */
-	out = mad == 0 || (med - x) / (1.4826 * mad) > key(e, CD_K_BAL_MAD_K);
-	return out;
+	return mad == 0 || (med - x) / (1.4826 * mad) > key(e, CD_K_BAL_MAD_K);
 }
 
 int rule_gpu_outlier(struct cd_eval *e, const struct cd_host *h)
 {
-	size_t np = e->r->n_probes, n_found = 0;
+	size_t np = e->r->n_probes, n_found = 0, hi = (size_t)(h - e->r->hosts);
+	/* only this host's runs, in document order (e->groups): a fleet's other hosts are not read */
+	const size_t *mine = e->groups.idx + e->groups.start[hi];
+	size_t nm = e->groups.start[hi + 1] - e->groups.start[hi];
 	double *vals = xcalloc(np + 1, sizeof(*vals));
 	size_t *idx = xcalloc(np + 1, sizeof(*idx));
+	struct cd_name_set seen = { 0 };
+	struct spread sp;
 
 	/* one comparison per probe name: the host's devices of that probe */
-	for (size_t i = 0; i < np; i++) {
+	for (size_t a = 0; a < nm; a++) {
+		size_t i = mine[a];
 		const struct cd_probe_run *p = &e->r->probes[i];
 		size_t n = 0;
 
-		if (p->device == CD_NULL_I64 || !cd_probe_is_bw(p) || cd_probe_host(e->r, p) != h)
+		if (p->device == CD_NULL_I64 || !cd_probe_is_bw(p))
 			continue;
-		for (size_t j = 0; j < i; j++) /* first of its name only */
-			if (e->r->probes[j].name && !strcmp(e->r->probes[j].name, p->name) &&
-			    e->r->probes[j].device != CD_NULL_I64 && cd_probe_host(e->r, &e->r->probes[j]) == h)
-				goto next;
-		for (size_t j = i; j < np; j++) {
+		if (!cd_name_set_add(&seen, p->name)) /* first of its name only */
+			continue;
+		for (size_t b = a; b < nm; b++) {
+			size_t j = mine[b];
 			const struct cd_probe_run *q = &e->r->probes[j];
 
-			if (q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 &&
-			    cd_probe_host(e->r, q) == h && !isnan(cd_probe_bw(q))) {
+			if (q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 && !isnan(cd_probe_bw(q))) {
 				vals[n] = cd_probe_bw(q);
 				idx[n++] = j;
 			}
 		}
 		if ((double)n < key(e, CD_K_BAL_MIN_PEERS))
 			continue;
+		sp = spread_of(vals, n);
 		for (size_t k = 0; k < n; k++) {
 			const struct cd_probe_run *q = &e->r->probes[idx[k]];
 			struct cd_finding *f;
 			double med;
 			char subj[64];
 
-			if (e->judged[idx[k]] || !low_outlier(e, vals, n, vals[k], &med))
+			if (e->judged[idx[k]] || !low_outlier(e, &sp, vals[k], &med))
 				continue;
 			probe_subject(q, subj, sizeof(subj));
 			f = add(e, "BAL001", CD_SEV_WARN, h->hostname, subj, "GPU is slower than its peers", vals[k], med,
@@ -366,8 +382,8 @@ int rule_gpu_outlier(struct cd_eval *e, const struct cd_host *h)
 					    vals[k], 100.0 * (med - vals[k]) / med, med, n);
 			n_found++;
 		}
-next:;
 	}
+	cd_name_set_free(&seen);
 	free(vals);
 	free(idx);
 	return (int)n_found;
@@ -379,6 +395,8 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 	double *hv = xcalloc(nh + 1, sizeof(*hv)), *tmp = xcalloc(np + 1, sizeof(*tmp));
 	const struct cd_host **hosts = xcalloc(nh + 1, sizeof(*hosts));
 	int found = 0;
+	struct cd_name_set seen = { 0 };
+	struct spread sp;
 
 	(void)unused;
 	for (size_t i = 0; i < np && nh >= 2; i++) {
@@ -387,18 +405,16 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 
 		if (!name || !cd_probe_is_bw(&e->r->probes[i]))
 			continue;
-		for (size_t j = 0; j < i; j++)
-			if (e->r->probes[j].name && !strcmp(e->r->probes[j].name, name))
-				goto next;
-		/* each host's value: the median of its runs of this probe */
+		if (!cd_name_set_add(&seen, name)) /* each probe name once, at its first run */
+			continue;
+		/* each host's value: the median of its runs of this probe (its own runs only: e->groups) */
 		for (size_t h = 0; h < nh; h++) {
 			size_t m = 0;
 
-			for (size_t j = i; j < np; j++) {
-				const struct cd_probe_run *q = &e->r->probes[j];
+			for (size_t b = e->groups.start[h]; b < e->groups.start[h + 1]; b++) {
+				const struct cd_probe_run *q = &e->r->probes[e->groups.idx[b]];
 
-				if (q->name && !strcmp(q->name, name) && cd_probe_host(e->r, q) == &e->r->hosts[h] &&
-				    !isnan(cd_probe_bw(q)))
+				if (q->name && !strcmp(q->name, name) && !isnan(cd_probe_bw(q)))
 					tmp[m++] = cd_probe_bw(q);
 			}
 			if (m) {
@@ -408,11 +424,12 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 		}
 		if ((double)n < key(e, CD_K_BAL_MIN_PEERS))
 			continue;
+		sp = spread_of(hv, n);
 		for (size_t k = 0; k < n; k++) {
 			struct cd_finding *f;
 			double med;
 
-			if (!low_outlier(e, hv, n, hv[k], &med))
+			if (!low_outlier(e, &sp, hv[k], &med))
 				continue;
 			f = add(e, "BAL002", CD_SEV_WARN, hosts[k]->hostname, hosts[k]->hostname,
 				"host is slower than the other hosts", hv[k], med, "gbyte_s", CD_K_BAL_MAD_K);
@@ -420,8 +437,8 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 					    name, hv[k], hosts[k]->hostname, 100.0 * (med - hv[k]) / med, med, n);
 			found++;
 		}
-next:;
 	}
+	cd_name_set_free(&seen);
 	free(hv);
 	free(tmp);
 	free(hosts);
@@ -550,11 +567,13 @@ int rule_outliers(struct cd_eval *e, const struct cd_host *h)
 	int64_t total = 0, iters = 0;
 	struct cd_finding *f;
 
-	for (size_t i = 0; i < e->r->n_probes; i++) {
+	/* this host's runs only, in document order (e->groups) */
+	for (size_t b = e->groups.start[h - e->r->hosts]; b < e->groups.start[h - e->r->hosts + 1]; b++) {
+		size_t i = e->groups.idx[b];
 		const struct cd_probe_run *p = &e->r->probes[i];
 		int64_t k = cd_probe_outliers(p);
 
-		if (p->status != CD_ST_OK || cd_probe_host(e->r, p) != h)
+		if (p->status != CD_ST_OK)
 			continue;
 		for (size_t j = 0; j < p->n_samples; j++)
 			if (p->samples[j].outliers != CD_NULL_I64 && p->samples[j].iters != CD_NULL_I64)

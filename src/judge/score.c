@@ -234,28 +234,30 @@ static void balance(struct acc *a, const struct cd_results *r)
 {
 	size_t np = r->n_probes;
 	double *v = xcalloc(np + r->n_hosts + 1, sizeof(*v)), *tmp = xcalloc(np + 1, sizeof(*tmp));
+	struct cd_probe_groups g;
+	struct cd_name_set seen = { 0 };
 
+	/* each host's own runs (measure.h): a merged fleet's hosts are not each read for every host */
+	cd_probe_groups_build(r, &g);
 	for (size_t i = 0; i < np; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
-		const struct cd_host *h = cd_probe_host(r, p);
-		size_t n = 0, nh = 0, dup = 0;
+		const struct cd_host *h;
+		size_t n = 0, nh = 0;
 		char what[160];
 
 		if (!p->name || !cd_probe_is_bw(p) || isnan(cd_probe_bw(p)))
 			continue;
-		for (size_t j = 0; j < i; j++)
-			dup |= r->probes[j].name && !strcmp(r->probes[j].name, p->name) && !isnan(cd_probe_bw(&r->probes[j]));
-		if (dup)
+		if (!cd_name_set_add(&seen, p->name)) /* each name once, at its first run with a value */
 			continue;
 		/* among the devices of each host */
 		for (size_t k = 0; k < r->n_hosts; k++) {
 			h = &r->hosts[k];
 			n = 0;
-			for (size_t j = i; j < np; j++) {
-				const struct cd_probe_run *q = &r->probes[j];
+			for (size_t b = g.start[k]; b < g.start[k + 1]; b++) {
+				const struct cd_probe_run *q = &r->probes[g.idx[b]];
 
-				if (q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 &&
-				    cd_probe_host(r, q) == h && !isnan(cd_probe_bw(q)))
+				if (g.idx[b] >= i && q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 &&
+				    !isnan(cd_probe_bw(q)))
 					v[n++] = cd_probe_bw(q);
 			}
 			snprintf(what, sizeof(what), "%s on %s", p->name, h->hostname ? h->hostname : "?");
@@ -269,11 +271,11 @@ static void balance(struct acc *a, const struct cd_results *r)
 		for (size_t k = 0; k < r->n_hosts; k++) {
 			size_t m = 0;
 
-			for (size_t j = i; j < np; j++) {
-				const struct cd_probe_run *q = &r->probes[j];
+			for (size_t b = g.start[k]; b < g.start[k + 1]; b++) {
+				const struct cd_probe_run *q = &r->probes[g.idx[b]];
 
-				if (q->name && !strcmp(q->name, p->name) && cd_probe_host(r, q) == &r->hosts[k] &&
-				    !isnan(cd_probe_bw(q)) && alike(p, q))
+				if (g.idx[b] >= i && q->name && !strcmp(q->name, p->name) && !isnan(cd_probe_bw(q)) &&
+				    alike(p, q))
 					tmp[m++] = cd_probe_bw(q);
 			}
 			if (m)
@@ -282,6 +284,8 @@ static void balance(struct acc *a, const struct cd_results *r)
 		snprintf(what, sizeof(what), "%s across hosts", p->name);
 		balance_one(a, v, nh, what);
 	}
+	cd_name_set_free(&seen);
+	cd_probe_groups_free(&g);
 	free(v);
 	free(tmp);
 }

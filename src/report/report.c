@@ -133,6 +133,7 @@ static void render_tool_run(struct cd_out *o, const struct cd_results *r)
 	out_str(o, OUT_JSON, "stopped_by", NULL, r->run.stopped_by);
 	out_str(o, OUT_JSON, "stopped_phase", NULL, r->run.stopped_phase);
 	render_imports(o, r);
+	cd_report_fleet_run(o, r);
 	out_obj_close(o);
 
 	out_color(o, OUT_COLOR_BOLD);
@@ -1084,6 +1085,7 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 	render_probes(o, r);
 	render_reach(o, r);
 	render_findings(o, r);
+	cd_report_fleet_verdicts(o, r);
 	render_advice(o, r);
 	render_rules(o, r);
 	render_score(o, r);

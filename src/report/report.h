@@ -46,6 +46,22 @@ size_t cd_html_gpu_matrix(const struct cd_results *r, const struct cd_host *h, c
 /* The same between hosts (rank and peer mapped through ranks[]): cells[i * n_hosts + j]. */
 size_t cd_html_host_matrix(const struct cd_results *r, const char *probe, const struct cd_probe_run **cells);
 
+/*
+ * A fleet document (commdiag merge, report_fleet.c): run.merged, and a verdict per host from
+ * the findings that name it (pass, warn or fail, and the rule ids at warn or above). Both
+ * write nothing for a document that is not merged.
+ */
+struct cd_verdict {
+	int worst;              /* the highest severity at warn or above; -1: pass */
+	struct cd_strv rules;   /* the ids of those findings, sorted, each once */
+};
+void cd_report_fleet_run(struct cd_out *o, const struct cd_results *r);
+void cd_report_fleet_verdicts(struct cd_out *o, const struct cd_results *r);
+/* One verdict per host (r->n_hosts of them), and in *fleet the findings that name no listed host. */
+struct cd_verdict *cd_fleet_verdicts(const struct cd_results *r, struct cd_verdict *fleet);
+void cd_fleet_verdicts_free(struct cd_verdict *v, size_t n, struct cd_verdict *fleet);
+const char *cd_verdict_str(int worst); /* "pass", "warn", "fail" */
+
 /* `commdiag rules`: every rule, every threshold in force and its origin, the profiles. */
 void cd_report_rules(struct cd_out *o, const struct cd_catalog *c);
 

@@ -169,6 +169,23 @@ bad "--baseline an empty file" "$R '$D/empty.json': empty input: expected a JSON
 bad "score --baseline a JSON array" "$R '$D/top-array.json': expected a JSON object at the top level" \
 	score "$G" --baseline "$D/top-array.json" -o "$O"
 
+# --- merge: documents of many nodes (the loader's refusals above hold for each file) ---
+F=$D/../data/docs/fleet/nodes
+mkdir -p "$TMP/nojson" && : >"$TMP/nojson/notes.txt"
+bad "merge: a directory without .json" \
+	"$E merge: directory '$TMP/nojson' has no .json file: expected the documents of 'commdiag check --json' (NAME.json)" \
+	merge "$TMP/nojson" -o "$O"
+bad "merge: one file of another schema" \
+	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1, the document has schema 99" \
+	merge "$F/node01.json" "$D/wrong-schema.json" -o "$O"
+bad "merge: a file that is not a document" "$R '$D/no-schema.json': schema: missing: not a commdiag results document" \
+	merge "$F/node01.json" "$D/no-schema.json" -o "$O"
+bad "merge: standard input" "$E merge: '-': standard input is one document; name the files or a directory" merge - -o "$O"
+bad "merge: nothing named" "$E merge: which documents? use 'commdiag merge FILE.json... | DIR'" merge -o "$O"
+bad "--from twice" \
+	"$E option '--from' given twice ('$F/node01.json', '$F/node02.json'): it takes one document; 'commdiag merge FILE...|DIR' puts many into one" \
+	report --from "$F/node01.json" --from "$F/node02.json" -o "$O"
+
 # --- import nccl-tests: logs with nothing to import, bad numbers, bad JSON ---
 I="$E import:"
 NT=$D/../data/nccl-tests
