@@ -443,6 +443,31 @@ START_TEST(test_causes_embedded)
 }
 END_TEST
 
+/* NCCL_GRAPH_FILE (2.19.4's search.cc lines): the missing dev counts only with the setting beside it */
+START_TEST(test_graph_file)
+{
+	parse("h:1:2 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/microsoft/ncv4/graph.xml\n"
+	      "h:1:2 [0] graph/search.cc:719 NCCL WARN XML Import Channel : dev 1 not found.\n");
+	ck_assert_ptr_nonnull(first("LOG027"));
+	ck_assert_ptr_nonnull(advice_with("unset NCCL_GRAPH_FILE"));
+	ck_assert_ptr_null(first("LOG099"));
+	teardown();
+	setup();
+	parse("h:1:2 [0] graph/search.cc:719 NCCL WARN XML Import Channel : dev 1 not found.\n");
+	ck_assert_ptr_null(first("LOG027"));
+}
+END_TEST
+
+/* UCX's UD timeout (ud_ep.c, UCX 1.11.2 without debug data) is a peer it cannot reach: LOG016 */
+START_TEST(test_ucx_ud_timeout)
+{
+	parse("[mu01:17626:0:17626]       ud_ep.c:270  Fatal: UD endpoint 0x2345930 to <no debug data>: "
+	      "unhandled timeout error\n");
+	ck_assert_ptr_nonnull(first("LOG016"));
+	ck_assert_ptr_null(first("LOG099"));
+}
+END_TEST
+
 START_TEST(test_causes_from_catalogue)
 {
 	parse("node1:5:6 [0] misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use\n");
@@ -689,6 +714,8 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_timeout_advice);
 	tcase_add_test(tc, test_network_settings_need_errors);
 	tcase_add_test(tc, test_socket_iface_lists);
+	tcase_add_test(tc, test_graph_file);
+	tcase_add_test(tc, test_ucx_ud_timeout);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_edit_distance);

@@ -22,7 +22,7 @@ static const char *const classes[] = {
 	"socket-ports", "socket-family", "socket-interface", "socket-route", "peer-died", "rdma-path", "rdma-retry",
 	"rdma-gdr",     "rdma-hca",      "rdma-dmabuf",      "setting-buffsize", "setting-iface", "limits-fd",
 	"versions",     "ofi",           "timeout",          "shm",              "nvls",          "cuda-driver",
-	"gpu-arch",     "cuda-fault",    "rendezvous",       "launcher",
+	"gpu-arch",     "cuda-fault",    "rendezvous",       "launcher",      "setting-graph",
 };
 
 /* explain's own readers title these; the catalogue need not */
