@@ -331,10 +331,78 @@ int64_t cd_probe_errors(const struct cd_probe_run *p)
 	return n;
 }
 
+/*
+ * The judge and the reports ask for a run's host once per run, often more: a linear search
+ * made a 4096-host document (500k runs) quadratic, minutes of strcmp. From HOST_NAMES_MIN
+ * hosts the names are sorted once (by name, then position: a duplicate name still gives its
+ * first host) and searched. The index is rebuilt when the host array moved or grew; a
+ * document's hosts are not renamed once the stages after discovery run.
+ */
+#define HOST_NAMES_MIN 32
+
+struct cd_host_names {
+	const struct cd_host *hosts;
+	size_t n, named;
+	size_t idx[]; /* of the `named` hosts with a name, sorted */
+};
+
+static const struct cd_host *names_of;
+
+static int cmp_host_name(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int c = strcmp(names_of[a].hostname, names_of[b].hostname);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static struct cd_host_names *host_names(const struct cd_results *r)
+{
+	struct cd_host_names *hn = r->host_names;
+	size_t n = 0;
+
+	if (hn && hn->hosts == r->hosts && hn->n == r->n_hosts)
+		return hn;
+	free(hn);
+	hn = xmalloc(sizeof(*hn) + (r->n_hosts + 1) * sizeof(hn->idx[0]));
+	hn->hosts = r->hosts;
+	hn->n = r->n_hosts;
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (r->hosts[i].hostname)
+			hn->idx[n++] = i;
+	names_of = r->hosts;
+	qsort(hn->idx, n, sizeof(hn->idx[0]), cmp_host_name);
+	hn->named = n;
+	/* a cache beside the document, not a change of it: documents are never const objects */
+	((struct cd_results *)r)->host_names = hn;
+	return hn;
+}
+
+static const struct cd_host *host_by_name(const struct cd_results *r, const char *name)
+{
+	const struct cd_host_names *hn = host_names(r);
+	size_t lo = 0, hi = hn->named;
+
+	/* the first of the sorted names that is not below `name` */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(r->hosts[hn->idx[mid]].hostname, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < hn->named && !strcmp(r->hosts[hn->idx[lo]].hostname, name))
+		return &r->hosts[hn->idx[lo]];
+	return NULL;
+}
+
 const struct cd_host *cd_probe_host(const struct cd_results *r, const struct cd_probe_run *p)
 {
 	if (!p->host)
 		return r->n_hosts == 1 ? &r->hosts[0] : NULL;
+	if (r->n_hosts >= HOST_NAMES_MIN)
+		return host_by_name(r, p->host);
 	for (size_t i = 0; i < r->n_hosts; i++)
 		if (r->hosts[i].hostname && !strcmp(r->hosts[i].hostname, p->host))
 			return &r->hosts[i];

@@ -610,6 +610,7 @@ void cd_results_free(struct cd_results *r)
 		free(x->error);
 	}
 	free(r->reach);
+	free(r->host_names);
 	for (size_t i = 0; i < r->n_ranks; i++) {
 		struct cd_rank *k = &r->ranks[i];
 

@@ -432,6 +432,8 @@ struct cd_results {
 	size_t n_advice, cap_advice;
 	struct cd_rules_run rules;  /* written by rules.c only */
 	struct cd_score score;      /* written by score.c only */
+	/* measure.c's hosts sorted by name, built on first use by a large document; not part of it */
+	struct cd_host_names *host_names;
 };
 
 /* A document with the defaults every field needs (nulls, not zeros). */

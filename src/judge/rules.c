@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "measure.h"
 #include "rules.h"
@@ -216,37 +217,70 @@ static size_t count_gpus(const struct cd_results *r, int with_nvlinks)
 }
 
 /* The largest number of comparable bandwidth values: devices of one probe on one host, or hosts. */
+struct cmp_run {
+	const char *name;
+	ssize_t host;   /* cd_probe_host's index; -1 for none */
+	int device;     /* has a device */
+	int bw;         /* cd_probe_is_bw */
+};
+
+static int cmp_runs(const void *x, const void *y)
+{
+	const struct cmp_run *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->host > b->host) - (a->host < b->host);
+}
+
+/*
+ * Was all pairs of runs times all hosts (a 512-host document did not finish in 120 s):
+ * now the finished runs sorted by (name, host) once, and counted group by group. Same
+ * counts: per (name, host), the runs with a device; per name, the hosts.
+ */
 static size_t widest_comparison(const struct cd_results *r)
 {
-	size_t best = 0;
+	struct cmp_run *v = xcalloc(r->n_probes + 1, sizeof(*v));
+	size_t n = 0, best = 0;
 
 	for (size_t i = 0; i < r->n_probes; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
-		size_t same_host = 0, hosts = 0;
+		const struct cd_host *h;
 
-		if (!cd_probe_is_bw(p) || isnan(cd_probe_bw(p)))
+		if (!p->name || isnan(cd_probe_bw(p)))
 			continue;
-		for (size_t j = 0; j < r->n_probes; j++) {
-			const struct cd_probe_run *q = &r->probes[j];
-
-			if (q->name && !strcmp(q->name, p->name) && !isnan(cd_probe_bw(q)) && q->device != CD_NULL_I64 &&
-			    cd_probe_host(r, q) == cd_probe_host(r, p))
-				same_host++;
-		}
-		for (size_t h = 0; h < r->n_hosts; h++) {
-			for (size_t j = 0; j < r->n_probes; j++) {
-				const struct cd_probe_run *q = &r->probes[j];
-
-				if (q->name && !strcmp(q->name, p->name) && !isnan(cd_probe_bw(q)) &&
-				    cd_probe_host(r, q) == &r->hosts[h]) {
-					hosts++;
-					break;
-				}
-			}
-		}
-		best = same_host > best ? same_host : best;
-		best = hosts > best ? hosts : best;
+		h = cd_probe_host(r, p);
+		v[n].name = p->name;
+		v[n].host = h ? h - r->hosts : -1;
+		v[n].device = p->device != CD_NULL_I64;
+		v[n++].bw = cd_probe_is_bw(p);
 	}
+	qsort(v, n, sizeof(*v), cmp_runs);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, hosts = 0;
+		int any_bw = 0;
+
+		/* one name: [i, j) */
+		while (j < n && !strcmp(v[j].name, v[i].name))
+			j++;
+		for (size_t k = i; k < j;) {
+			size_t l = k, same_host = 0;
+			int bw = 0;
+
+			while (l < j && v[l].host == v[k].host) {
+				same_host += v[l].device;
+				bw |= v[l++].bw;
+			}
+			hosts += v[k].host >= 0;
+			any_bw |= bw;
+			if (bw && same_host > best)
+				best = same_host;
+			k = l;
+		}
+		if (any_bw && hosts > best)
+			best = hosts;
+		i = j;
+	}
+	free(v);
 	return best;
 }
 
@@ -438,6 +472,24 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 	for (size_t i = 0; i < c->sources.n; i++)
 		cd_strv_push(&r->rules.sources, c->sources.v[i]);
 	e.judged = xcalloc(r->n_probes + 1, 1);
+	e.host_runs = xcalloc(r->n_hosts + 1, sizeof(*e.host_runs));
+	e.n_host_runs = xcalloc(r->n_hosts + 1, sizeof(*e.n_host_runs));
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_host *h = cd_probe_host(r, &r->probes[i]);
+
+		if (h)
+			e.n_host_runs[h - r->hosts]++;
+	}
+	for (size_t h = 0; h < r->n_hosts; h++) {
+		e.host_runs[h] = xcalloc(e.n_host_runs[h] + 1, sizeof(**e.host_runs));
+		e.n_host_runs[h] = 0;
+	}
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_host *h = cd_probe_host(r, &r->probes[i]);
+
+		if (h)
+			e.host_runs[h - r->hosts][e.n_host_runs[h - r->hosts]++] = i;
+	}
 	for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
 		char *why = why_not(r, c, groups[g].name);
 
@@ -467,6 +519,10 @@ int cd_rules_evaluate_conf(struct cd_results *r, const struct cd_conf *c)
 	}
 	n += cd_rules_hosts_evaluate(r); /* the job as a whole: src/rules_hosts.c */
 	free(e.judged);
+	for (size_t h = 0; h < r->n_hosts; h++)
+		free(e.host_runs[h]);
+	free(e.host_runs);
+	free(e.n_host_runs);
 	cd_strv_free(&e.required);
 	cite_thresholds(r, c, first);
 	return n;

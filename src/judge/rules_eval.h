@@ -17,6 +17,9 @@ struct cd_eval {
 	const struct cd_conf *c;
 	unsigned char *judged; /* per probe: a rule already explained it (COPY, P2P, NCCL003), so later ones stay quiet */
 	struct cd_strv required; /* groups that must be evaluated (REQ001) */
+	/* per host (by position): its runs (cd_probe_host), in document order; a per-host rule
+	 * that scanned every run for each host was hosts x runs (minutes at 4096 hosts) */
+	size_t **host_runs, *n_host_runs;
 };
 
 double key(const struct cd_eval *e, enum cd_key k);

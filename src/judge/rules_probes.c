@@ -325,26 +325,28 @@ static int low_outlier(const struct cd_eval *e, const double *vals, size_t n, do
 
 int rule_gpu_outlier(struct cd_eval *e, const struct cd_host *h)
 {
-	size_t np = e->r->n_probes, n_found = 0;
-	double *vals = xcalloc(np + 1, sizeof(*vals));
-	size_t *idx = xcalloc(np + 1, sizeof(*idx));
+	/* the host's own runs (all that cd_probe_host gives h), in document order */
+	const size_t *runs = e->host_runs[h - e->r->hosts], nr = e->n_host_runs[h - e->r->hosts];
+	size_t n_found = 0;
+	double *vals = xcalloc(nr + 1, sizeof(*vals));
+	size_t *idx = xcalloc(nr + 1, sizeof(*idx));
 
 	/* one comparison per probe name: the host's devices of that probe */
-	for (size_t i = 0; i < np; i++) {
-		const struct cd_probe_run *p = &e->r->probes[i];
+	for (size_t ii = 0; ii < nr; ii++) {
+		const struct cd_probe_run *p = &e->r->probes[runs[ii]];
 		size_t n = 0;
 
-		if (p->device == CD_NULL_I64 || !cd_probe_is_bw(p) || cd_probe_host(e->r, p) != h)
+		if (p->device == CD_NULL_I64 || !cd_probe_is_bw(p))
 			continue;
-		for (size_t j = 0; j < i; j++) /* first of its name only */
-			if (e->r->probes[j].name && !strcmp(e->r->probes[j].name, p->name) &&
-			    e->r->probes[j].device != CD_NULL_I64 && cd_probe_host(e->r, &e->r->probes[j]) == h)
+		for (size_t jj = 0; jj < ii; jj++) /* first of its name only */
+			if (e->r->probes[runs[jj]].name && !strcmp(e->r->probes[runs[jj]].name, p->name) &&
+			    e->r->probes[runs[jj]].device != CD_NULL_I64)
 				goto next;
-		for (size_t j = i; j < np; j++) {
+		for (size_t jj = ii; jj < nr; jj++) {
+			size_t j = runs[jj];
 			const struct cd_probe_run *q = &e->r->probes[j];
 
-			if (q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 &&
-			    cd_probe_host(e->r, q) == h && !isnan(cd_probe_bw(q))) {
+			if (q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 && !isnan(cd_probe_bw(q))) {
 				vals[n] = cd_probe_bw(q);
 				idx[n++] = j;
 			}
@@ -550,11 +552,12 @@ int rule_outliers(struct cd_eval *e, const struct cd_host *h)
 	int64_t total = 0, iters = 0;
 	struct cd_finding *f;
 
-	for (size_t i = 0; i < e->r->n_probes; i++) {
+	for (size_t ii = 0; ii < e->n_host_runs[h - e->r->hosts]; ii++) {
+		size_t i = e->host_runs[h - e->r->hosts][ii];
 		const struct cd_probe_run *p = &e->r->probes[i];
 		int64_t k = cd_probe_outliers(p);
 
-		if (p->status != CD_ST_OK || cd_probe_host(e->r, p) != h)
+		if (p->status != CD_ST_OK)
 			continue;
 		for (size_t j = 0; j < p->n_samples; j++)
 			if (p->samples[j].outliers != CD_NULL_I64 && p->samples[j].iters != CD_NULL_I64)
