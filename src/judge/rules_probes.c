@@ -305,22 +305,33 @@ struct member {
 	const char *host;
 };
 
-/* Is x a low outlier among vals? Fills the median. */
-static int low_outlier(const struct cd_eval *e, const double *vals, size_t n, double x, double *median)
+/* The median and MAD of vals (left as they are). */
+static void med_mad(const double *vals, size_t n, double *med, double *mad)
 {
-	double *tmp = xcalloc(n + 1, sizeof(*tmp)), med, mad;
-	int out;
+	double *tmp = xcalloc(n + 1, sizeof(*tmp));
 
 	memcpy(tmp, vals, n * sizeof(*tmp));
-	med = cd_median(tmp, n);
-	mad = cd_mad(tmp, n, med);
+	*med = cd_median(tmp, n);
+	*mad = cd_mad(tmp, n, *med);
 	free(tmp);
-	*median = med;
+}
+
+/* Is x a low outlier against that median and MAD? */
+static int below(const struct cd_eval *e, double med, double mad, double x)
+{
 	if (!(med > 0) || (med - x) / med < pct(e, CD_K_BAL_MIN_DEV))
 		return 0;
 	/* 1.4826 MAD estimates the standard deviation of normal data (Iglewicz & Hoaglin) */
-	out = mad == 0 || (med - x) / (1.4826 * mad) > key(e, CD_K_BAL_MAD_K);
-	return out;
+	return mad == 0 || (med - x) / (1.4826 * mad) > key(e, CD_K_BAL_MAD_K);
+}
+
+/* Is x a low outlier among vals? Fills the median. */
+static int low_outlier(const struct cd_eval *e, const double *vals, size_t n, double x, double *median)
+{
+	double mad;
+
+	med_mad(vals, n, median, &mad);
+	return below(e, *median, mad, x);
 }
 
 int rule_gpu_outlier(struct cd_eval *e, const struct cd_host *h)
@@ -375,6 +386,36 @@ next:;
 	return (int)n_found;
 }
 
+struct named_run {
+	const char *name;
+	size_t i;
+};
+
+static int cmp_named_run(const void *x, const void *y)
+{
+	const struct named_run *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Per run: 1 when an earlier run has its name (sorted once; comparing each with every earlier run was runs^2). */
+static unsigned char *first_of_name(const struct cd_results *r)
+{
+	struct named_run *v = xcalloc(r->n_probes + 1, sizeof(*v));
+	unsigned char *later = xcalloc(r->n_probes + 1, 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].name)
+			v[n++] = (struct named_run){ r->probes[i].name, i };
+	qsort(v, n, sizeof(*v), cmp_named_run);
+	for (size_t k = 1; k < n; k++)
+		later[v[k].i] = !strcmp(v[k - 1].name, v[k].name);
+	free(v);
+	return later;
+}
+
 int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 {
 	size_t nh = e->r->n_hosts, np = e->r->n_probes;
@@ -382,25 +423,27 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 	const struct cd_host **hosts = xcalloc(nh + 1, sizeof(*hosts));
 	int found = 0;
 
+	unsigned char *later = first_of_name(e->r);
+
 	(void)unused;
 	for (size_t i = 0; i < np && nh >= 2; i++) {
 		const char *name = e->r->probes[i].name;
 		size_t n = 0;
+		double med, mad;
 
 		if (!name || !cd_probe_is_bw(&e->r->probes[i]))
 			continue;
-		for (size_t j = 0; j < i; j++)
-			if (e->r->probes[j].name && !strcmp(e->r->probes[j].name, name))
-				goto next;
-		/* each host's value: the median of its runs of this probe */
+		if (later[i])
+			goto next;
+		/* each host's value: the median of its runs of this probe (from i on: the host's own runs) */
 		for (size_t h = 0; h < nh; h++) {
 			size_t m = 0;
 
-			for (size_t j = i; j < np; j++) {
+			for (size_t jj = 0; jj < e->n_host_runs[h]; jj++) {
+				size_t j = e->host_runs[h][jj];
 				const struct cd_probe_run *q = &e->r->probes[j];
 
-				if (q->name && !strcmp(q->name, name) && cd_probe_host(e->r, q) == &e->r->hosts[h] &&
-				    !isnan(cd_probe_bw(q)))
+				if (j >= i && q->name && !strcmp(q->name, name) && !isnan(cd_probe_bw(q)))
 					tmp[m++] = cd_probe_bw(q);
 			}
 			if (m) {
@@ -410,11 +453,12 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 		}
 		if ((double)n < key(e, CD_K_BAL_MIN_PEERS))
 			continue;
+		/* one median and MAD for the comparison, not one per host (hosts^2 log hosts) */
+		med_mad(hv, n, &med, &mad);
 		for (size_t k = 0; k < n; k++) {
 			struct cd_finding *f;
-			double med;
 
-			if (!low_outlier(e, hv, n, hv[k], &med))
+			if (!below(e, med, mad, hv[k]))
 				continue;
 			f = add(e, "BAL002", CD_SEV_WARN, hosts[k]->hostname, hosts[k]->hostname,
 				"host is slower than the other hosts", hv[k], med, "gbyte_s", CD_K_BAL_MAD_K);
@@ -424,6 +468,7 @@ int rule_host_outlier(struct cd_eval *e, const struct cd_host *unused)
 		}
 next:;
 	}
+	free(later);
 	free(hv);
 	free(tmp);
 	free(hosts);

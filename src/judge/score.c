@@ -229,32 +229,72 @@ static int alike(const struct cd_probe_run *p, const struct cd_probe_run *q)
 	return p->nranks == q->nranks && x && y && x->bytes == y->bytes;
 }
 
+struct first_run {
+	const char *name;
+	size_t i;
+};
+
+static int cmp_first_run(const void *x, const void *y)
+{
+	const struct first_run *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/*
+ * Each probe name's first finished bandwidth run, in document order, then each host's own
+ * runs: was every run against every earlier one, and every host against every run
+ * (hours at 4096 hosts). Earlier runs of the name have no bandwidth, so "its runs from i
+ * on" is all its finished runs.
+ */
 static void balance(struct acc *a, const struct cd_results *r)
 {
-	size_t np = r->n_probes;
+	size_t np = r->n_probes, nh_all = r->n_hosts, nf = 0;
 	double *v = xcalloc(np + r->n_hosts + 1, sizeof(*v)), *tmp = xcalloc(np + 1, sizeof(*tmp));
+	struct first_run *first = xcalloc(np + 1, sizeof(*first));
+	size_t **runs = xcalloc(nh_all + 1, sizeof(*runs)), *n_runs = xcalloc(nh_all + 1, sizeof(*n_runs));
+	unsigned char *is_first = xcalloc(np + 1, 1);
 
 	for (size_t i = 0; i < np; i++) {
 		const struct cd_probe_run *p = &r->probes[i];
 		const struct cd_host *h = cd_probe_host(r, p);
-		size_t n = 0, nh = 0, dup = 0;
+
+		if (h)
+			n_runs[h - r->hosts]++;
+		if (p->name && cd_probe_is_bw(p) && !isnan(cd_probe_bw(p)))
+			first[nf++] = (struct first_run){ p->name, i };
+	}
+	qsort(first, nf, sizeof(*first), cmp_first_run);
+	for (size_t k = 0; k < nf; k++)
+		is_first[first[k].i] = !k || strcmp(first[k - 1].name, first[k].name);
+	for (size_t k = 0; k < nh_all; k++) {
+		runs[k] = xcalloc(n_runs[k] + 1, sizeof(**runs));
+		n_runs[k] = 0;
+	}
+	for (size_t i = 0; i < np; i++) {
+		const struct cd_host *h = cd_probe_host(r, &r->probes[i]);
+
+		if (h)
+			runs[h - r->hosts][n_runs[h - r->hosts]++] = i;
+	}
+	for (size_t i = 0; i < np; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+		size_t n = 0, nh = 0;
 		char what[160];
 
-		if (!p->name || !cd_probe_is_bw(p) || isnan(cd_probe_bw(p)))
-			continue;
-		for (size_t j = 0; j < i; j++)
-			dup |= r->probes[j].name && !strcmp(r->probes[j].name, p->name) && !isnan(cd_probe_bw(&r->probes[j]));
-		if (dup)
+		if (!is_first[i])
 			continue;
 		/* among the devices of each host */
-		for (size_t k = 0; k < r->n_hosts; k++) {
-			h = &r->hosts[k];
-			n = 0;
-			for (size_t j = i; j < np; j++) {
-				const struct cd_probe_run *q = &r->probes[j];
+		for (size_t k = 0; k < nh_all; k++) {
+			const struct cd_host *h = &r->hosts[k];
 
-				if (q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 &&
-				    cd_probe_host(r, q) == h && !isnan(cd_probe_bw(q)))
+			n = 0;
+			for (size_t jj = 0; jj < n_runs[k]; jj++) {
+				const struct cd_probe_run *q = &r->probes[runs[k][jj]];
+
+				if (runs[k][jj] >= i && q->name && !strcmp(q->name, p->name) && q->device != CD_NULL_I64 &&
+				    !isnan(cd_probe_bw(q)))
 					v[n++] = cd_probe_bw(q);
 			}
 			snprintf(what, sizeof(what), "%s on %s", p->name, h->hostname ? h->hostname : "?");
@@ -265,14 +305,14 @@ static void balance(struct acc *a, const struct cd_results *r)
 		 * largest size): two imported nccl-tests files are two jobs, an 8-GPU run cut after its
 		 * first row is not a 16-rank run to 8 GiB
 		 */
-		for (size_t k = 0; k < r->n_hosts; k++) {
+		for (size_t k = 0; k < nh_all; k++) {
 			size_t m = 0;
 
-			for (size_t j = i; j < np; j++) {
-				const struct cd_probe_run *q = &r->probes[j];
+			for (size_t jj = 0; jj < n_runs[k]; jj++) {
+				const struct cd_probe_run *q = &r->probes[runs[k][jj]];
 
-				if (q->name && !strcmp(q->name, p->name) && cd_probe_host(r, q) == &r->hosts[k] &&
-				    !isnan(cd_probe_bw(q)) && alike(p, q))
+				if (runs[k][jj] >= i && q->name && !strcmp(q->name, p->name) && !isnan(cd_probe_bw(q)) &&
+				    alike(p, q))
 					tmp[m++] = cd_probe_bw(q);
 			}
 			if (m)
@@ -281,6 +321,12 @@ static void balance(struct acc *a, const struct cd_results *r)
 		snprintf(what, sizeof(what), "%s across hosts", p->name);
 		balance_one(a, v, nh, what);
 	}
+	for (size_t k = 0; k < nh_all; k++)
+		free(runs[k]);
+	free(runs);
+	free(n_runs);
+	free(first);
+	free(is_first);
 	free(v);
 	free(tmp);
 }
