@@ -385,3 +385,180 @@ void cd_scale_text(struct cd_out *o, const struct cd_results *r,
 	text_probes(o, r);
 	text_reach(o, r);
 }
+
+/* ---- HTML ---- */
+
+static void h_esc(struct cd_out *o, const char *s)
+{
+	char *e = cd_html_escape(s);
+
+	out_raw(o, "%s", e);
+	free(e);
+}
+
+void cd_scale_html_hosts(struct cd_out *o, const struct cd_results *r)
+{
+	size_t bad, shown = 0;
+	struct cd_scale_host *v = cd_scale_rank(r, &bad);
+	struct sig *s;
+
+	out_raw(o, "<section id=\"hosts\">\n<h2>Hosts (%zu)</h2>\n<p>%zu with a finding at warn or fail, worst first; "
+		   "%zu pass. Above %d hosts the page lists the hosts with findings and groups the others; the JSON "
+		   "document has every host.</p>\n", r->n_hosts, bad, r->n_hosts - bad, CD_SCALE_HOSTS);
+	if (bad) {
+		out_raw(o, "<table class=\"worst\"><thead><tr><th scope=\"col\">host</th><th scope=\"col\">fail</th>"
+			   "<th scope=\"col\">warn</th><th scope=\"col\">info</th><th scope=\"col\">hardware and versions"
+			   "</th></tr></thead><tbody>\n");
+		for (; shown < bad && shown < 10 * CD_SCALE_LIST; shown++) {
+			char *sig = host_sig(&r->hosts[v[shown].host]);
+
+			out_raw(o, "<tr id=\"host%zu\"><th scope=\"row\">", v[shown].host);
+			h_esc(o, hname(r, v[shown].host));
+			out_raw(o, "</th><td>%zu</td><td>%zu</td><td>%zu</td><td>", v[shown].fail, v[shown].warn,
+				v[shown].info);
+			h_esc(o, sig);
+			out_raw(o, "</td></tr>\n");
+			free(sig);
+		}
+		out_raw(o, "</tbody></table>\n");
+		if (bad > shown)
+			out_raw(o, "<p>and %zu more hosts with findings (see the findings above).</p>\n", bad - shown);
+	}
+	s = group_hosts(r, v + bad, r->n_hosts - bad);
+	out_raw(o, "<table class=\"pass\"><caption>Hosts that pass, grouped by hardware and versions</caption><thead><tr>"
+		   "<th scope=\"col\">hosts</th><th scope=\"col\">hardware and versions</th><th scope=\"col\">first "
+		   "of them</th></tr></thead><tbody>\n");
+	for (size_t a = 0, b, n = r->n_hosts - bad; a < n; a = b) {
+		for (b = a; b < n && !strcmp(s[a].s, s[b].s); b++)
+			;
+		out_raw(o, "<tr><td>%zu</td><td>", b - a);
+		h_esc(o, s[a].s);
+		out_raw(o, "</td><td>");
+		for (size_t k = a; k < b && k < a + 8; k++) {
+			out_raw(o, "%s", k > a ? ", " : "");
+			h_esc(o, hname(r, s[k].host));
+		}
+		if (b - a > 8)
+			out_raw(o, ", and %zu more", b - a - 8);
+		out_raw(o, "</td></tr>\n");
+	}
+	out_raw(o, "</tbody></table>\n</section>\n");
+	free_groups(s, r->n_hosts - bad);
+	free(v);
+}
+
+#define HIST_BINS 24
+
+/* One probe's values across the document as a histogram: bars coloured by their fraction of the best. */
+static void histogram(struct cd_out *o, const struct cd_results *r, const struct cd_scale_probe *s)
+{
+	size_t bins[HIST_BINS] = { 0 }, top = 0;
+	double lo = INFINITY, hi = -INFINITY, best, med, width;
+	size_t w = worst_of(s, &med);
+	const char *unit = s->higher_better ? "GB/s" : "us";
+	char where[256];
+
+	for (size_t k = 0; k < s->n_vals; k++) {
+		lo = fmin(lo, s->vals[k]);
+		hi = fmax(hi, s->vals[k]);
+	}
+	best = s->higher_better ? hi : lo;
+	width = hi > lo ? (hi - lo) / HIST_BINS : 1;
+	for (size_t k = 0; k < s->n_vals; k++) {
+		size_t b = (size_t)((s->vals[k] - lo) / width);
+
+		b = b >= HIST_BINS ? HIST_BINS - 1 : b;
+		if (++bins[b] > top)
+			top = bins[b];
+	}
+	run_where(&r->probes[s->run[w]], where, sizeof(where));
+	out_raw(o, "<figure class=\"hist\"><figcaption><code>");
+	h_esc(o, s->name);
+	out_raw(o, "</code>: %zu finished runs of %zu; median %.4g %s, %s %.4g %s, worst %.4g %s (", s->n_vals, s->runs,
+		med, unit, s->higher_better ? "best" : "lowest", best, unit, s->vals[w], unit);
+	h_esc(o, where);
+	out_raw(o, ")</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"130\" role=\"img\" "
+		   "aria-label=\"histogram of %s\">", 20 * HIST_BINS + 20, unit);
+	for (int b = 0; b < HIST_BINS; b++) {
+		double from = lo + b * width, h = top ? 100.0 * (double)bins[b] / (double)top : 0;
+		int bucket = cd_html_bucket(from + width / 2, best, s->higher_better);
+
+		out_raw(o, "<rect x=\"%d\" y=\"%.1f\" width=\"18\" height=\"%.1f\" fill=\"%s\"><title>%.4g to %.4g %s: "
+			   "%zu runs</title></rect>", 10 + 20 * b, 105 - h, h, cd_html_bucket_color(bucket), from,
+			from + width, unit, bins[b]);
+	}
+	out_raw(o, "<text x=\"10\" y=\"122\" font-size=\"11\">%.4g</text><text x=\"%d\" y=\"122\" font-size=\"11\" "
+		   "text-anchor=\"end\">%.4g %s</text></svg></figure>\n", lo, 10 + 20 * HIST_BINS, hi, unit);
+}
+
+void cd_scale_html_histograms(struct cd_out *o, const struct cd_results *r)
+{
+	size_t n;
+	struct cd_scale_probe *v = cd_scale_probes(r, &n);
+
+	out_raw(o, "<h3 id=\"histograms\">Every host at once: histograms</h3>\n<p>Each probe's finished runs across "
+		   "the %zu hosts, by value (colours as in the heatmaps: fraction of the best run).</p>\n", r->n_hosts);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].n_vals >= 2)
+			histogram(o, r, &v[i]);
+	cd_scale_probes_free(v, n);
+}
+
+void cd_scale_html_probes(struct cd_out *o, const struct cd_results *r)
+{
+	size_t n, bad = 0;
+	struct cd_scale_probe *v = cd_scale_probes(r, &n);
+
+	out_raw(o, "<section id=\"probes\">\n<h2>Probes (%zu runs)</h2>\n<p>One row per probe; the runs that did not "
+		   "finish are listed below; every run is in the JSON document.</p>\n<table class=\"probes\"><thead><tr>"
+		   "<th scope=\"col\">probe</th><th scope=\"col\">runs</th><th scope=\"col\">ok</th><th scope=\"col\">"
+		   "error or timeout</th><th scope=\"col\">median</th><th scope=\"col\">worst run</th></tr></thead>"
+		   "<tbody>\n", r->n_probes);
+	for (size_t i = 0; i < n; i++) {
+		double med;
+		size_t w = worst_of(&v[i], &med);
+		char where[256];
+
+		out_raw(o, "<tr><td><code>");
+		h_esc(o, v[i].name);
+		out_raw(o, "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>", v[i].runs, v[i].ok, v[i].failed);
+		if (v[i].n_vals) {
+			run_where(&r->probes[v[i].run[w]], where, sizeof(where));
+			out_raw(o, "%.4g %s</td><td>%.4g %s, ", med, v[i].higher_better ? "GB/s" : "us", v[i].vals[w],
+				v[i].higher_better ? "GB/s" : "us");
+			h_esc(o, where);
+		} else {
+			out_raw(o, "</td><td>");
+		}
+		out_raw(o, "</td></tr>\n");
+	}
+	out_raw(o, "</tbody></table>\n");
+	cd_scale_probes_free(v, n);
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+		char where[256];
+
+		if (p->status != CD_ST_ERROR && p->status != CD_ST_TIMEOUT)
+			continue;
+		if (bad++ == 0)
+			out_raw(o, "<ul class=\"failed-runs\">\n");
+		if (bad > 10 * CD_SCALE_LIST)
+			continue;
+		run_where(p, where, sizeof(where));
+		out_raw(o, "<li><code>");
+		h_esc(o, p->name);
+		out_raw(o, "</code> ");
+		h_esc(o, where);
+		out_raw(o, " %s", cd_status_str(p->status));
+		if (p->reason) {
+			out_raw(o, ": ");
+			h_esc(o, p->reason);
+		}
+		out_raw(o, "</li>\n");
+	}
+	if (bad)
+		out_raw(o, "</ul>\n");
+	if (bad > 10 * CD_SCALE_LIST)
+		out_raw(o, "<p>and %zu more runs that did not finish.</p>\n", bad - 10 * CD_SCALE_LIST);
+	out_raw(o, "</section>\n");
+}
