@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Write a realistic N-host results document (issue 18: reports that stay small at 4096 hosts).
 
-Usage: tests/gen_fleet.py N OUT.json [--seed S] [--no-gpu-pairs]
+Usage: tests/gen_fleet.py N OUT.json [--seed S] [--no-gpu-pairs] [--faults FILE]
 
 Every host is the 8x H100 SXM node of tests/data/docs/h100-p2p.json (GPUs, NVLinks, path
 matrix, NICs, eight HCAs) with its own name, host id, MACs and addresses, and that
@@ -51,6 +51,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--no-gpu-pairs", action="store_true", help="leave out p2p.bw and p2p.latency")
+    ap.add_argument("--faults", help="write the faulty hosts there, one 'HOST FAULT' line each")
     a = ap.parse_args()
     if a.n < 2:
         ap.error("N must be at least 2")
@@ -75,6 +76,10 @@ def main():
     nfaulty = max(3, n // 500)
     faulty = sorted(rnd.sample(range(n), nfaulty))
     fault = {h: k % 4 for k, h in enumerate(faulty)}  # 0 slow copy, 1 port down, 2 slow pair, 3 ib0 unreachable
+    if a.faults:
+        with open(a.faults, "w") as f:
+            for h in faulty:
+                f.write("gpu%05d %s\n" % (h, ("slow-copy", "port-down", "slow-pair", "ib0-unreachable")[fault[h]]))
 
     doc = {"schema": 1, "tool": base["tool"], "run": dict(pair["run"])}
     doc["run"].update({"started": "2026-11-21T10:00:00Z", "launcher_ranks": n, "ranks": n, "duration_s": 95.0,
