@@ -11,7 +11,6 @@
 
 #include "out.h"
 #include "report.h"
-#include "report_scale.h"
 
 static void str_list(struct cd_out *o, const char *key, const struct cd_strv *sv)
 {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "out.h"
+#include "report.h"
 #include "results.h"
 
 /* Above this many hosts a report summarises (the size at which tcp.reach stops keeping every pair, too). */
@@ -19,8 +20,6 @@
 /* Lists cut at this many lines (the rest counted, and in the JSON). */
 #define CD_SCALE_LIST 20
 
-int cd_scale_big(const struct cd_results *r);
-
 /* A host and its findings, for ranking: worst first (fail, then warn, then info, then position). */
 struct cd_scale_host {
 	size_t host;
@@ -28,10 +27,6 @@ struct cd_scale_host {
 };
 /* Every host, worst first; *n_bad gets how many have a finding at warn or above. Free the array. */
 struct cd_scale_host *cd_scale_rank(const struct cd_results *r, size_t *n_bad);
-
-/* Text: the hosts with findings through render_host, first; the rest, the ranks, probes and reach summarised. */
-void cd_scale_text(struct cd_out *o, const struct cd_results *r,
-		   void (*render_host)(struct cd_out *o, const struct cd_host *h));
 
 /* HTML parts (report_html.c calls them for a large document). */
 void cd_scale_html_hosts(struct cd_out *o, const struct cd_results *r);
