@@ -27,7 +27,8 @@ for n in $SIZES; do
 		echo "bench: check --from a $n-host document: exit $rc: $(head -c 300 "$TMP/err")" >&2
 		exit 1
 	fi
-	read -r secs kb <"$TMP/time"
+	# the last line: /usr/bin/time writes "Command exited with non-zero status 1" first when a finding fails
+	read -r secs kb < <(tail -1 "$TMP/time")
 	for f in text html prometheus; do
 		"$BIN" report --from "$TMP/judged.json" --format "$f" -o "$TMP/out.$f" 2>/dev/null || true
 	done
