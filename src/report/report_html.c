@@ -861,13 +861,17 @@ static void gpu_heatmaps(struct cd_out *o, const struct cd_results *r, size_t hi
 static void host_sections(struct cd_out *o, const struct cd_results *r)
 {
 	/* many hosts: the worst few drawn (n x 45 KB made a 4096-host page 2 GB), histograms for all */
-	size_t bad, n = cd_scale_big(r) ? CD_SCALE_WORST : r->n_hosts;
+	size_t bad = 0, n = cd_scale_big(r) ? CD_SCALE_WORST : r->n_hosts;
 	struct cd_scale_host *rank = cd_scale_big(r) ? cd_scale_rank(r, &bad) : NULL;
 
 	out_raw(o, "<section id=\"topology\">\n<h2>Topology and GPU pairs</h2>\n");
 	if (rank) {
-		out_raw(o, "<p>%zu hosts: the path matrices and GPU heatmaps of the %d worst (most findings first) are "
-			   "drawn; the histograms show every host.</p>\n", r->n_hosts, CD_SCALE_WORST);
+		/* the hosts with findings at warn or fail, worst first; none: the first host, as the others' example */
+		n = bad < CD_SCALE_WORST ? (bad ? bad : 1) : CD_SCALE_WORST;
+		out_raw(o, "<p>%zu hosts: the path matrices and GPU heatmaps are drawn for %s%zu host%s with a finding at "
+			   "warn or fail (the worst %d at most, worst first)%s; the histograms show every host.</p>\n",
+			r->n_hosts, bad > n ? "the worst " : "", bad ? n : 0, bad == 1 ? "" : "s", CD_SCALE_WORST,
+			bad ? "" : ", and for the first host as an example");
 		cd_scale_html_histograms(o, r);
 	}
 	for (size_t k = 0; k < n && k < r->n_hosts; k++) {
