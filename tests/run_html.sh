@@ -70,6 +70,40 @@ render evil 0 check --from "$TMP/evil.json"
 expect "evil: self-contained" hc static "$TMP/evil.html"
 expect "evil: markup stays text" hc inject "$TMP/evil.html" "$EVIL"
 
+# --- a large document (issue 18): 1024 hosts, the page under 10 MB, the worst hosts drawn ---
+# tests/gen_fleet.py: 8-GPU hosts with every GPU pair measured, an MPI job's pairs and reach,
+# three faulty hosts (one with a slow NVLink pair). Above 64 hosts the page groups the
+# hosts that pass, draws the worst hosts' heatmaps and a histogram per probe.
+python3 tests/gen_fleet.py 1024 "$TMP/big.json" --faults "$TMP/big.faults"
+slow=$(awk '$2 == "slow-pair" { print $1 }' "$TMP/big.faults")
+slow_i=$((10#${slow#gpu}))
+render big 1 check --from "$TMP/big.json" --timeout 3000
+size=$(stat -c %s "$TMP/big.html")
+if [ "$size" -le 10485760 ]; then ok; else bad "1024 hosts: the page is $size bytes, over 10 MB"; fi
+expect "big: self-contained, every element closed" hc static "$TMP/big.html"
+for want in "id=\"h$slow_i-p2p.bw\"" "class=\"hist\"" "aria-label=\"histogram of GB/s\"" \
+	"1021 pass" "drawn for at most 64"; do
+	if grep -qF "$want" "$TMP/big.html"; then ok; else bad "1024 hosts: no '$want' in the page (the slow pair's host $slow, the histograms, the summary)"; fi
+done
+# a host that passes is grouped, not drawn
+if grep -q 'id="h1-paths"' "$TMP/big.html" && ! grep -q '^gpu00001 ' "$TMP/big.faults"; then
+	bad "1024 hosts: the path matrix of gpu00001, which passes, is drawn"
+else
+	ok
+fi
+# text: the failing hosts in full before the summary of the others
+rc=0
+"$BIN" check --from "$TMP/big.json" --timeout 3000 >"$TMP/big.txt" 2>/dev/null || rc=$?
+first_bad=$(grep -n "^# host gpu" "$TMP/big.txt" | head -1 | cut -d: -f1)
+summary=$(grep -n "^# 1021 hosts pass" "$TMP/big.txt" | cut -d: -f1)
+if [ "$rc" = 1 ] && [ -n "$first_bad" ] && [ -n "$summary" ] && [ "$first_bad" -lt "$summary" ] &&
+	[ "$(grep -c '^# host gpu' "$TMP/big.txt")" = 3 ] && grep -q "^# host $slow\$" "$TMP/big.txt" &&
+	grep -q "1021 hosts\$" "$TMP/big.txt"; then
+	ok
+else
+	bad "1024 hosts, text (exit $rc): the 3 failing hosts in full, then '# 1021 hosts pass' and one group of 1021"
+fi
+
 # --- a real browser ---
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM" ]; then

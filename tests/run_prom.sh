@@ -90,6 +90,25 @@ promtool_clean "compare, other GPUs" "$TMP/compare-gpus.prom"
 hasnt "compare, other GPUs: no ratio" "$TMP/compare-gpus.prom" "commdiag_baseline_time_ratio"
 hasnt "report without a baseline: no ratio" "$TMP/h100-clean.prom" "commdiag_baseline_time_ratio"
 
+# --- a large document (issue 18): above 64 hosts no series per pair, at most 200 per host ---
+python3 tests/gen_fleet.py 1024 "$TMP/big.json" --faults "$TMP/big.faults"
+slow=$(awk '$2 == "slow-pair" { print $1 }' "$TMP/big.faults")
+run "1024 hosts" "1" "$BIN" check --from "$TMP/big.json" --timeout 3000 --format prometheus
+cp "$TMP/out" "$TMP/big.prom"
+promtool_clean "1024 hosts" "$TMP/big.prom"
+series=$(grep -vc '^#' "$TMP/big.prom")
+if [ "$series" -le $((200 * 1024)) ]; then ok; else bad "1024 hosts: $series series, over 200 per host"; fi
+# a pair is never a series: no peer label (GPU pairs, host pairs, reach)
+hasnt "1024 hosts: no series per pair" "$TMP/big.prom" 'peer="'
+has "1024 hosts: the GPU pairs of a host, counted" "$TMP/big.prom" "commdiag_probe_pairs{host=\"$slow\",probe=\"p2p.bw\"} 56"
+# 100 to 199 GB/s: the slow pair (the others measure over 300)
+if grep -Eq "^commdiag_probe_pair_min_bandwidth_bytes_per_second\{host=\"$slow\",probe=\"p2p.bw\"\} 1[0-9]{11}(\.[0-9]+)?\$" "$TMP/big.prom"; then
+	ok
+else
+	bad "1024 hosts: the slow pair's host $slow has no slowest-pair bandwidth near 150 GB/s"
+fi
+has "1024 hosts: reach per host and interface" "$TMP/big.prom" 'commdiag_reach_attempts{host="gpu00000",iface="ib0"} 4'
+
 # --- this host, live ---
 run "check" "0 1" "$BIN" check --format prometheus
 cp "$TMP/out" "$TMP/check.prom"

@@ -1077,13 +1077,18 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 		return;
 	}
 	render_tool_run(o, r);
-	out_arr_open(o, "hosts");
-	for (size_t i = 0; i < r->n_hosts; i++)
-		render_host(o, &r->hosts[i]);
-	out_arr_close(o);
-	render_ranks(o, r);
-	render_probes(o, r);
-	render_reach(o, r);
+	if (out_format(o) == OUT_FMT_TEXT && cd_scale_big(r)) {
+		/* many hosts: the bad ones in full, the rest summarised (report_scale.c); JSON keeps all */
+		cd_scale_text(o, r, render_host);
+	} else {
+		out_arr_open(o, "hosts");
+		for (size_t i = 0; i < r->n_hosts; i++)
+			render_host(o, &r->hosts[i]);
+		out_arr_close(o);
+		render_ranks(o, r);
+		render_probes(o, r);
+		render_reach(o, r);
+	}
 	render_findings(o, r);
 	cd_report_fleet_verdicts(o, r);
 	render_advice(o, r);

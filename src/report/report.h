@@ -10,6 +10,13 @@
 void cd_report(struct cd_out *o, const struct cd_results *r);
 /* The document as Prometheus metrics (node_exporter's textfile collector); cd_report() dispatches to it. */
 void cd_report_prom(struct cd_out *o, const struct cd_results *r);
+/*
+ * A document of more than CD_SCALE_HOSTS (report_scale.h) hosts: the text report shows the
+ * hosts with findings through render_host and summarises the rest (report_scale.c).
+ */
+int cd_scale_big(const struct cd_results *r);
+void cd_scale_text(struct cd_out *o, const struct cd_results *r,
+		   void (*render_host)(struct cd_out *o, const struct cd_host *h));
 /* One piece of advice as a shell line: "export K=V", "unset K", or a command as a "# ..." comment. */
 void cd_report_shell_line(char *buf, size_t len, const struct cd_advice *a);
 /* The advice as lines to paste or eval (text only). */

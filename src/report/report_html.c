@@ -19,6 +19,7 @@
 #include "measure.h"
 #include "out.h"
 #include "report.h"
+#include "report_scale.h"
 
 /* Buckets of the scale, worst first: light enough for black text on each. */
 static const char *const bucket_color[CD_HTML_BUCKETS] = { "#f4a582", "#fdd49e", "#fee08b", "#d9ef8b", "#a6d96a" };
@@ -392,7 +393,9 @@ static void header(struct cd_out *o, const struct cd_results *r)
 {
 	out_raw(o, "<header>\n<h1>commdiag report</h1>\n<dl class=\"meta\">\n<dt>host%s</dt><dd>",
 		r->n_hosts == 1 ? "" : "s");
-	for (size_t i = 0; i < r->n_hosts; i++) {
+	if (cd_scale_big(r))
+		out_raw(o, "<a href=\"#hosts\">%zu</a>", r->n_hosts); /* the Hosts section names the bad ones */
+	for (size_t i = 0; i < r->n_hosts && !cd_scale_big(r); i++) {
 		out_raw(o, "%s<a href=\"#host%zu\">", i ? ", " : "", i);
 		esc_na(o, r->hosts[i].hostname);
 		out_raw(o, "</a>");
@@ -564,6 +567,11 @@ static void findings(struct cd_out *o, const struct cd_results *r)
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct cd_finding *f = &r->findings[i];
 
+		if (cd_scale_big(r) && i == 25 * CD_SCALE_LIST) {
+			out_raw(o, "<tr><td colspan=\"5\">and %zu more findings: every one is in the JSON document</td></tr>\n",
+				r->n_findings - i);
+			break;
+		}
 		out_raw(o, "<tr id=\"f%zu\"><td><span class=\"sev sev-%s\">%s</span></td><td><code>", i,
 			cd_severity_str(f->severity), sev_upper(f->severity));
 		esc_na(o, f->id);
@@ -597,6 +605,10 @@ static void findings(struct cd_out *o, const struct cd_results *r)
 		if (f->evidence.n)
 			out_raw(o, "<ul class=\"evidence\">");
 		for (size_t k = 0; k < f->evidence.n; k++) {
+			if (cd_scale_big(r) && k == CD_SCALE_LIST) { /* a line per host, say: the JSON has them */
+				out_raw(o, "<li>and %zu more lines</li>", f->evidence.n - k);
+				break;
+			}
 			out_raw(o, "<li>");
 			esc(o, f->evidence.v[k]);
 			out_raw(o, "</li>");
@@ -665,6 +677,10 @@ static void advice(struct cd_out *o, const struct cd_results *r)
 
 static void hosts_table(struct cd_out *o, const struct cd_results *r)
 {
+	if (cd_scale_big(r)) {
+		cd_scale_html_hosts(o, r); /* the bad hosts, the others grouped (report_scale.c) */
+		return;
+	}
 	out_raw(o, "<section id=\"hosts\">\n<h2>Hosts (%zu)</h2>\n", r->n_hosts);
 	if (!r->n_hosts) {
 		out_raw(o, "<p>None.</p>\n</section>\n");
@@ -844,8 +860,22 @@ static void gpu_heatmaps(struct cd_out *o, const struct cd_results *r, size_t hi
 
 static void host_sections(struct cd_out *o, const struct cd_results *r)
 {
+	/* many hosts: the worst few drawn (n x 45 KB made a 4096-host page 2 GB), histograms for all */
+	size_t bad = 0, n = cd_scale_big(r) ? CD_SCALE_WORST : r->n_hosts;
+	struct cd_scale_host *rank = cd_scale_big(r) ? cd_scale_rank(r, &bad) : NULL;
+
 	out_raw(o, "<section id=\"topology\">\n<h2>Topology and GPU pairs</h2>\n");
-	for (size_t i = 0; i < r->n_hosts; i++) {
+	if (rank) {
+		/* the hosts with findings at warn or fail, worst first; none: the first host, as the others' example */
+		n = bad < CD_SCALE_WORST ? (bad ? bad : 1) : CD_SCALE_WORST;
+		out_raw(o, "<p>%zu hosts: the path matrices and GPU heatmaps are drawn for %s%zu host%s with a finding at "
+			   "warn or fail (the worst %d at most, worst first)%s; the histograms show every host.</p>\n",
+			r->n_hosts, bad > n ? "the worst " : "", bad ? n : 0, bad == 1 ? "" : "s", CD_SCALE_WORST,
+			bad ? "" : ", and for the first host as an example");
+		cd_scale_html_histograms(o, r);
+	}
+	for (size_t k = 0; k < n && k < r->n_hosts; k++) {
+		size_t i = rank ? rank[k].host : k;
 		const struct cd_host *h = &r->hosts[i];
 
 		out_raw(o, "<h3 class=\"host\" id=\"h%zu-paths\">Host ", i);
@@ -854,11 +884,12 @@ static void host_sections(struct cd_out *o, const struct cd_results *r)
 		path_matrix(o, h);
 		gpu_heatmaps(o, r, i);
 	}
+	free(rank);
 	out_raw(o, "</section>\n");
 }
 
 /* Hosts-to-hosts matrices up to this many hosts (the page's own limit, not the data's). */
-#define HTML_MAX_MATRIX_HOSTS 128
+#define HTML_MAX_MATRIX_HOSTS CD_SCALE_HOSTS
 
 /* Reachability of each host from each other: attempts that connected, of all. */
 static void reach_matrix(struct cd_out *o, const struct cd_results *r)
@@ -999,6 +1030,10 @@ static void network(struct cd_out *o, const struct cd_results *r)
 /* Every probe run in one table: what ran where, and how far it got. */
 static void probes(struct cd_out *o, const struct cd_results *r)
 {
+	if (cd_scale_big(r)) {
+		cd_scale_html_probes(o, r); /* one row per probe, the unfinished runs listed */
+		return;
+	}
 	out_raw(o, "<section id=\"probes\">\n<h2>Probes (%zu runs)</h2>\n", r->n_probes);
 	if (!r->n_probes) {
 		out_raw(o, "<p>None ran.</p>\n</section>\n");

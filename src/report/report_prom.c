@@ -18,6 +18,7 @@
 #include "baseline.h"
 #include "measure.h"
 #include "report.h"
+#include "report_scale.h"
 #include "util.h"
 
 struct prom {
@@ -410,6 +411,174 @@ static int host_listed(const char **hosts, size_t n, const char *h)
 	return 0;
 }
 
+/*
+ * ---- many hosts (report_scale.h): no series names two hosts or two GPUs ----
+ * Above CD_SCALE_HOSTS hosts a run with a peer (a GPU pair, a host pair) is no series of
+ * its own: per host and probe, the pairs, the slowest pair's bandwidth and the slowest
+ * latency; the sizes of a sweep are left to the JSON; reachability is per host and
+ * interface. So a host has at most its facts (GPUs, NICs, ports), its runs without a
+ * peer, 3 series per pair probe, 4 run counts and 2 per interface reached: 8-GPU hosts
+ * about 300 each, whatever the number of hosts (the pairs alone are hosts^2 and gpus^2).
+ */
+static int is_latency_probe(const struct cd_probe_run *p);
+
+static void probe_counts_big(struct prom *pm, const struct cd_results *r)
+{
+	size_t (*n)[CD_ST_TIMEOUT + 1] = xcalloc(r->n_hosts + 1, sizeof(*n));
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_host *h = cd_probe_host(r, &r->probes[i]);
+
+		n[h ? (size_t)(h - r->hosts) : r->n_hosts][r->probes[i].status]++;
+	}
+	family(pm, "commdiag_probes", "Probe runs by status: ok, skipped (needs unmet), error or timeout.");
+	for (size_t k = 0; k <= r->n_hosts; k++)
+		for (int st = CD_ST_OK; st <= CD_ST_TIMEOUT && (k < r->n_hosts || n[k][CD_ST_OK] + n[k][CD_ST_SKIPPED] +
+								 n[k][CD_ST_ERROR] + n[k][CD_ST_TIMEOUT]); st++) {
+			lbl_str(pm, "host", k < r->n_hosts ? r->hosts[k].hostname : NULL);
+			lbl_str(pm, "status", cd_status_str((enum cd_status)st));
+			sample(pm, (double)n[k][st]);
+		}
+	free(n);
+}
+
+struct pair_agg {
+	size_t host;            /* position; n_hosts: not a host of the document */
+	const char *probe;
+	size_t pairs;
+	double bw, lat;         /* slowest: lowest bandwidth, highest latency */
+};
+
+static int cmp_pair_agg(const void *x, const void *y)
+{
+	const struct pair_agg *a = x, *b = y;
+
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	return strcmp(a->probe, b->probe);
+}
+
+static void pair_families(struct prom *pm, const struct cd_results *r)
+{
+	struct pair_agg *v = xcalloc(r->n_probes + 1, sizeof(*v));
+	size_t n = 0, m = 0;
+
+	for (size_t i = 0; i < r->n_probes; i++) {
+		const struct cd_probe_run *p = &r->probes[i];
+		const struct cd_host *h = cd_probe_host(r, p);
+
+		if (p->peer == CD_NULL_I64 || !p->name)
+			continue;
+		v[n].host = h ? (size_t)(h - r->hosts) : r->n_hosts;
+		v[n].probe = p->name;
+		v[n].pairs = 1;
+		v[n].bw = cd_probe_is_bw(p) && p->status == CD_ST_OK ? cd_probe_bw(p) : NAN;
+		v[n++].lat = is_latency_probe(p) && p->status == CD_ST_OK ? cd_probe_lat_us(p) : NAN;
+	}
+	qsort(v, n, sizeof(*v), cmp_pair_agg);
+	for (size_t i = 0; i < n; i++) {
+		if (m && !cmp_pair_agg(&v[m - 1], &v[i])) {
+			struct pair_agg *a = &v[m - 1];
+
+			a->pairs++;
+			a->bw = isnan(a->bw) || v[i].bw < a->bw ? v[i].bw : a->bw;
+			a->lat = isnan(a->lat) || v[i].lat > a->lat ? v[i].lat : a->lat;
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	family(pm, "commdiag_probe_pairs", "Runs of a pair probe (GPU pairs, host pairs) per host (many hosts: no series per pair).");
+	for (size_t i = 0; i < m; i++) {
+		lbl_str(pm, "host", v[i].host < r->n_hosts ? r->hosts[v[i].host].hostname : NULL);
+		lbl_str(pm, "probe", v[i].probe);
+		sample(pm, (double)v[i].pairs);
+	}
+	family(pm, "commdiag_probe_pair_min_bandwidth_bytes_per_second",
+	       "The slowest finished pair of the host: the bandwidth the rules judge, at the largest size.");
+	for (size_t i = 0; i < m; i++) {
+		lbl_str(pm, "host", v[i].host < r->n_hosts ? r->hosts[v[i].host].hostname : NULL);
+		lbl_str(pm, "probe", v[i].probe);
+		sample(pm, v[i].bw * 1e9);
+	}
+	family(pm, "commdiag_probe_pair_max_latency_seconds",
+	       "The slowest finished pair of the host: median time of one operation at the smallest size.");
+	for (size_t i = 0; i < m; i++) {
+		lbl_str(pm, "host", v[i].host < r->n_hosts ? r->hosts[v[i].host].hostname : NULL);
+		lbl_str(pm, "probe", v[i].probe);
+		sample(pm, v[i].lat / 1e6);
+	}
+	free(v);
+}
+
+static void probe_families_big(struct prom *pm, const struct cd_results *r)
+{
+	probe_counts_big(pm, r);
+	family(pm, "commdiag_probe_ok", "1 when the probe ran to its end, 0 when skipped, failed or timed out.");
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].peer == CD_NULL_I64) {
+			probe_labels(pm, r, &r->probes[i]);
+			sample(pm, r->probes[i].status == CD_ST_OK);
+		}
+	family(pm, "commdiag_probe_bandwidth_bytes_per_second",
+	       "The bandwidth the rules judge: algbw (copies, p2p, tcp, mpi.bw) or busbw at the largest size.");
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].peer == CD_NULL_I64 && cd_probe_is_bw(&r->probes[i])) {
+			probe_labels(pm, r, &r->probes[i]);
+			sample(pm, cd_probe_bw(&r->probes[i]) * 1e9);
+		}
+	family(pm, "commdiag_probe_link_bytes_per_second",
+	       "Theoretical rate of the link the probe's bandwidth is judged against (PCIe or NVLink).");
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].peer == CD_NULL_I64 && cd_probe_is_bw(&r->probes[i]) && r->probes[i].status == CD_ST_OK) {
+			probe_labels(pm, r, &r->probes[i]);
+			sample(pm, cd_probe_link_gbyte_s(r, &r->probes[i]) * 1e9);
+		}
+	family(pm, "commdiag_probe_latency_seconds", "Median time of one operation at the probe's smallest size.");
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].peer == CD_NULL_I64 && is_latency_probe(&r->probes[i])) {
+			probe_labels(pm, r, &r->probes[i]);
+			sample(pm, cd_probe_lat_us(&r->probes[i]) / 1e6);
+		}
+	pair_families(pm, r);
+}
+
+static const struct cd_reach *reach_of;
+
+static int cmp_reach(const void *x, const void *y)
+{
+	const struct cd_reach *a = &reach_of[*(const size_t *)x], *b = &reach_of[*(const size_t *)y];
+	int c = strcmp(a->to ? a->to : "", b->to ? b->to : "");
+
+	return c ? c : strcmp(a->iface ? a->iface : "", b->iface ? b->iface : "");
+}
+
+/* Per host reached and interface: the attempts, and how many failed (not ok, or not known). */
+static void reach_families_big(struct prom *pm, const struct cd_results *r)
+{
+	size_t *v = xcalloc(r->n_reach + 1, sizeof(*v));
+
+	for (size_t i = 0; i < r->n_reach; i++)
+		v[i] = i;
+	reach_of = r->reach;
+	qsort(v, r->n_reach, sizeof(*v), cmp_reach);
+	for (int failed = 0; failed < 2; failed++) {
+		if (failed)
+			family(pm, "commdiag_reach_failed", "TCP connections to the host's interface that failed (many hosts: no series per pair).");
+		else
+			family(pm, "commdiag_reach_attempts", "TCP connections tried to the host's interface from other hosts.");
+		for (size_t a = 0, b; a < r->n_reach; a = b) {
+			size_t bad = 0;
+
+			for (b = a; b < r->n_reach && !cmp_reach(&v[a], &v[b]); b++)
+				bad += r->reach[v[b]].ok != CD_TRI_TRUE;
+			lbl_str(pm, "host", r->reach[v[a]].to);
+			lbl_str(pm, "iface", r->reach[v[a]].iface);
+			sample(pm, (double)(failed ? bad : b - a));
+		}
+	}
+	free(v);
+}
+
 /* Probe runs per host and status, every status of every host present (0 included) so rates divide. */
 static void probe_counts(struct prom *pm, const struct cd_results *r)
 {
@@ -473,6 +642,10 @@ static void probe_families(struct prom *pm, const struct cd_results *r)
 		{ S_ERRORS, "commdiag_probe_data_errors", "Wrong elements found by the data check at this size." },
 	};
 
+	if (cd_scale_big(r)) {
+		probe_families_big(pm, r);
+		return;
+	}
 	probe_counts(pm, r);
 	family(pm, "commdiag_probe_ok", "1 when the probe ran to its end, 0 when skipped, failed or timed out.");
 	for (size_t i = 0; i < r->n_probes; i++) {
@@ -531,6 +704,10 @@ static void baseline_families(struct prom *pm, const struct cd_results *r)
 
 static void reach_families(struct prom *pm, const struct cd_results *r)
 {
+	if (cd_scale_big(r)) {
+		reach_families_big(pm, r);
+		return;
+	}
 	family(pm, "commdiag_reach_ok", "1 when host connected over TCP to peer's address on its interface iface.");
 	for (size_t i = 0; i < r->n_reach; i++) {
 		lbl_str(pm, "host", r->reach[i].from);

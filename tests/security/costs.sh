@@ -38,7 +38,7 @@ if [ -x /usr/bin/time ]; then
 	/usr/bin/time -f %M -o "$TMP/rss" "$BIN" check --from "$TMP/h20k.json" --format html -o "$TMP/h20k.html" 2>>"$TMP/rss.err"
 	kb=$(tail -1 "$TMP/rss")
 	if [ "$kb" -lt 1048576 ]; then ok; else bad "HTML of 20k hosts took $kb KB (at most 1 GiB)"; fi
-	if grep -q "the host-to-host matrices (reachability, tcp.bw, mpi.bw) are drawn for at most 128" "$TMP/h20k.html"; then ok; else
+	if grep -q "the host-to-host matrices (reachability, tcp.bw, mpi.bw) are drawn for at most 64" "$TMP/h20k.html"; then ok; else
 		bad "HTML of 20k hosts: no note where the matrices would be"; fi
 else
 	skip "no /usr/bin/time (Debian: time): the HTML's memory is not measured"
