@@ -51,6 +51,9 @@ done <"$TMP/commands"
 sort -u "$TMP/options" -o "$TMP/options"
 "$BIN" rules >"$TMP/rules" 2>&1 || bad "commdiag rules exits $?"
 awk '$1 ~ /^[A-Z][A-Z0-9]*[0-9][0-9][0-9]$/ { print $1 }' "$TMP/rules" | sort -u >"$TMP/ids"
+# the findings only explain's cause catalogue makes ('commdiag rules' lists the judge's)
+sed -n 's/^finding *= *\([A-Z][A-Z0-9]*[0-9][0-9][0-9]\) *$/\1/p' rules/causes.catalog | sort -u >>"$TMP/ids"
+sort -u "$TMP/ids" -o "$TMP/ids"
 if [ "$(wc -l <"$TMP/ids")" -ge 10 ]; then ok; else bad "only $(wc -l <"$TMP/ids") rule ids parsed from 'commdiag rules'"; fi
 "$BIN" probe >"$TMP/probes" 2>&1 || bad "commdiag probe exits $?"
 awk 'NR > 1 && $1 ~ /^[a-z0-9_]+\.[a-z0-9_]+$/ { print $1 }' "$TMP/probes" >"$TMP/probe-names"
