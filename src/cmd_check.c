@@ -46,8 +46,6 @@
 void render_results(struct cd_out *o, const void *r)
 {
 	cd_report(o, r);
-	/* a compact reachability matrix's counts (reach.h); JSON only, absent unless compact */
-	cd_reach_counts_out(o, r);
 }
 
 void render_shell(struct cd_out *o, const void *r)
