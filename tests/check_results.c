@@ -930,7 +930,7 @@ END_TEST
 START_TEST(test_json_errors_bounds)
 {
 	struct cd_results r;
-	size_t n = (8u << 20) + 1, i;
+	size_t n = (16u << 20) + 1, i;
 	char deep[200], *many;
 
 	reject(" \n\t\r\n", MSG("empty input (white space only): expected a JSON document from 'commdiag --json'"));
@@ -945,7 +945,7 @@ START_TEST(test_json_errors_bounds)
 	ck_assert_int_eq(load(&r, deep), 0);
 	cd_results_free(&r);
 
-	/* "[0,0,…": 8 Mi + 1 values is refused at the comma that passes the bound */
+	/* "[0,0,…": 16 Mi + 1 values is refused at the comma that passes the bound */
 	many = malloc(2 * n + 2);
 	ck_assert_ptr_nonnull(many);
 	many[0] = '[';
@@ -953,7 +953,7 @@ START_TEST(test_json_errors_bounds)
 		memcpy(many + 1 + 2 * i, "0,", 2);
 	many[2 * n] = ']';
 	many[2 * n + 1] = '\0';
-	reject(many, MSG("line 1: more than 8388608 values (byte 16777214): not a results document"));
+	reject(many, MSG("line 1: more than 16777216 values (byte 33554430): not a results document"));
 	free(many);
 }
 END_TEST

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_tree.h"
 #include "results.h"
 #include "out.h"
 #include "reach.h"
@@ -22,10 +23,12 @@
  * Bounds on the tree cJSON would build, checked before it builds it: a results
  * document nests 6 levels deep and spends about 23 bytes per value, but "[[[[…"
  * costs recursion and "[0,0,0,…" about 80 bytes of tree for every 2 bytes of input.
- * 8 Mi values is a document of some 190 MB; the tree then stays under ~700 MB.
+ * 16 Mi values is a document of some 380 MB, more than the byte bound lets in for a
+ * real document: a fleet of 4096 hosts of 8 GPUs is about 10 Mi values in 164 MB
+ * (issue 18). The tree then stays under ~1.4 GB.
  */
 #define MAX_DEPTH 64
-#define MAX_VALUES (8u << 20)
+#define MAX_VALUES (16u << 20)
 
 struct ld {
 	const char *name;
@@ -1028,8 +1031,9 @@ int cd_results_load_json(struct cd_results *r, const char *text, size_t len, con
 				(size_t)((const char *)memchr(text, '\0', len) - text));
 	if (prescan(text, len, name) < 0)
 		return -1;
-	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	root = cd_json_tree_parse(text, len, &end);
 	if (!root) {
+		cd_json_tree_release(NULL);
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 
 		if (off > len)
@@ -1041,13 +1045,13 @@ int cd_results_load_json(struct cd_results *r, const char *text, size_t len, con
 		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
 			size_t off = (size_t)(p - text);
 
-			cJSON_Delete(root);
+			cd_json_tree_release(root);
 			return cd_error("results: '%s': line %zu: unexpected data after the JSON document (byte %zu)",
 					name, line_of(text, off), off);
 		}
 	}
 	if (!cJSON_IsObject(root)) {
-		cJSON_Delete(root);
+		cd_json_tree_release(root);
 		return cd_error("results: '%s': expected a JSON object at the top level", name);
 	}
 	/* readers disagree on which of two equal keys counts (cJSON the first, jq and Python the
@@ -1056,11 +1060,11 @@ int cd_results_load_json(struct cd_results *r, const char *text, size_t len, con
 		int rc = cd_error("results: '%s': %s%skey '%.64s' appears twice: expected each key once", name, where,
 				  where[0] ? ": " : "", dup);
 
-		cJSON_Delete(root);
+		cd_json_tree_release(root);
 		return rc;
 	}
 	load_doc(&l, root, r);
-	cJSON_Delete(root);
+	cd_json_tree_release(root);
 	if (l.failed) {
 		cd_results_free(r);
 		cd_results_init(r);

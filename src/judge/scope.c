@@ -76,6 +76,36 @@ static int hosts_rdma(const struct cd_results *r, const size_t *idx, size_t n, i
 	return known ? 1 : -1;
 }
 
+/*
+ * A job's collectives span the same hosts, and the rules and the score ask this of every
+ * rank's run: N × N at thousands of hosts (issue 18). Above 64 hosts the last answer is
+ * kept for the same hosts array and host set; facts do not change while a document is
+ * judged.
+ */
+static int hosts_rdma_memo(const struct cd_results *r, const size_t *idx, size_t n, int nccl)
+{
+	static struct {
+		const struct cd_host *hosts;
+		size_t n_hosts, n, *idx;
+		int nccl, t;
+	} m;
+
+	if (n <= 64)
+		return hosts_rdma(r, idx, n, nccl);
+	if (m.idx && m.hosts == r->hosts && m.n_hosts == r->n_hosts && m.n == n && m.nccl == nccl &&
+	    !memcmp(m.idx, idx, n * sizeof(*idx)))
+		return m.t;
+	free(m.idx);
+	m.idx = xmalloc(n * sizeof(*idx));
+	memcpy(m.idx, idx, n * sizeof(*idx));
+	m.hosts = r->hosts;
+	m.n_hosts = r->n_hosts;
+	m.n = n;
+	m.nccl = nccl;
+	m.t = hosts_rdma(r, idx, n, nccl);
+	return m.t;
+}
+
 int cd_latency_ref(const struct cd_results *r, const struct cd_conf *c, const int64_t *ranks,
 		   const struct cd_probe_run *p, struct cd_lat_ref *x)
 {
@@ -110,7 +140,7 @@ int cd_latency_ref(const struct cd_results *r, const struct cd_conf *c, const in
 			x->target = t == 1 ? CD_K_P2P_LAT_TARGET : CD_K_P2P_PCIE_LAT_TARGET;
 		}
 	} else {
-		t = hosts_rdma(r, idx, x->hosts, coll);
+		t = hosts_rdma_memo(r, idx, x->hosts, coll);
 		x->scope = t == 1 ? CD_SCOPE_RDMA : CD_SCOPE_TCP;
 		x->known = t >= 0;
 		if (coll) {

@@ -146,8 +146,8 @@ if [ -z "${CD_WRAP:-}" ]; then
 		"$R '$TMP/spaces.json': empty input (white space only): expected a JSON document from 'commdiag --json'" \
 		report --from "$TMP/spaces.json" -o "$O"
 	rm -f "$TMP/spaces.json"
-	python3 -c 'import sys; sys.stdout.write("[" + "0," * (9 << 20) + "0]")' >"$TMP/many.json"
-	bad "--from 9 Mi values" "$R '$TMP/many.json': line 1: more than 8388608 values (byte 16777214): not a results document" \
+	python3 -c 'import sys; sys.stdout.write("[" + "0," * (17 << 20) + "0]")' >"$TMP/many.json"
+	bad "--from 17 Mi values" "$R '$TMP/many.json': line 1: more than 16777216 values (byte 33554430): not a results document" \
 		report --from "$TMP/many.json" -o "$O"
 	rm -f "$TMP/many.json" "$TMP/huge.json"
 else
