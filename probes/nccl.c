@@ -379,7 +379,7 @@ static void world_split(struct world *w, struct cd_probe_env *env)
 	int ok = w->nc->CommSplit != NULL, all = world_agree(w, ok, env->deadline); /* every rank asks */
 
 	if (!ok)
-		why = "this NCCL has no ncclCommSplit (NCCL 2.18 or later has)";
+		why = "this NCCL has no ncclCommSplit (2.18 and later have it)";
 	else if (all != 1)
 		why = "not every rank could split its communicators";
 	if (!why) {
@@ -394,14 +394,31 @@ static void world_split(struct world *w, struct cd_probe_env *env)
 			r = w->nc->GroupEnd();
 		else
 			w->nc->GroupEnd();
-		if (r != ncclSuccess) {
+		/* NCCL may run the split as the non-blocking parents' group does: then each twin says when ready */
+		for (int i = 0; r == ncclInProgress;) {
+			const struct timespec nap = { 0, 50000 };
+			ncclResult_t st = ncclSuccess;
+
+			if ((r = w->nc->CommGetAsyncError(w->timed[i], &st)) == ncclSuccess)
+				r = st;
+			if (r == ncclSuccess && ++i < w->n) {
+				r = ncclInProgress; /* the next twin */
+			} else if (r == ncclInProgress) {
+				if (cd_stop || cd_now_s() >= env->deadline) {
+					why = "ncclCommSplit did not finish before the deadline";
+					break; /* no twin is kept: the agreement below aborts them */
+				}
+				nanosleep(&nap, NULL);
+			}
+		}
+		if (r != ncclSuccess && !why) {
 			const char *last = w->nc->GetLastError ? w->nc->GetLastError(NULL) : NULL;
 
 			snprintf(err, sizeof(err), "ncclCommSplit: %s%s%s", w->nc->GetErrorString(r),
 				 last && *last ? ": " : "", last && *last ? last : "");
 			why = err;
 		}
-		if (world_agree(w, r == ncclSuccess, env->deadline) != 1 && !why)
+		if (world_agree(w, !why, env->deadline) != 1 && !why)
 			why = "another rank's ncclCommSplit failed";
 		if (why) {
 			for (int i = 0; i < w->n; i++)
@@ -412,9 +429,8 @@ static void world_split(struct world *w, struct cd_probe_env *env)
 		}
 	}
 	if (why)
-		snprintf(w->method, sizeof(w->method), "the collectives are timed on the non-blocking communicators "
-			 "(%s): each launch costs NCCL's group thread, so a size whose collective takes less on the "
-			 "GPUs reads host-bound", why);
+		snprintf(w->method, sizeof(w->method), "collectives timed on the non-blocking communicators, whose every "
+			 "launch costs NCCL a thread: host-bound where a collective takes less on the GPUs; %s", why);
 	w->cu->CtxSetCurrent(w->ctx[0]);
 }
 
