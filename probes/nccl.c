@@ -349,13 +349,16 @@ static int world_warm(struct world *w, struct cd_probe_env *env)
 		rc = comms_poll(w, env);
 		for (int i = 0; rc > 0 && i < w->n; i++)
 			rc = cd_gpu_stream_poll(env, w->cu, w->s[i]);
-		if (rc)
+		if (rc < 0)
 			break;
+		/* done late is late too: a launch that blocked past the deadline leaves no time to split */
 		if (cd_stop || cd_now_s() >= env->deadline) {
 			world_abort(w);
 			return cd_probe_fail(env, "the warm-up all_reduce of %d GPUs did not finish before the deadline: "
 					     "aborted", w->total), CD_PROBE_TIMEOUT;
 		}
+		if (rc > 0)
+			break;
 		nanosleep(&nap, NULL);
 	}
 	if (rc < 0 && w->state != -2)
