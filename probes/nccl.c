@@ -354,8 +354,8 @@ static int world_warm(struct world *w, struct cd_probe_env *env)
 		/* done late is late too: a launch that blocked past the deadline leaves no time to split */
 		if (cd_stop || cd_now_s() >= env->deadline) {
 			world_abort(w);
-			return cd_probe_fail(env, "the warm-up all_reduce of %d GPUs did not finish before the deadline: "
-					     "aborted", w->total), CD_PROBE_TIMEOUT;
+			return cd_probe_fail(env, "the warm-up all_reduce of %d GPUs did not finish before the "
+					     "deadline: aborted", w->total), CD_PROBE_TIMEOUT;
 		}
 		if (rc > 0)
 			break;
@@ -432,8 +432,9 @@ static void world_split(struct world *w, struct cd_probe_env *env)
 		}
 	}
 	if (why)
-		snprintf(w->method, sizeof(w->method), "collectives timed on the non-blocking communicators, whose every "
-			 "launch costs NCCL a thread: host-bound where a collective takes less on the GPUs; %s", why);
+		snprintf(w->method, sizeof(w->method), "collectives timed on the non-blocking communicators, "
+			 "whose every launch costs NCCL a thread: host-bound where a collective takes less on the "
+			 "GPUs; %s", why);
 	w->cu->CtxSetCurrent(w->ctx[0]);
 }
 
