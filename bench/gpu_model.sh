@@ -10,8 +10,10 @@
 # device time of copies queued behind a held stream) or nccl-tests (busbw of the
 # collective's device time) would report it, in GB/s; Y is commdiag's busbw (the median
 # over GPUs, pairs or the communicator). Rows marked host-bound are sizes whose device
-# time is below the host's cost of one launch of the probe (non-blocking ncclGroupEnd):
-# no back-to-back method reaches the device's rate there. Then `check wall_s=W`: the
+# time is below the host's cost of one launch of the probe: a group over 8 blocking
+# communicators (the timed twins, as nccl-tests' -g 8) launches 8 kernels, 8 x launch_ns.
+# No back-to-back method, nccl-tests' included, reaches the device's rate there: those
+# rows add what nccl-tests -g 8 reads on the model (bus bytes / the launches' time). Then `check wall_s=W`: the
 # default `commdiag check` on the modelled node, in seconds of this machine's time.
 #   bench/gpu_model.sh [./commdiag]       (CC to pick the compiler; CHECK=0 skips the
 #                                          check run; KEEP=1 keeps the JSON documents)
@@ -88,9 +90,12 @@ for name in model:
     for b in sorted(rows):
         x, y = model[name](b), statistics.median(rows[b])
         note = ""
-        # device time per operation below the host's cost of launching one: no back-to-back method keeps up
-        if name.startswith("nccl.") and b * factor[name] / x < P["nccl_group_ns"]:
-            note = " host-bound"
+        # device time per operation below the host's cost of launching one (a kernel per GPU,
+        # through the blocking communicators): no back-to-back method keeps up
+        if name.startswith("nccl.") and b * factor[name] / x < N * P["launch_ns"]:
+            # what nccl-tests -g 8 reads there: one group's launches per collective
+            t = N * P["launch_ns"]
+            note = f" host-bound nccl-tests={b * factor[name] / t:.1f} (measured/nccl-tests={y * t / (b * factor[name]):.3f})"
         print(f"{name} {b} modelled={x:.1f} measured={y:.1f} ratio={y / x:.3f}{note}")
 PY
 

@@ -11,7 +11,12 @@
  * aborted (ncclCommAbort), so a wedged fabric ends as `timeout` with its phase. The
  * communicators are made once (nccl.init measures that) and shared by the collectives
  * of the run; under MPI every collective starts only when all ranks agree that theirs
- * are ready.
+ * are ready. The collectives are timed as nccl-tests times them, on blocking
+ * communicators (its default config): each ncclGroupEnd of a non-blocking one starts a
+ * thread (NCCL >= 2.23, src/group.cc), a host cost larger than a small collective's
+ * device time. Once a warm-up all_reduce on the non-blocking ones has shown every rank
+ * there, each is split (ncclCommSplit, NCCL >= 2.18) into a blocking twin that the
+ * collectives use; without it they stay on the non-blocking ones, and nccl.init says so.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +46,7 @@ struct world {
 	CUdevice *dev;
 	CUcontext *ctx;
 	ncclComm_t *comm;
+	ncclComm_t *timed;      /* the blocking twins of comm the collectives use; NULL: they use comm */
 	CUstream *s;
 	CUdeviceptr *send, *recv;
 	CUevent ev[2];          /* on the first GPU's stream: after a sample's first launch, after its last */
@@ -48,6 +54,7 @@ struct world {
 	void *host;             /* pinned, for the data check */
 	size_t cap;             /* bytes allocated per buffer */
 	double init_us;
+	char method[256];       /* why the collectives are timed on the non-blocking communicators; "" when not */
 };
 
 static struct world W = { .peer = -1 }; /* the job's world, shared by nccl.init and the collectives */
@@ -67,8 +74,18 @@ static int nccl_fail(const struct world *w, struct cd_probe_env *env, ncclResult
 			     last ? last : "");
 }
 
+/* The communicator GPU i's collectives run on. */
+static ncclComm_t comm_of(const struct world *w, int i)
+{
+	return w->timed ? w->timed[i] : w->comm[i];
+}
+
+/* An abort returns at once whatever the communicator waits for: the twins, then their parents. */
 static void world_abort(struct world *w)
 {
+	for (int i = 0; i < w->n; i++)
+		if (w->timed && w->timed[i])
+			w->nc->CommAbort(w->timed[i]);
 	for (int i = 0; i < w->n; i++)
 		if (w->comm && w->comm[i])
 			w->nc->CommAbort(w->comm[i]);
@@ -81,7 +98,7 @@ static int comms_poll(struct world *w, struct cd_probe_env *env)
 	int running = 0;
 
 	for (int i = 0; i < w->n; i++) {
-		ncclResult_t st = ncclSuccess, r = w->nc->CommGetAsyncError(w->comm[i], &st);
+		ncclResult_t st = ncclSuccess, r = w->nc->CommGetAsyncError(comm_of(w, i), &st);
 
 		if (r == ncclSuccess && st == ncclInProgress)
 			running = 1;
@@ -239,6 +256,11 @@ static void world_free(struct world *w)
 		/* as nccl-tests: every communicator first, so none is left using a buffer being freed */
 		for (int i = 0; i < w->n; i++) {
 			w->cu->CtxSetCurrent(w->ctx[i]);
+			if (w->timed && w->timed[i])
+				w->nc->CommDestroy(w->timed[i]);
+		}
+		for (int i = 0; i < w->n; i++) {
+			w->cu->CtxSetCurrent(w->ctx[i]);
 			if (w->comm[i])
 				w->nc->CommDestroy(w->comm[i]);
 		}
@@ -261,6 +283,7 @@ static void world_free(struct world *w)
 	free(w->dev);
 	free(w->ctx);
 	free(w->comm);
+	free(w->timed);
 	free(w->s);
 	free(w->send);
 	free(w->recv);
@@ -289,6 +312,147 @@ static int world_buffers(struct world *w, struct cd_probe_env *env, size_t bytes
 		return cd_gpu_fail(env, w->cu, r, "cuMemHostAlloc (pinned host memory)");
 	w->cap = bytes;
 	return 0;
+}
+
+/*
+ * One all_reduce of 4 floats on the non-blocking communicators, waited for within the
+ * deadline (aborted past it): it completes only when every rank of the world took part.
+ */
+static int world_warm(struct world *w, struct cd_probe_env *env)
+{
+	const struct timespec nap = { 0, 50000 };
+	ncclResult_t r;
+	int rc;
+
+	if (world_buffers(w, env, 4 * sizeof(float)) < 0)
+		return -1;
+	if ((r = w->nc->GroupStart()) != ncclSuccess)
+		return nccl_fail(w, env, r, "ncclGroupStart (warm-up)");
+	for (int i = 0; i < w->n && (r == ncclSuccess || r == ncclInProgress); i++) {
+		w->cu->CtxSetCurrent(w->ctx[i]);
+		r = w->nc->AllReduce((void *)w->send[i], (void *)w->recv[i], 4, ncclFloat, ncclSum, w->comm[i],
+				     (cudaStream_t)w->s[i]);
+	}
+	if (r != ncclSuccess && r != ncclInProgress) {
+		w->nc->GroupEnd();
+		nccl_fail(w, env, r, "warm-up all_reduce");
+		world_abort(w);
+		return -1;
+	}
+	r = w->nc->GroupEnd();
+	if (r != ncclSuccess && r != ncclInProgress) {
+		nccl_fail(w, env, r, "ncclGroupEnd (warm-up)");
+		world_abort(w);
+		return -1;
+	}
+	for (;;) {
+		rc = comms_poll(w, env);
+		for (int i = 0; rc > 0 && i < w->n; i++)
+			rc = cd_gpu_stream_poll(env, w->cu, w->s[i]);
+		if (rc < 0)
+			break;
+		/* done late is late too: a launch that blocked past the deadline leaves no time to split */
+		if (cd_stop || cd_now_s() >= env->deadline) {
+			world_abort(w);
+			return cd_probe_fail(env, "the warm-up all_reduce of %d GPUs did not finish before the "
+					     "deadline: aborted", w->total), CD_PROBE_TIMEOUT;
+		}
+		if (rc > 0)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	if (rc < 0 && w->state != -2)
+		world_abort(w); /* a stream error may leave a kernel waiting on a peer: only an abort frees it */
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * The blocking twin of every communicator (nccl-tests' default config) for the
+ * collectives, by ncclCommSplit. A blocking split cannot be aborted: it is made only once
+ * the warm-up showed every rank there and every rank says it can split, and is kept only
+ * if every rank's succeeded. Otherwise the collectives stay on the non-blocking
+ * communicators, and w->method says why.
+ */
+static void world_split(struct world *w, struct cd_probe_env *env)
+{
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	ncclResult_t r = ncclSuccess;
+	const char *why = NULL;
+	char err[160] = "";
+	int ok = w->nc->CommSplit != NULL, all = world_agree(w, ok, env->deadline); /* every rank asks */
+
+	if (!ok)
+		why = "this NCCL has no ncclCommSplit (2.18 and later have it)";
+	else if (all != 1)
+		why = "not every rank could split its communicators";
+	if (!why) {
+		cfg.blocking = 1;
+		w->timed = xcalloc((size_t)w->n, sizeof(*w->timed));
+		r = w->nc->GroupStart();
+		for (int i = 0; i < w->n && r == ncclSuccess; i++) {
+			w->cu->CtxSetCurrent(w->ctx[i]);
+			r = w->nc->CommSplit(w->comm[i], 0, w->g0 + i, &w->timed[i], &cfg);
+		}
+		if (r == ncclSuccess)
+			r = w->nc->GroupEnd();
+		else
+			w->nc->GroupEnd();
+		/* NCCL may run the split as the non-blocking parents' group does: then each twin says when ready */
+		for (int i = 0; r == ncclInProgress;) {
+			const struct timespec nap = { 0, 50000 };
+			ncclResult_t st = ncclSuccess;
+
+			if ((r = w->nc->CommGetAsyncError(w->timed[i], &st)) == ncclSuccess)
+				r = st;
+			if (r == ncclSuccess && ++i < w->n) {
+				r = ncclInProgress; /* the next twin */
+			} else if (r == ncclInProgress) {
+				if (cd_stop || cd_now_s() >= env->deadline) {
+					why = "ncclCommSplit did not finish before the deadline";
+					break; /* no twin is kept: the agreement below aborts them */
+				}
+				nanosleep(&nap, NULL);
+			}
+		}
+		if (r != ncclSuccess && !why) {
+			const char *last = w->nc->GetLastError ? w->nc->GetLastError(NULL) : NULL;
+
+			snprintf(err, sizeof(err), "ncclCommSplit: %s%s%s", w->nc->GetErrorString(r),
+				 last && *last ? ": " : "", last && *last ? last : "");
+			why = err;
+		}
+		if (world_agree(w, !why, env->deadline) != 1 && !why)
+			why = "another rank's ncclCommSplit failed";
+		if (why) {
+			for (int i = 0; i < w->n; i++)
+				if (w->timed[i])
+					w->nc->CommAbort(w->timed[i]);
+			free(w->timed);
+			w->timed = NULL;
+		}
+	}
+	if (why)
+		snprintf(w->method, sizeof(w->method), "collectives timed on the non-blocking communicators, "
+			 "whose every launch costs NCCL a thread: host-bound where a collective takes less on the "
+			 "GPUs; %s", why);
+	w->cu->CtxSetCurrent(w->ctx[0]);
+}
+
+/* Warm-up, then the timed communicators; 0, or -1 / CD_PROBE_TIMEOUT (aborted) with env->why. */
+static int world_ready(struct world *w, struct cd_probe_env *env)
+{
+	int rc = world_warm(w, env), agreed = world_agree(w, rc == 0, env->deadline);
+
+	if (agreed != 1 && rc == 0) {
+		world_abort(w);
+		rc = cd_probe_fail(env, agreed < 0 ? "another rank did not say before the deadline whether its "
+				   "warm-up finished: aborted" : "another rank's warm-up failed: aborted");
+		if (agreed < 0)
+			rc = CD_PROBE_TIMEOUT;
+	}
+	if (rc == 0)
+		world_split(w, env);
+	return rc;
 }
 
 /* Elements (float) of one rank's send buffer and of its receive buffer for a sweep size. */
@@ -376,7 +540,7 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 	int rc;
 
 	counts(cs->c, bytes, w->total, &ns, &nr);
-	/* a non-blocking communicator takes nothing new while its last launch is in progress */
+	/* a non-blocking communicator takes nothing new while its last launch is in progress (a blocking one: never) */
 	if (w->launched && (rc = wait_comms(w, env)) < 0)
 		return rc;
 	if ((r = w->nc->GroupStart()) != ncclSuccess)
@@ -384,7 +548,7 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 	for (int i = 0; i < w->n && r == ncclSuccess; i++) {
 		void *sb = (void *)w->send[i], *rb = (void *)w->recv[i];
 		cudaStream_t s = (cudaStream_t)w->s[i];
-		ncclComm_t c = w->comm[i];
+		ncclComm_t c = comm_of(w, i);
 		int g = w->g0 + i, n = w->total;
 
 		if (cs->in_place)
@@ -674,6 +838,8 @@ static void run_init(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 		snprintf(env.why, sizeof(env.why), "another rank's communicators failed (its nccl.init says why): aborted");
 		rc = -1;
 	}
+	if (rc == 0)
+		rc = world_ready(&W, &env);
 	if (rc < 0) {
 		snprintf(W.why, sizeof(W.why), "%s", env.why);
 		if (W.state != -2)
@@ -685,6 +851,8 @@ static void run_init(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 	}
 	W.state = 1;
 	run->status = CD_ST_OK;
+	if (W.method[0])
+		run->reason = xstrdup(W.method); /* ok, but not nccl-tests' method at small sizes */
 	s = cd_probe_add_sample(run);
 	s->bytes = 0;
 	cd_stats_fill(s, &W.init_us, 1);
@@ -822,6 +990,10 @@ static double pair_run(void *arg, int peer, int initiator, int phase)
 				    env.why);
 		goto out;
 	}
+	if ((rc = world_ready(&w, &env)) < 0) {
+		cd_probe_set_status(run, rc == CD_PROBE_TIMEOUT ? CD_ST_TIMEOUT : CD_ST_ERROR, "init", env.why);
+		goto out;
+	}
 	w.state = 1;
 	p.name = a->d->name;
 	p.busbw_factor = cd_busbw_all_reduce;
@@ -868,7 +1040,8 @@ static void finish(void)
 	.warmup = 5, .iters = 20, .run = run_fn, .finish = finish, .all_ranks = 1 }
 
 const struct cd_probe_def cd_probe_nccl_init = NCCL_DEF("nccl.init",
-	"time to create one communicator per local GPU (non-blocking, polled)", CD_SETS_ALL, run_init);
+	"time to create one communicator per local GPU (non-blocking, polled; then a blocking twin for timing)",
+	CD_SETS_ALL, run_init);
 const struct cd_probe_def cd_probe_nccl_all_reduce = NCCL_DEF("nccl.all_reduce",
 	"all_reduce (sum, float) over all local GPUs", CD_SETS_ALL, run_coll);
 const struct cd_probe_def cd_probe_nccl_all_gather = NCCL_DEF("nccl.all_gather",

@@ -64,7 +64,7 @@
 	X(GetVersion, ncclGetVersion) X(GetErrorString, ncclGetErrorString) X(GetLastError, ncclGetLastError) \
 	X(GetUniqueId, ncclGetUniqueId) X(CommInitRankConfig, ncclCommInitRankConfig) \
 	X(CommGetAsyncError, ncclCommGetAsyncError) X(CommAbort, ncclCommAbort) X(CommDestroy, ncclCommDestroy) \
-	X(GroupStart, ncclGroupStart) X(GroupEnd, ncclGroupEnd) X(AllReduce, ncclAllReduce) \
+	X(CommSplit, ncclCommSplit) X(GroupStart, ncclGroupStart) X(GroupEnd, ncclGroupEnd) X(AllReduce, ncclAllReduce) \
 	X(AllGather, ncclAllGather) X(ReduceScatter, ncclReduceScatter) X(Broadcast, ncclBroadcast) \
 	X(Reduce, ncclReduce) X(Send, ncclSend) X(Recv, ncclRecv)
 

@@ -421,6 +421,26 @@ if command -v "$CC" >/dev/null; then
 	# 50 µs of host per non-blocking ncclGroupEnd, 15 µs + 2(n-1)/n bytes / 480 GB/s on the GPUs
 	json_true "model: all_reduce launched back to back: the group's host cost is not in the time" "$TMP/model.json" \
 		'[(p["variant"], p["status"]) for p in d["probes"] if p["name"] == "nccl.all_reduce"] == [("out_of_place", "ok"), ("in_place", "ok")] and all(s["errors"] == 0 and s["time_us"] < 50 + 15 + (16 << 20) * 1.75 / 480e3 - 25 for p in d["probes"] if p["name"] == "nccl.all_reduce" for s in p["results"])'
+	# nccl-tests' method (blocking communicators) at 1 MiB, where a non-blocking ncclGroupEnd's
+	# 50 µs would exceed the collective: one warm-up on the non-blocking communicators, then
+	# every launch (warm-up, timed, data check) through the blocking twins ncclCommSplit made
+	"${MODEL[@]}" FAKE_NCCL_STATS="$TMP/nccl.stats" "$BIN" probe nccl.init nccl.all_reduce -b 1M -e 1M -n 2 -w 1 \
+		--json >"$TMP/model.json" 2>/dev/null
+	json_true "model: 1 MiB all_reduce on the blocking twins, nccl.init says nothing of a fallback" "$TMP/model.json" \
+		'[(p["name"], p["status"], p["reason"]) for p in d["probes"]] == [("nccl.init", "ok", None), ("nccl.all_reduce", "ok", None), ("nccl.all_reduce", "ok", None)] and all(s["errors"] == 0 for p in d["probes"][1:] for s in p["results"])'
+	if grep -qx "splits 8" "$TMP/nccl.stats" && grep -qx "nonblocking_groups 1" "$TMP/nccl.stats" &&
+		grep -qE "^blocking_groups [1-9]" "$TMP/nccl.stats"; then ok
+	else bad "model: 8 splits, one non-blocking group (the warm-up), the rest blocking: $(tr '\n' ' ' <"$TMP/nccl.stats" 2>&1)"; fi
+	# an NCCL before 2.18 (no ncclCommSplit): the non-blocking communicators, and nccl.init says what that costs
+	mkdir -p "$TMP/fake-nosplit" && cp "$TMP/fake/libcuda.so.1" "$TMP/fake-nosplit/" &&
+		"$CC" -std=c11 -D_GNU_SOURCE -DFAKE_NCCL_NO_SPLIT -shared -fPIC -o "$TMP/fake-nosplit/libnccl.so.2" \
+			tests/fake/fake_nccl_world.c -lrt || bad "building the fake NCCL without ncclCommSplit"
+	FAKE_CUDA=two FAKE_NCCL_TIMEOUT_S=5 FAKE_NCCL_STATS="$TMP/nccl.stats" LD_LIBRARY_PATH="$TMP/fake-nosplit" "$BIN" probe \
+		nccl.init nccl.all_reduce -b 1K -e 4K -n 2 -w 1 --json >"$TMP/gpu.json" 2>/dev/null
+	json_true "fake NCCL without ncclCommSplit: collectives run, nccl.init ok naming the host-bound method" "$TMP/gpu.json" \
+		'[p["status"] for p in d["probes"]] == ["ok"] * 3 and "no ncclCommSplit" in d["probes"][0]["reason"] and "host-bound" in d["probes"][0]["reason"] and all(s["errors"] == 0 for p in d["probes"][1:] for s in p["results"])'
+	if grep -qx "splits 0" "$TMP/nccl.stats" && grep -qx "blocking_groups 0" "$TMP/nccl.stats"; then ok
+	else bad "fake NCCL without ncclCommSplit: no blocking group: $(tr '\n' ' ' <"$TMP/nccl.stats" 2>&1)"; fi
 	env LD_LIBRARY_PATH="$TMP/fake-missing" "$BIN" check --json -v >"$TMP/gpu.json" 2>"$TMP/err"
 	json_true "a driver without cuDeviceGetCount: error naming it" "$TMP/gpu.json" \
 		'd["hosts"][0]["status"]["gpu"] == "error" and d["hosts"][0]["reason"]["gpu"] == "libcuda.so.1: symbol '"'cuDeviceGetCount'"' not found"'

@@ -118,6 +118,7 @@ const struct cd_dl_sym cd_dl_nccl_syms[] = {
 	{ "ncclCommGetAsyncError", (void **)&api.CommGetAsyncError, 0 },
 	{ "ncclCommAbort", (void **)&api.CommAbort, 0 },
 	{ "ncclCommDestroy", (void **)&api.CommDestroy, 0 },
+	{ "ncclCommSplit", (void **)&api.CommSplit, 1 },
 	{ "ncclGroupStart", (void **)&api.GroupStart, 0 },
 	{ "ncclGroupEnd", (void **)&api.GroupEnd, 0 },
 	{ "ncclAllReduce", (void **)&api.AllReduce, 0 },

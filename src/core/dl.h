@@ -84,6 +84,7 @@ struct cd_nccl_api {
 	ncclResult_t (*CommGetAsyncError)(ncclComm_t, ncclResult_t *);
 	ncclResult_t (*CommAbort)(ncclComm_t);
 	ncclResult_t (*CommDestroy)(ncclComm_t);
+	ncclResult_t (*CommSplit)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *); /* optional (NCCL >= 2.18) */
 	ncclResult_t (*GroupStart)(void);
 	ncclResult_t (*GroupEnd)(void);
 	ncclResult_t (*AllReduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);

@@ -329,7 +329,7 @@ struct cd_probe_sample {
 struct cd_probe_run {
 	char *name;             /* "copy.h2d", "nccl.all_reduce" */
 	enum cd_status status;
-	char *reason;           /* why skipped, failed or timed out */
+	char *reason;           /* why skipped, failed or timed out; ok nccl.init: why not timed as nccl-tests */
 	char *phase;            /* "init", "connect", "collective", "copy": where a timeout happened */
 	char *variant;          /* "out_of_place", "in_place" for collectives; NULL otherwise */
 	char *host;

@@ -16,10 +16,13 @@
  * FAKE_NCCL_DELAY=RANK:MS: rank RANK sleeps MS ms in each group of operations (a slow rank);
  *          RANK * is every rank of this process (set for one MPI rank: a slow GPU or NIC there)
  * FAKE_NCCL_CORRUPT=RANK: rank RANK's all_reduce output is 1.0 too high in its first element
+ * FAKE_NCCL_STATS=FILE: at exit, this process's count of splits and of groups of operations
+ *          on blocking communicators and on non-blocking ones (a group with one of each: the latter)
  * Faked: ncclFloat sums only, through AllReduce, AllGather, ReduceScatter, Broadcast, Reduce
- * and Send/Recv, in place or not, done before the call (or ncclGroupEnd) returns; streams
- * are ignored and non-blocking configs complete at once; ncclCommAbort on any rank makes
- * the others' waits fail with ncclRemoteError.
+ * and Send/Recv, in place or not, done before the call (or ncclGroupEnd) returns, and
+ * ncclCommSplit of a whole world (color 0, key = the rank; none with -DFAKE_NCCL_NO_SPLIT,
+ * as before NCCL 2.18); streams are ignored and non-blocking configs complete at once;
+ * ncclCommAbort on any rank makes the others' waits fail with ncclRemoteError.
  * Under the timed model of fake_cuda.c (FAKE_CUDA=hgx8, that library LD_PRELOADed),
  * each group costs the host what NCCL's launch does (a thread per ncclGroupEnd for a
  * non-blocking communicator, 50 µs; a kernel launch, 5 µs, per blocking one) and puts a
@@ -28,8 +31,8 @@
  * every rank of the world is in this process; and when each rank's input is one value
  * (three samples agree, as the probes' data checks fill them) the outputs are written
  * from those values (const_group), so checking 8 GPUs at 256 MiB stays affordable.
- * Not faked: other types and reductions, split/shrink, registration, real asynchrony. Every
- * rank of a world must take part in every group (a barrier joins them), point-to-point
+ * Not faked: other types and reductions, other splits, shrink, registration, real
+ * asynchrony. Every rank of a world must take part in every group (a barrier joins them), point-to-point
  * ones included, and a world's memory is a full copy of every rank's inputs.
  * Self-contained on purpose: no nccl.h or cuda.h, so it builds wherever a C compiler does.
  */
@@ -130,6 +133,7 @@ struct ncclComm {
 		size_t size;
 	} peer[MAX_RANKS];
 	uint32_t gen, seen;     /* barrier generation waited for; most ranks seen there */
+	unsigned splits;        /* ncclCommSplit calls so far: names the next one's world */
 	int waiting;
 	int joined;             /* attached: a failure after that is the world's, not the arguments' */
 	struct ncclComm *next;  /* joined and not left */
@@ -158,6 +162,25 @@ static _Thread_local struct {
 static char last_err[512];
 static struct ncclComm *live;
 static unsigned id_counter;
+
+/* What FAKE_NCCL_STATS reports at exit: how the probes drove NCCL, for tests of the method. */
+static struct {
+	unsigned long splits;           /* communicators made by ncclCommSplit */
+	unsigned long blocking_groups;  /* groups of operations (or lone ones) on blocking communicators only */
+	unsigned long nonblocking_groups;
+} stats;
+
+__attribute__((destructor)) static void stats_write(void)
+{
+	const char *path = getenv("FAKE_NCCL_STATS");
+	FILE *f = path && *path ? fopen(path, "w") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "splits %lu\nblocking_groups %lu\nnonblocking_groups %lu\n", stats.splits, stats.blocking_groups,
+		stats.nonblocking_groups);
+	fclose(f);
+}
 
 __attribute__((format(printf, 2, 3))) static ncclResult_t fail(ncclResult_t r, const char *fmt, ...)
 {
@@ -554,24 +577,14 @@ static ncclResult_t init_run(struct ncclComm **cs, int n)
 	return res;
 }
 
-ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *cfg)
+/* A communicator of the world name (a /dev/shm name), joined now or at the group's end. */
+static ncclResult_t comm_make(ncclComm_t *comm, const char *name, int nranks, int rank, ncclConfig_t *cfg)
 {
-	struct ncclComm *c;
+	struct ncclComm *c = calloc(1, sizeof(*c));
 
-	if (!comm)
-		return group_fail(fail(ncclInvalidArgument, "ncclCommInitRankConfig: comm is NULL"));
-	*comm = NULL;
-	if (nranks < 1 || nranks > MAX_RANKS)
-		return group_fail(fail(ncclInvalidArgument, "nranks %d: this fake NCCL takes 1 to %d", nranks,
-				       MAX_RANKS));
-	if (rank < 0 || rank >= nranks)
-		return group_fail(fail(ncclInvalidArgument, "rank %d out of range for %d ranks", rank, nranks));
-	if (!id_ok(&id))
-		return group_fail(fail(ncclInvalidArgument, "not a unique id of this fake NCCL"));
-	c = calloc(1, sizeof(*c));
 	if (!c)
 		return group_fail(fail(ncclSystemError, "out of memory"));
-	snprintf(c->name, sizeof(c->name), "/%s", id.internal);
+	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->nranks = nranks;
 	c->rank = rank;
 	c->fd = -1;
@@ -604,6 +617,51 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
 	G.inits[G.ninits++] = c;
 	return ncclSuccess;
 }
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *cfg)
+{
+	char name[sizeof(((struct ncclComm *)0)->name)];
+
+	if (!comm)
+		return group_fail(fail(ncclInvalidArgument, "ncclCommInitRankConfig: comm is NULL"));
+	*comm = NULL;
+	if (nranks < 1 || nranks > MAX_RANKS)
+		return group_fail(fail(ncclInvalidArgument, "nranks %d: this fake NCCL takes 1 to %d", nranks,
+				       MAX_RANKS));
+	if (rank < 0 || rank >= nranks)
+		return group_fail(fail(ncclInvalidArgument, "rank %d out of range for %d ranks", rank, nranks));
+	if (!id_ok(&id))
+		return group_fail(fail(ncclInvalidArgument, "not a unique id of this fake NCCL"));
+	snprintf(name, sizeof(name), "/%s", id.internal);
+	return comm_make(comm, name, nranks, rank, cfg);
+}
+
+/*
+ * The whole world again, same ranks in the same order (color 0, key = the rank: all this
+ * fake splits), with its own config. Every rank splits its communicators in the same order,
+ * so the n-th split of a world is named the same everywhere: "<world>-s<n>". As NCCL's, a
+ * split is collective: joined at once (a barrier) or, inside a group, at ncclGroupEnd.
+ */
+#ifndef FAKE_NCCL_NO_SPLIT /* defined: an NCCL older than 2.18, without it */
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *cfg)
+{
+	char name[sizeof(((struct ncclComm *)0)->name)];
+
+	if (!comm || !newcomm)
+		return group_fail(fail(ncclInvalidArgument, "ncclCommSplit: NULL argument"));
+	*newcomm = NULL;
+	if (comm->state != CS_READY || comm->err)
+		return group_fail(comm->err ? comm->err : fail(ncclInvalidUsage, "ncclCommSplit: rank %d: "
+								    "communicator not initialized", comm->rank));
+	if (color != 0 || key != comm->rank)
+		return group_fail(fail(ncclInvalidArgument, "ncclCommSplit: color %d key %d: this fake NCCL splits "
+				       "with color 0 and key = the rank only", color, key));
+	if ((size_t)snprintf(name, sizeof(name), "%s-s%u", comm->name, comm->splits++) >= sizeof(name))
+		return group_fail(fail(ncclInvalidArgument, "ncclCommSplit: world name too long"));
+	stats.splits++;
+	return comm_make(newcomm, name, comm->nranks, comm->rank, cfg);
+}
+#endif
 
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *err)
 {
@@ -1039,6 +1097,11 @@ static ncclResult_t ops_run(const struct op *ops, int nops)
 			seen = cs[j] == ops[i].comm;
 		if (!seen)
 			cs[n++] = ops[i].comm;
+	}
+	for (int i = 0, blocking = 1; i < n; i++) {
+		blocking &= cs[i]->blocking;
+		if (i == n - 1)
+			blocking ? stats.blocking_groups++ : stats.nonblocking_groups++;
 	}
 	for (int i = 0; i < n; i++) {
 		if (cs[i]->state != CS_READY || cs[i]->err) {
