@@ -26,9 +26,10 @@
  * a stream whose work is done in the model moves the host clock to that end (a poller
  * that notices completion at once), so a harness's wall clock reads the model; events
  * stamp the stream time. cuStreamWaitValue32 holds a stream until the host writes the
- * word; what was queued behind it runs from then. Copies above 1 MiB that repeat the
- * last copy into the same destination (same source, size, and sampled bytes equal)
- * move no bytes again: the data the check reads is the same.
+ * word; what was queued behind it runs from then. Copies above 1 MiB whose source
+ * holds what the destination holds already (both copies of the same buffer, of the same
+ * size, and sampled bytes equal) move no bytes again: the data the check reads is the
+ * same. FAKE_CUDA=corrupt is not the model: every copy moves every byte there.
  * Device memory is host memory and copies are memcpy, so the copy and P2P probes
  * run their whole path (setup, polled operations, data check) against it.
  * Built with -DMISSING_SYMBOL it lacks cuDeviceGetCount (a driver too old or broken).
@@ -39,6 +40,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <stdlib.h>
@@ -436,32 +438,40 @@ static struct {
 	size_t n;
 } spare[32];
 
+/*
+ * A large block of the model (n >= 1 MiB): a spare one of its size, else fresh pages asked
+ * for as transparent huge pages, 512 times fewer page faults than 4 KiB ones: touching
+ * gigabytes of fresh device and pinned memory page by page costs this machine seconds.
+ */
 static void *mem_get(size_t n)
 {
-	if (model() && n >= (1u << 20))
-		for (size_t i = 0; i < 32; i++)
-			if (spare[i].p && spare[i].n == n) {
-				void *p = spare[i].p;
+	void *p;
 
-				spare[i].p = NULL;
-				return p;
-			}
-	return malloc(n ? n : 1);
+	for (size_t i = 0; i < 32; i++)
+		if (spare[i].p && spare[i].n == n) {
+			p = spare[i].p;
+			spare[i].p = NULL;
+			return p;
+		}
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, n, MADV_HUGEPAGE); /* a hint: without it the pages are small, and that is all */
+	return p;
 }
 
 static void mem_put(void *p, size_t n)
 {
-	if (p && model() && n >= (1u << 20))
-		for (size_t i = 0; i < 32; i++)
-			if (!spare[i].p) {
-				spare[i].p = p;
-				spare[i].n = n;
-				return;
-			}
-	free(p);
+	for (size_t i = 0; i < 32; i++)
+		if (!spare[i].p) {
+			spare[i].p = p;
+			spare[i].n = n;
+			return;
+		}
+	munmap(p, n);
 }
 
-/* Sizes of live large blocks, for mem_put (the API frees by pointer). */
+/* Sizes of live large blocks of the model, for mem_put (the API frees by pointer). */
 static struct {
 	void *p;
 	size_t n;
@@ -469,23 +479,26 @@ static struct {
 
 static void *mem_alloc(size_t n)
 {
-	void *p = mem_get(n);
-
-	if (p && model() && n >= (1u << 20))
+	if (model() && n >= (1u << 20))
 		for (size_t i = 0; i < 256; i++)
 			if (!live_big[i].p) {
+				void *p = mem_get(n);
+
 				live_big[i].p = p;
 				live_big[i].n = n;
-				break;
+				return p;
 			}
-	return p;
+	return malloc(n ? n : 1);
 }
+
+static void memo_forget(const void *p, size_t n);
 
 static void mem_free(void *p)
 {
 	for (size_t i = 0; p && i < 256; i++)
 		if (live_big[i].p == p) {
 			live_big[i].p = NULL;
+			memo_forget(p, live_big[i].n); /* what it holds is no copy of anything any more */
 			mem_put(p, live_big[i].n);
 			return;
 		}
@@ -538,27 +551,62 @@ static void slow_link(void)
 		nanosleep(&ts, NULL);
 }
 
-/* The last large copy into a few destinations, to skip repeating it (model only). */
+/*
+ * The model's record of what large buffers hold (model only): dst's n bytes are a copy of
+ * origin's, the buffer the data was first copied from (a pattern in pinned memory), so a
+ * copy whose source holds the same data as its destination (the same origin, and the
+ * sampled bytes equal) moves no bytes: a GPU's pattern copied to another GPU's buffer that
+ * already holds it. A smaller copy or a memset into a recorded buffer forgets it.
+ */
+#define MEMO_N 64
 static struct memo {
 	void *dst;
-	const void *src;
+	const void *origin;
 	size_t n;
-} memo[16];
+} memo[MEMO_N];
+static size_t memo_next;
 
 static int same_sample(const unsigned char *a, const unsigned char *b, size_t n)
 {
 	return !memcmp(a, b, 64) && !memcmp(a + n / 2, b + n / 2, 64) && !memcmp(a + n - 64, b + n - 64, 64);
 }
 
+static struct memo *memo_of(const void *p, size_t n)
+{
+	for (size_t i = 0; i < MEMO_N; i++)
+		if (memo[i].dst == p && memo[i].n == n)
+			return &memo[i];
+	return NULL;
+}
+
+/* Forget the records of buffers that bytes [p, p + n) overlap. */
+static void memo_forget(const void *p, size_t n)
+{
+	const char *lo = p, *hi = lo + n;
+
+	for (size_t i = 0; i < MEMO_N; i++)
+		if (memo[i].dst && (const char *)memo[i].dst < hi && lo < (const char *)memo[i].dst + memo[i].n)
+			memo[i].dst = NULL;
+}
+
 static void move(void *dst, const void *src, size_t n)
 {
-	size_t k = ((uintptr_t)dst >> 12) % 16;
+	struct memo *from, *to;
+	const void *origin;
 
-	if (model() && n > (1u << 20)) {
-		if (memo[k].dst == dst && memo[k].src == src && memo[k].n == n && same_sample(dst, src, n))
-			return;
-		memo[k] = (struct memo){ dst, src, n };
+	if (!model())
+		return (void)memmove(dst, src, n);
+	if (n <= (1u << 20)) {
+		memo_forget(dst, n);
+		return (void)memmove(dst, src, n);
 	}
+	from = memo_of(src, n);
+	origin = from ? from->origin : src;
+	if ((to = memo_of(dst, n)) && to->origin == origin && same_sample(dst, src, n))
+		return;
+	memo_forget(dst, n);
+	memo[memo_next] = (struct memo){ dst, origin, n };
+	memo_next = (memo_next + 1) % MEMO_N;
 	memmove(dst, src, n);
 }
 
@@ -605,6 +653,7 @@ CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream s)
 
 	for (size_t i = 0; i < n; i++)
 		w[i] = v;
+	memo_forget(w, 4 * n);
 	memsets++;
 	stream_run(s, copy_ns(4 * n, fake_model_param("hbm_gbs"), 1));
 	return CUDA_SUCCESS;
