@@ -29,7 +29,10 @@
  * word; what was queued behind it runs from then. Copies above 1 MiB whose source
  * holds what the destination holds already (both copies of the same buffer, of the same
  * size, and sampled bytes equal) move no bytes again: the data the check reads is the
- * same. FAKE_CUDA=corrupt is not the model: every copy moves every byte there.
+ * same. A whole device block that receives a copy shares a copy-on-write snapshot of the
+ * source's bytes, and large blocks are asked for as huge pages: the modelled node's
+ * gigabytes of buffers cost this machine little memory and few page faults.
+ * FAKE_CUDA=corrupt is not the model: every copy moves every byte there.
  * Device memory is host memory and copies are memcpy, so the copy and P2P probes
  * run their whole path (setup, polled operations, data check) against it.
  * Built with -DMISSING_SYMBOL it lacks cuDeviceGetCount (a driver too old or broken).
