@@ -163,21 +163,15 @@ static void copy_abort(struct cd_probe_env *env)
 	st->aborted = 1;
 }
 
-/* Bring device buffer b back to the host (outside the timed loop) and count wrong words. */
+/* Bring device buffer b (or the check's windows of it) back to the host, outside the timed loop, and count wrong words. */
 static int64_t check_device_b(struct cd_probe_env *env, struct copy_state *st, size_t bytes)
 {
-	CUresult r;
-	int rc;
+	int timed_out;
+	int64_t w = cd_gpu_check_device(env, st->cu, st->g->s[0], st->pin->dst, st->g->b, bytes, SEED, &timed_out);
 
-	memset(st->pin->dst, 0, bytes);
-	if ((r = st->cu->MemcpyDtoHAsync(st->pin->dst, st->g->b, bytes, st->g->s[0])) != CUDA_SUCCESS)
-		return cd_gpu_fail(env, st->cu, r, "cuMemcpyDtoHAsync (data check)");
-	rc = cd_gpu_stream_wait(env, st->cu, st->g->s[0]);
-	if (rc < 0) {
-		st->aborted = rc == CD_PROBE_TIMEOUT;
-		return -1;
-	}
-	return cd_gpu_count_wrong(st->pin->dst, bytes, SEED);
+	if (w < 0)
+		st->aborted = timed_out;
+	return w;
 }
 
 static int64_t copy_check(struct cd_probe_env *env, size_t bytes)
@@ -187,6 +181,7 @@ static int64_t copy_check(struct cd_probe_env *env, size_t bytes)
 
 	int64_t w;
 
+	/* what came to the host is there already: every element of it is compared */
 	if (st->kind == COPY_D2H || st->kind == COPY_BIDIR)
 		wrong = cd_gpu_count_wrong(st->pin->dst, bytes, SEED);
 	if (st->kind == COPY_D2H)

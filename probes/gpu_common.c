@@ -74,19 +74,65 @@ void cd_gpu_fill(void *buf, size_t bytes, uint32_t seed)
 	}
 }
 
-int64_t cd_gpu_count_wrong(const void *buf, size_t bytes, uint32_t seed)
+int64_t cd_gpu_count_wrong_range(const void *buf, size_t from, size_t to, uint32_t seed)
 {
 	const uint32_t *w = buf;
-	size_t n = bytes / 4;
+	size_t n = to / 4;
 	int64_t wrong = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = from / 4; i < n; i++)
 		wrong += w[i] != cd_gpu_pattern(seed, i);
-	if (bytes % 4) {
+	if (to % 4 && to - to % 4 >= from) {
 		uint32_t last = cd_gpu_pattern(seed, n);
 
-		wrong += memcmp((const char *)buf + n * 4, &last, bytes % 4) != 0;
+		wrong += memcmp((const char *)buf + n * 4, &last, to % 4) != 0;
 	}
+	return wrong;
+}
+
+int64_t cd_gpu_count_wrong(const void *buf, size_t bytes, uint32_t seed)
+{
+	return cd_gpu_count_wrong_range(buf, 0, bytes, seed);
+}
+
+size_t cd_gpu_check_window(size_t bytes, size_t k, size_t *len)
+{
+	size_t n = bytes <= CD_GPU_CHECK_WHOLE ? 1 : CD_GPU_CHECK_WINDOWS + 2, stride, start;
+
+	if (k >= n)
+		return *len = 0, 0;
+	if (n == 1)
+		return *len = bytes, 0;
+	/* first and last window, and the others a fixed stride apart between them; starts stay word-aligned */
+	stride = (bytes - CD_GPU_CHECK_WIN) / (CD_GPU_CHECK_WINDOWS + 1);
+	start = k == n - 1 ? bytes - CD_GPU_CHECK_WIN : k * stride;
+	start &= ~(size_t)3;
+	*len = k == n - 1 ? bytes - start : CD_GPU_CHECK_WIN;
+	return start;
+}
+
+int64_t cd_gpu_check_device(struct cd_probe_env *env, const struct cd_cuda_api *cu, CUstream s, void *host,
+			    CUdeviceptr dev, size_t bytes, uint32_t seed, int *timed_out)
+{
+	size_t len, off;
+	int64_t wrong = 0;
+	CUresult r;
+	int rc;
+
+	*timed_out = 0;
+	/* zeroed first: a copy that never lands cannot pass on what the buffer held before */
+	for (size_t k = 0; (off = cd_gpu_check_window(bytes, k, &len)), len; k++) {
+		memset((char *)host + off, 0, len);
+		if ((r = cu->MemcpyDtoHAsync((char *)host + off, dev + off, len, s)) != CUDA_SUCCESS)
+			return cd_gpu_fail(env, cu, r, "cuMemcpyDtoHAsync (data check)");
+	}
+	rc = cd_gpu_stream_wait(env, cu, s);
+	if (rc < 0) {
+		*timed_out = rc == CD_PROBE_TIMEOUT;
+		return -1;
+	}
+	for (size_t k = 0; (off = cd_gpu_check_window(bytes, k, &len)), len; k++)
+		wrong += cd_gpu_count_wrong_range(host, off, off + len, seed);
 	return wrong;
 }
 

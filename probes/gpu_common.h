@@ -81,5 +81,30 @@ static inline uint32_t cd_gpu_pattern(uint32_t seed, size_t i)
 void cd_gpu_fill(void *buf, size_t bytes, uint32_t seed);
 /* Wrong 32-bit words of buf against the pattern (a ragged tail byte-compared as words). */
 int64_t cd_gpu_count_wrong(const void *buf, size_t bytes, uint32_t seed);
+/* The same over bytes [from, to) of a buffer that starts at buf (from word-aligned). */
+int64_t cd_gpu_count_wrong_range(const void *buf, size_t from, size_t to, uint32_t seed);
+
+/*
+ * The data check of what a copy left in device memory. The GPU cannot check it (no
+ * kernels: commdiag uses only the driver API, where nccl-tests compares on the GPU), so
+ * it comes back to the host with cuMemcpyDtoH and the CPU compares it: a whole 256 MiB
+ * buffer per GPU and per GPU pair is gigabytes of copies and compares that take longer
+ * than the measurement. Up to CD_GPU_CHECK_WHOLE bytes the whole buffer is checked;
+ * above, windows of CD_GPU_CHECK_WIN bytes, every element of each: the first, the last,
+ * and CD_GPU_CHECK_WINDOWS more a fixed stride apart (4.1 MiB of 256 MiB), so a wrong
+ * byte in any window, a copy cut short (the last window) or one that never ran is caught.
+ */
+#define CD_GPU_CHECK_WHOLE (16u << 20)
+#define CD_GPU_CHECK_WIN (64u << 10)
+#define CD_GPU_CHECK_WINDOWS 64
+/* Window k of the check of bytes: its offset, its length in *len (0: no window k). */
+size_t cd_gpu_check_window(size_t bytes, size_t k, size_t *len);
+/*
+ * Copy the check's windows of device buffer dev back into host (same offsets) on stream s
+ * and count the wrong words against pattern seed; -1 with env->why (*timed_out set when the
+ * copies did not finish before the deadline: the GPU may still write host).
+ */
+int64_t cd_gpu_check_device(struct cd_probe_env *env, const struct cd_cuda_api *cu, CUstream s, void *host,
+			    CUdeviceptr dev, size_t bytes, uint32_t seed, int *timed_out);
 
 #endif

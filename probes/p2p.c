@@ -124,18 +124,13 @@ static void p2p_abort(struct cd_probe_env *env)
 static int64_t p2p_check(struct cd_probe_env *env, size_t bytes)
 {
 	struct p2p_state *st = env->priv;
-	CUresult r;
-	int rc;
+	int timed_out;
+	int64_t w = cd_gpu_check_device(env, st->cu, st->g[0]->s[0], st->pin->dst, st->g[1]->b, bytes, CD_GPU_SEED,
+					&timed_out);
 
-	memset(st->pin->dst, 0, bytes);
-	if ((r = st->cu->MemcpyDtoHAsync(st->pin->dst, st->g[1]->b, bytes, st->g[0]->s[0])) != CUDA_SUCCESS)
-		return cd_gpu_fail(env, st->cu, r, "cuMemcpyDtoHAsync (data check)");
-	rc = cd_gpu_stream_wait(env, st->cu, st->g[0]->s[0]);
-	if (rc < 0) {
-		st->aborted = rc == CD_PROBE_TIMEOUT;
-		return -1;
-	}
-	return cd_gpu_count_wrong(st->pin->dst, bytes, CD_GPU_SEED);
+	if (w < 0)
+		st->aborted = timed_out;
+	return w;
 }
 
 static void p2p_teardown(struct cd_probe_env *env)

@@ -9,6 +9,7 @@
 
 #include "dl.h"
 #include "fault.h"
+#include "gpu_common.h"
 #include "measure.h"
 #include "probe.h"
 #include "suites.h"
@@ -1040,6 +1041,54 @@ START_TEST(test_table_run_without_driver)
 }
 END_TEST
 
+/* The GPU data check's windows: whole when small; above, first and last and a stride between, word-aligned, in order. */
+START_TEST(test_gpu_check_windows)
+{
+	size_t len, off, prev_end = 0, k, bytes = (40u << 20) + 3;
+
+	off = cd_gpu_check_window(CD_GPU_CHECK_WHOLE, 0, &len);
+	ck_assert_uint_eq(off, 0);
+	ck_assert_uint_eq(len, CD_GPU_CHECK_WHOLE);
+	cd_gpu_check_window(CD_GPU_CHECK_WHOLE, 1, &len);
+	ck_assert_uint_eq(len, 0);
+	for (k = 0; (off = cd_gpu_check_window(bytes, k, &len)), len; k++) {
+		ck_assert_uint_eq(off % 4, 0);
+		ck_assert(k == 0 || off >= prev_end); /* no element counted twice */
+		ck_assert(off + len <= bytes);
+		ck_assert_uint_ge(len, CD_GPU_CHECK_WIN);
+		prev_end = off + len;
+		if (k == 0)
+			ck_assert_uint_eq(off, 0);
+	}
+	ck_assert_uint_eq(k, CD_GPU_CHECK_WINDOWS + 2);
+	ck_assert_uint_eq(prev_end, bytes); /* the last window ends with the buffer: a short copy is caught */
+}
+END_TEST
+
+/* A wrong byte anywhere in a window, the ragged tail included, is one wrong element; between windows none. */
+START_TEST(test_gpu_count_wrong_range)
+{
+	size_t bytes = (20u << 20) + 2, len, off, last;
+	unsigned char *buf = malloc(bytes);
+	int64_t wrong = 0;
+
+	ck_assert_ptr_nonnull(buf);
+	cd_gpu_fill(buf, bytes, CD_GPU_SEED);
+	ck_assert_int_eq(cd_gpu_count_wrong(buf, bytes, CD_GPU_SEED), 0);
+	off = cd_gpu_check_window(bytes, 5, &len);
+	buf[off + len - 1] ^= 1;                       /* the last byte of window 5 */
+	buf[off + len + 4096] ^= 1;                    /* between windows 5 and 6 */
+	last = cd_gpu_check_window(bytes, CD_GPU_CHECK_WINDOWS + 1, &len);
+	buf[bytes - 1] ^= 0x40;                        /* the ragged tail, as FAKE_CUDA=corrupt flips it */
+	for (size_t k = 0; (off = cd_gpu_check_window(bytes, k, &len)), len; k++)
+		wrong += cd_gpu_count_wrong_range(buf, off, off + len, CD_GPU_SEED);
+	ck_assert_int_eq(wrong, 2);
+	ck_assert_int_eq(cd_gpu_count_wrong(buf, bytes, CD_GPU_SEED), 3);
+	ck_assert_int_eq(cd_gpu_count_wrong_range(buf, last, bytes - 2, CD_GPU_SEED), 0);
+	free(buf);
+}
+END_TEST
+
 Suite *probe_suite(void)
 {
 	Suite *s = suite_create("probe");
@@ -1057,6 +1106,8 @@ Suite *probe_suite(void)
 	tcase_add_test(tc, test_stats_quantile);
 	tcase_add_test(tc, test_stats_fill);
 	tcase_add_test(tc, test_backoff_policy);
+	tcase_add_test(tc, test_gpu_check_windows);
+	tcase_add_test(tc, test_gpu_count_wrong_range);
 	suite_add_tcase(s, tc);
 
 	tcase_set_timeout(th, 30);

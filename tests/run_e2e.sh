@@ -373,6 +373,12 @@ if command -v "$CC" >/dev/null; then
 	FAKE_CUDA=corrupt "${FAKE[@]}" "$BIN" probe copy.d2h p2p.bw -b 64K -e 64K --json >"$TMP/gpu.json" 2>/dev/null
 	json_true "fake driver flipping a byte: every data check says so" "$TMP/gpu.json" \
 		'all(p["status"] == "error" and p["phase"] == "check" and p["results"][0]["errors"] == 1 for p in d["probes"])'
+	# above 16 MiB what a copy left in GPU memory comes back in 66 windows (man commdiag, the data
+	# check), each its own cuMemcpyDtoHAsync: the fake flips the last byte of each; what lands in
+	# host memory (copy.d2h) is still compared whole
+	FAKE_CUDA=corrupt "${FAKE[@]}" "$BIN" probe copy.h2d copy.d2h p2p.bw -b 32M -e 32M -n 1 -w 0 --json >"$TMP/gpu.json" 2>/dev/null
+	json_true "fake driver flipping a byte, 32 MiB: every window of the check finds it" "$TMP/gpu.json" \
+		'len(d["probes"]) == 6 and all(p["status"] == "error" and p["phase"] == "check" and p["results"][0]["errors"] == (1 if p["name"] == "copy.d2h" else 66) for p in d["probes"])'
 	t0=$(now)
 	FAKE_CUDA=stuck "${FAKE[@]}" "$BIN" probe copy.h2d copy.d2d --probe-timeout 1 --json >"$TMP/gpu.json" 2>/dev/null
 	within "streams that never finish: each probe ends at its deadline" "$t0" 10

@@ -26,9 +26,13 @@
  * a stream whose work is done in the model moves the host clock to that end (a poller
  * that notices completion at once), so a harness's wall clock reads the model; events
  * stamp the stream time. cuStreamWaitValue32 holds a stream until the host writes the
- * word; what was queued behind it runs from then. Copies above 1 MiB that repeat the
- * last copy into the same destination (same source, size, and sampled bytes equal)
- * move no bytes again: the data the check reads is the same.
+ * word; what was queued behind it runs from then. Copies above 1 MiB whose source
+ * holds what the destination holds already (both copies of the same buffer, of the same
+ * size, and sampled bytes equal) move no bytes again: the data the check reads is the
+ * same. A whole device block that receives a copy shares a copy-on-write snapshot of the
+ * source's bytes, and large blocks are asked for as huge pages: the modelled node's
+ * gigabytes of buffers cost this machine little memory and few page faults.
+ * FAKE_CUDA=corrupt is not the model: every copy moves every byte there.
  * Device memory is host memory and copies are memcpy, so the copy and P2P probes
  * run their whole path (setup, polled operations, data check) against it.
  * Built with -DMISSING_SYMBOL it lacks cuDeviceGetCount (a driver too old or broken).
@@ -39,6 +43,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <stdlib.h>
@@ -436,32 +441,40 @@ static struct {
 	size_t n;
 } spare[32];
 
+/*
+ * A large block of the model (n >= 1 MiB): a spare one of its size, else fresh pages asked
+ * for as transparent huge pages, 512 times fewer page faults than 4 KiB ones: touching
+ * gigabytes of fresh device and pinned memory page by page costs this machine seconds.
+ */
 static void *mem_get(size_t n)
 {
-	if (model() && n >= (1u << 20))
-		for (size_t i = 0; i < 32; i++)
-			if (spare[i].p && spare[i].n == n) {
-				void *p = spare[i].p;
+	void *p;
 
-				spare[i].p = NULL;
-				return p;
-			}
-	return malloc(n ? n : 1);
+	for (size_t i = 0; i < 32; i++)
+		if (spare[i].p && spare[i].n == n) {
+			p = spare[i].p;
+			spare[i].p = NULL;
+			return p;
+		}
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, n, MADV_HUGEPAGE); /* a hint: without it the pages are small, and that is all */
+	return p;
 }
 
 static void mem_put(void *p, size_t n)
 {
-	if (p && model() && n >= (1u << 20))
-		for (size_t i = 0; i < 32; i++)
-			if (!spare[i].p) {
-				spare[i].p = p;
-				spare[i].n = n;
-				return;
-			}
-	free(p);
+	for (size_t i = 0; i < 32; i++)
+		if (!spare[i].p) {
+			spare[i].p = p;
+			spare[i].n = n;
+			return;
+		}
+	munmap(p, n);
 }
 
-/* Sizes of live large blocks, for mem_put (the API frees by pointer). */
+/* Sizes of live large blocks of the model, for mem_put (the API frees by pointer). */
 static struct {
 	void *p;
 	size_t n;
@@ -469,23 +482,26 @@ static struct {
 
 static void *mem_alloc(size_t n)
 {
-	void *p = mem_get(n);
-
-	if (p && model() && n >= (1u << 20))
+	if (model() && n >= (1u << 20))
 		for (size_t i = 0; i < 256; i++)
 			if (!live_big[i].p) {
+				void *p = mem_get(n);
+
 				live_big[i].p = p;
 				live_big[i].n = n;
-				break;
+				return p;
 			}
-	return p;
+	return malloc(n ? n : 1);
 }
+
+static void memo_forget(const void *p, size_t n);
 
 static void mem_free(void *p)
 {
 	for (size_t i = 0; p && i < 256; i++)
 		if (live_big[i].p == p) {
 			live_big[i].p = NULL;
+			memo_forget(p, live_big[i].n); /* what it holds is no copy of anything any more */
 			mem_put(p, live_big[i].n);
 			return;
 		}
@@ -538,34 +554,121 @@ static void slow_link(void)
 		nanosleep(&ts, NULL);
 }
 
-/* The last large copy into a few destinations, to skip repeating it (model only). */
+/*
+ * The model's record of what large buffers hold (model only): dst's n bytes are a copy of
+ * origin's, the buffer the data was first copied from (a pattern in pinned memory), so a
+ * copy whose source holds the same data as its destination (the same origin, and the
+ * sampled bytes equal) moves no bytes: a GPU's pattern copied to another GPU's buffer that
+ * already holds it. A smaller copy or a memset into a recorded buffer forgets it.
+ */
+#define MEMO_N 64
 static struct memo {
 	void *dst;
-	const void *src;
+	const void *origin;
 	size_t n;
-} memo[16];
+} memo[MEMO_N];
+static size_t memo_next;
 
 static int same_sample(const unsigned char *a, const unsigned char *b, size_t n)
 {
 	return !memcmp(a, b, 64) && !memcmp(a + n / 2, b + n / 2, 64) && !memcmp(a + n - 64, b + n - 64, 64);
 }
 
-static void move(void *dst, const void *src, size_t n)
+static struct memo *memo_of(const void *p, size_t n)
 {
-	size_t k = ((uintptr_t)dst >> 12) % 16;
+	for (size_t i = 0; i < MEMO_N; i++)
+		if (memo[i].dst == p && memo[i].n == n)
+			return &memo[i];
+	return NULL;
+}
 
-	if (model() && n > (1u << 20)) {
-		if (memo[k].dst == dst && memo[k].src == src && memo[k].n == n && same_sample(dst, src, n))
-			return;
-		memo[k] = (struct memo){ dst, src, n };
+/* Forget the records of buffers that bytes [p, p + n) overlap. */
+static void memo_forget(const void *p, size_t n)
+{
+	const char *lo = p, *hi = lo + n;
+
+	for (size_t i = 0; i < MEMO_N; i++)
+		if (memo[i].dst && (const char *)memo[i].dst < hi && lo < (const char *)memo[i].dst + memo[i].n)
+			memo[i].dst = NULL;
+}
+
+/*
+ * A whole large block of device memory that receives a copy is mapped, copy-on-write, onto a
+ * snapshot of the source's bytes (one per distinct content): eight GPUs' buffers that
+ * hold one pattern are then one pattern in this machine's memory, not gigabytes of fresh
+ * pages to zero and fill (seconds on a virtual machine). Whatever writes the block later
+ * (a copy, a collective, a memset) gets its own pages, as it would after a real copy.
+ */
+static struct snap {
+	int fd;
+	const unsigned char *p; /* the snapshot, read-only */
+	size_t n;
+} snaps[8];
+
+static int whole_block(const void *p, size_t n)
+{
+	for (size_t i = 0; i < 256; i++)
+		if (live_big[i].p == p)
+			return live_big[i].n == n;
+	return 0;
+}
+
+static int cow_copy(void *dst, const void *src, size_t n)
+{
+	struct snap *s = NULL;
+	void *m;
+	int fd;
+
+	if (n % 4096 || (uintptr_t)dst % 4096 || !whole_block(dst, n))
+		return 0;
+	for (size_t i = 0; i < 8 && !s; i++)
+		if (snaps[i].p && snaps[i].n == n && same_sample(snaps[i].p, src, n) && !memcmp(snaps[i].p, src, n))
+			s = &snaps[i];
+	for (size_t i = 0; i < 8 && !s; i++) {
+		if (snaps[i].p)
+			continue;
+		if ((fd = (int)syscall(SYS_memfd_create, "fake-cuda-copy", 1u /* MFD_CLOEXEC */)) < 0)
+			return 0;
+		if (ftruncate(fd, (off_t)n) < 0 ||
+		    (m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+			close(fd);
+			return 0;
+		}
+		memcpy(m, src, n);
+		mprotect(m, n, PROT_READ);
+		snaps[i] = (struct snap){ fd, m, n };
+		s = &snaps[i];
 	}
-	memmove(dst, src, n);
+	return s && mmap(dst, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, s->fd, 0) != MAP_FAILED;
+}
+
+/* Copy n bytes (dev: into device memory, which only copies, memsets and collectives write). */
+static void move(void *dst, const void *src, size_t n, int dev)
+{
+	struct memo *from, *to;
+	const void *origin;
+
+	if (!model())
+		return (void)memmove(dst, src, n);
+	if (n <= (1u << 20)) {
+		memo_forget(dst, n);
+		return (void)memmove(dst, src, n);
+	}
+	from = memo_of(src, n);
+	origin = from ? from->origin : src;
+	if ((to = memo_of(dst, n)) && to->origin == origin && same_sample(dst, src, n))
+		return;
+	memo_forget(dst, n);
+	memo[memo_next] = (struct memo){ dst, origin, n };
+	memo_next = (memo_next + 1) % MEMO_N;
+	if (!dev || !cow_copy(dst, src, n))
+		memmove(dst, src, n);
 }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
 	slow_link();
-	move((void *)(uintptr_t)dst, src, n);
+	move((void *)(uintptr_t)dst, src, n, 1);
 	stream_run(s, copy_ns(n, fake_model_param("h2d_gbs"), 1));
 	return CUDA_SUCCESS;
 }
@@ -573,7 +676,7 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstre
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
 	slow_link();
-	move(dst, (const void *)(uintptr_t)src, n);
+	move(dst, (const void *)(uintptr_t)src, n, 0);
 	if (mode("corrupt") && n)
 		((unsigned char *)dst)[n - 1] ^= 0x40;
 	stream_run(s, copy_ns(n, fake_model_param("d2h_gbs"), 1));
@@ -583,7 +686,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
 	slow_link();
-	move((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+	move((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, 1);
 	stream_run(s, copy_ns(n, fake_model_param("hbm_gbs"), 2));
 	return CUDA_SUCCESS;
 }
@@ -594,7 +697,7 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcon
 	int peer = sc && dc && sc->peer[dc->dev];
 
 	slow_link();
-	move((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+	move((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, 1);
 	stream_run(s, copy_ns(n, fake_model_param(peer ? "p2p_gbs" : "staged_gbs"), 1));
 	return CUDA_SUCCESS;
 }
@@ -602,9 +705,18 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcon
 CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream s)
 {
 	unsigned int *w = (unsigned int *)(uintptr_t)p;
+	size_t done = n < 1024 ? n : 1024;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < done; i++)
 		w[i] = v;
+	/* the rest copied from what is set, doubling: memcpy's speed, not a word at a time */
+	while (done < n) {
+		size_t k = done < n - done ? done : n - done;
+
+		memcpy(w + done, w, 4 * k);
+		done += k;
+	}
+	memo_forget(w, 4 * n);
 	memsets++;
 	stream_run(s, copy_ns(4 * n, fake_model_param("hbm_gbs"), 1));
 	return CUDA_SUCCESS;
