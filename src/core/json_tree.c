@@ -17,7 +17,12 @@
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define TREE_ARENA 0
-#else
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TREE_ARENA 0
+#endif
+#endif
+#ifndef TREE_ARENA
 #define TREE_ARENA 1
 #endif
 
@@ -27,9 +32,16 @@ struct chunk {
 	max_align_t data[];
 };
 
-#define CHUNK (32u << 20)
+/*
+ * A chunk is sized to the input (the tree takes about 8 times the text's bytes), between
+ * 64 KiB and 32 MiB: `merge` loads thousands of 30 KB documents, each of which would
+ * otherwise populate a 32 MiB chunk.
+ */
+#define CHUNK_MIN (64u << 10)
+#define CHUNK_MAX (32u << 20)
 
 static struct chunk *arena;
+static size_t chunk_size = CHUNK_MAX;
 
 static void *arena_malloc(size_t n)
 {
@@ -37,7 +49,7 @@ static void *arena_malloc(size_t n)
 
 	n = (n + align - 1) / align * align;
 	if (!arena || arena->cap - arena->used < n) {
-		size_t cap = n > CHUNK ? n : CHUNK, bytes = sizeof(struct chunk) + cap;
+		size_t cap = n > chunk_size ? n : chunk_size, bytes = sizeof(struct chunk) + cap;
 		/*
 		 * Mapped populated, in huge pages where the kernel has them: faulting in a tree
 		 * of a GB page by page cost a third of the load in a VM (issue 18).
@@ -67,6 +79,8 @@ cJSON *cd_json_tree_parse(const char *text, size_t len, const char **end)
 
 	if (TREE_ARENA) {
 		cJSON_Hooks h = { .malloc_fn = arena_malloc, .free_fn = arena_free };
+
+		chunk_size = len < CHUNK_MIN / 8 ? CHUNK_MIN : len < CHUNK_MAX / 8 ? len * 8 : CHUNK_MAX;
 
 		cJSON_InitHooks(&h);
 	}
