@@ -78,6 +78,8 @@ if [ -n "$max_age" ]; then
 	case $max_age in
 	'' | *[!0-9]*) die_usage "option '--max-age': '$max_age': expected a whole number of days" ;;
 	esac
+	# find -mtime -0 would mean "modified in the future", yet matches a file of this very second
+	[ "$max_age" -ge 1 ] || die_usage "option '--max-age': '$max_age': expected at least 1 day"
 	[ "$merge" = 1 ] || die_usage "option '--max-age' is for --merge"
 fi
 

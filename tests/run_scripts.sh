@@ -405,8 +405,12 @@ json_true "collect merge" "$TMP/collect/shared/fleet.json" \
 	"d['run']['mode'] == 'merge' and len(d['hosts']) == 3 and [h['verdict'] for h in d['verdicts']['hosts']] == ['fail', 'pass', 'fail'] and d['run']['merged'][2]['file'].endswith('/nodes/n3.json')"
 file_has "collect merge text" "$TMP/collect/shared/fleet.txt" "# verdicts (3 hosts of 3 merged documents: 1 pass, 0 warn, 2 fail)"
 run "collect merge --fail-on" 1 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN" --max-age 30 -- --fail-on warn
-run "collect merge, old documents" 2 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN" --max-age 0
-err_has "collect merge, old documents" "no document in $TMP/collect/shared/nodes younger than 0 days"
+touch -d '3 days ago' "$TMP/collect/shared/nodes/"*.json
+run "collect merge, old documents" 2 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN" --max-age 1
+err_has "collect merge, old documents" "no document in $TMP/collect/shared/nodes younger than 1 days"
+touch "$TMP/collect/shared/nodes/"*.json
+run "collect merge, --max-age 0" 2 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN" --max-age 0
+err_has "collect merge, --max-age 0" "option '--max-age': '0': expected at least 1 day"
 echo 'not a document' >"$TMP/collect/shared/nodes/n4.json"
 cp "$TMP/collect/shared/fleet.json" "$TMP/collect/fleet-before.json"
 run "collect merge, a bad document" 2 "$COLLECT" --merge --shared "$TMP/collect/shared" --commdiag "$BIN"
