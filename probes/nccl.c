@@ -54,7 +54,7 @@ struct world {
 	void *host;             /* pinned, for the data check */
 	size_t cap;             /* bytes allocated per buffer */
 	double init_us;
-	char method[256];       /* why the collectives are timed on the non-blocking communicators; "" when not */
+	char method[320];       /* why the collectives are timed on the non-blocking communicators; "" when not */
 };
 
 static struct world W = { .peer = -1 }; /* the job's world, shared by nccl.init and the collectives */

@@ -275,7 +275,7 @@ END_TEST
 START_TEST(test_name_set)
 {
 	struct cd_name_set s = { 0 };
-	char names[100][8];
+	char names[100][16];
 
 	for (int i = 0; i < 100; i++) {
 		snprintf(names[i], sizeof(names[i]), "p%d", i);
