@@ -317,7 +317,8 @@ static int judge_mismatch(struct cd_results *r, const struct group *g, struct me
 			if (c > best) {
 				best = c;
 				major = field(ms[i].at, k);
-			} else if (c == best && strcmp(major, field(ms[i].at, k))) {
+			} else if (c == best && major && strcmp(major, field(ms[i].at, k))) {
+				/* a tie (major already NULL stays so: fuzz_fr found strcmp(NULL)) */
 				major = NULL;
 			}
 		}
