@@ -774,7 +774,8 @@ static void config_line(struct section *s, const char *line)
 	/* the first " iters:" follows "warmup"; the timed count is the next one */
 	if (p && p > line + 6 && !strncmp(p - 6, "warmup", 6))
 		p = strstr(p + 7, " iters:");
-	if (p && sscanf(p + 7, "%" SCNd64, &v) == 1 && v > 0)
+	/* bounded as the -J path bounds it: a count past 2^53 would not come back as an integer */
+	if (p && sscanf(p + 7, "%" SCNd64, &v) == 1 && v > 0 && v < 1000000000000)
 		s->iters = v;
 }
 
