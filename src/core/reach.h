@@ -37,7 +37,4 @@ int cd_reach_pair(const struct cd_reach_index *ix, const char *from, const char 
  */
 size_t cd_reach_compact(struct cd_results *r);
 
-/* The writer of reach_counts[] (results_json.c reads it back): nothing while it is empty. */
-void cd_reach_counts_out(struct cd_out *o, const struct cd_results *r);
-
 #endif

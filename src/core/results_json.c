@@ -685,30 +685,6 @@ static void load_reach_count(struct ld *l, const cJSON *d, void *ctx)
 		fail(l, c->in_failed > c->in_tested ? "in_failed" : "out_failed", "expected at most the attempts tested");
 }
 
-/*
- * The writer of reach_counts: the report's JSON renderer calls it after reach[] (the key
- * is left out while there are none, so a document without compact reach data is unchanged).
- */
-void cd_reach_counts_out(struct cd_out *o, const struct cd_results *r)
-{
-	if (!r->n_reach_counts || out_format(o) != OUT_FMT_JSON)
-		return;
-	out_arr_open(o, "reach_counts");
-	for (size_t i = 0; i < r->n_reach_counts; i++) {
-		const struct cd_reach_count *c = &r->reach_counts[i];
-
-		out_obj_open(o, NULL);
-		out_str(o, OUT_JSON, "host", NULL, c->host);
-		out_str(o, OUT_JSON, "iface", NULL, c->iface);
-		out_i64(o, OUT_JSON, "in_tested", NULL, c->in_tested);
-		out_i64(o, OUT_JSON, "in_failed", NULL, c->in_failed);
-		out_i64(o, OUT_JSON, "out_tested", NULL, c->out_tested);
-		out_i64(o, OUT_JSON, "out_failed", NULL, c->out_failed);
-		out_obj_close(o);
-	}
-	out_arr_close(o);
-}
-
 static void load_import(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_results *r = ctx;

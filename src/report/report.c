@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "out.h"
-#include "reach.h"
 #include "report.h"
 
 static void str_list(struct cd_out *o, const char *key, const struct cd_strv *sv)
@@ -726,8 +725,8 @@ static void render_reach(struct cd_out *o, const struct cd_results *r)
 		out_obj_close(o);
 	}
 	out_arr_close(o);
-	/* a compact matrix's counts per host and interface (reach.h): JSON only, absent unless compact */
-	cd_reach_counts_out(o, r);
+	/* a compact matrix's counts per host and interface (report_scale.c): JSON only, absent unless compact */
+	cd_scale_reach_counts(o, r);
 }
 
 /* The ranks of an MPI job; in text only when there is more than one, or one did not answer. */

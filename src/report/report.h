@@ -15,6 +15,8 @@ void cd_report_prom(struct cd_out *o, const struct cd_results *r);
  * hosts with findings through render_host and summarises the rest (report_scale.c).
  */
 int cd_scale_big(const struct cd_results *r);
+/* The compact reach matrix's counts per host and interface (JSON only; nothing when there are none). */
+void cd_scale_reach_counts(struct cd_out *o, const struct cd_results *r);
 void cd_scale_text(struct cd_out *o, const struct cd_results *r,
 		   void (*render_host)(struct cd_out *o, const struct cd_host *h));
 /* One piece of advice as a shell line: "export K=V", "unset K", or a command as a "# ..." comment. */

@@ -562,3 +562,28 @@ void cd_scale_html_probes(struct cd_out *o, const struct cd_results *r)
 		out_raw(o, "<p>and %zu more runs that did not finish.</p>\n", bad - 10 * CD_SCALE_LIST);
 	out_raw(o, "</section>\n");
 }
+
+/*
+ * reach_counts, written after reach[] by the report's JSON renderer, which writes the rest
+ * of the document (the key is left out while there are none, so a document without
+ * compact reach data is unchanged). Only a job of over 64 hosts has it.
+ */
+void cd_scale_reach_counts(struct cd_out *o, const struct cd_results *r)
+{
+	if (!r->n_reach_counts || out_format(o) != OUT_FMT_JSON)
+		return;
+	out_arr_open(o, "reach_counts");
+	for (size_t i = 0; i < r->n_reach_counts; i++) {
+		const struct cd_reach_count *c = &r->reach_counts[i];
+
+		out_obj_open(o, NULL);
+		out_str(o, OUT_JSON, "host", NULL, c->host);
+		out_str(o, OUT_JSON, "iface", NULL, c->iface);
+		out_i64(o, OUT_JSON, "in_tested", NULL, c->in_tested);
+		out_i64(o, OUT_JSON, "in_failed", NULL, c->in_failed);
+		out_i64(o, OUT_JSON, "out_tested", NULL, c->out_tested);
+		out_i64(o, OUT_JSON, "out_failed", NULL, c->out_failed);
+		out_obj_close(o);
+	}
+	out_arr_close(o);
+}
