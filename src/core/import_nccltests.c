@@ -703,7 +703,8 @@ static int row_line(struct state *st, char *s)
 		return 0;
 	}
 	/* a row cut short (a log that ends mid-line, or two ranks' output spliced) */
-	if ((int)n <= sec->c_wrong[0] || (int)n <= sec->c_bus[0] || (sec->c_root >= 0 && (int)n <= sec->c_root)) {
+	if ((int)n <= sec->c_wrong[0] || (int)n <= sec->c_bus[0] || (sec->c_root >= 0 && (int)n <= sec->c_root) ||
+	    (sec->c_redop >= 0 && (int)n <= sec->c_redop)) {
 		skipped(st);
 		return 0;
 	}
