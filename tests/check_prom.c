@@ -468,7 +468,7 @@ static size_t count_series(const char *s)
 
 /*
  * Issue 18: above 64 hosts only hosts with a finding at warn or fail have series of their
- * own; the others are in the fleet quantiles. The count does not grow with the hosts.
+ * own; the others are in the fleet stats. The count does not grow with the hosts.
  */
 START_TEST(test_fleet_bounded)
 {
@@ -491,12 +491,12 @@ START_TEST(test_fleet_bounded)
 	HAS(sa, "commdiag_probe_ok{host=\"node0007\",probe=\"copy.h2d\",gpu=\"0\"} 1\n");
 	HAS(sa, "commdiag_finding{host=\"node0042\",id=\"PCIE001\",severity=\"fail\",subject=\"gpu3\"} 1\n");
 	HASNT(sa, "host=\"node0001\"");
-	/* the fleet: quantiles over every host's GPUs (the odd one's gen 3 is the lowest) and counts */
-	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen{quantile=\"0\"} 3\n");
-	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen{quantile=\"0.5\"} 5\n");
-	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen_count 2400\n");
-	HAS(sa, "commdiag_fleet_probe_ok_count{probe=\"copy.h2d\"} 2400\n");
-	HAS(sa, "commdiag_fleet_hca_port_info_count{state=\"active\"} 300\n");
+	/* the fleet: min and median over every host's GPUs (the odd one's gen 3 is the lowest) and counts */
+	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen{stat=\"min\"} 3\n");
+	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen{stat=\"median\"} 5\n");
+	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen_samples 2400\n");
+	HAS(sa, "commdiag_fleet_probe_ok_samples{probe=\"copy.h2d\"} 2400\n");
+	HAS(sa, "commdiag_fleet_hca_port_info_samples{state=\"active\"} 300\n");
 	HAS(sa, "commdiag_fleet_hosts{hosts=\"bad\"} 2\n");
 	/* a finding of the fleet, no host's, is as before */
 	HAS(sa, "commdiag_finding{id=\"HOST002\",severity=\"warn\",subject=\"fleet\"} 1\n");

@@ -868,9 +868,9 @@ static int send_part(struct cd_results *r, double deadline)
 /*
  * Rank 0 takes at most this many parts' text at once (issue 18). Each part is loaded as it
  * arrives and its text freed, so rank 0 holds the merged document, this many texts and one
- * parse tree, never every rank's text: at 4096 ranks the texts alone were most of its
- * memory. A rank's length comes first and a rank that sent it sends its text at once, so a
- * rank that never answers holds no slot; 32 parts of an 8-GPU host are about 4 MB.
+ * part's parse tree, never every rank's text (about 26 kB per 8-GPU host: 100 MiB at 4096
+ * hosts; bench/gather_scale.sh). A rank's length comes first and a rank that sent it sends
+ * its text at once, so a rank that never answers holds no slot; 32 such texts are 0.8 MiB.
  */
 #define GATHER_WINDOW 32
 

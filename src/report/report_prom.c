@@ -25,7 +25,7 @@
  * Above CD_SCALE_HOSTS hosts (issue 18: a 4096-host document made 664k series) only this
  * many hosts get series of their own: the worst, with a finding at warn or fail (BAL002's
  * outliers among them). Every host's sample also goes into its family's fleet aggregate,
- * commdiag_fleet_<family>{<class labels>, quantile="0"|"0.5"|"1"} and its _count, keyed by
+ * commdiag_fleet_<family>{<class labels>, stat="min"|"median"|"max"} and its _samples, keyed by
  * the labels that name a class (probe, status, severity, rule id...; class_label), never a
  * host, GPU, interface or peer. So a file holds at most CD_PROM_HOSTS hosts' own series
  * (about 300 for an 8-GPU host) plus 4 per family and class of labels, whatever the number
@@ -246,11 +246,12 @@ static void sample(struct prom *pm, double v);
 
 /*
  * The family just written, over every host: per key, its lowest value, median and highest
- * (a summary's quantiles 0, 0.5 and 1), then how many samples they are over.
+ * (stat="min", "median", "max"), then how many samples they are over.
  */
 static void agg_flush(struct prom *pm)
 {
-	static const char *const qname[] = { "0", "0.5", "1" };
+	/* not "quantile": that label belongs to summaries, whose _sum these have not (promtool) */
+	static const char *const qname[] = { "min", "median", "max" };
 	struct prom_agg *v = pm->agg;
 	size_t n = pm->n_agg;
 	const char *base = pm->name;
@@ -264,10 +265,10 @@ static void agg_flush(struct prom *pm)
 	if (!strncmp(base, "commdiag_", 9))
 		base += 9;
 	pm->own[0] = xasprintf("commdiag_fleet_%s", base);
-	pm->own[1] = xasprintf("Over every host (more than %d): the quantiles of commdiag_%s per class of labels "
-			       "(0: lowest, 0.5: median, 1: highest). %s", CD_SCALE_HOSTS, base, pm->help);
-	pm->own[2] = xasprintf("commdiag_fleet_%s_count", base);
-	pm->own[3] = xasprintf("Over every host (more than %d): how many samples of commdiag_%s the quantiles are over.",
+	pm->own[1] = xasprintf("Over every host (more than %d): the lowest, median and highest commdiag_%s per class "
+			       "of labels. %s", CD_SCALE_HOSTS, base, pm->help);
+	pm->own[2] = xasprintf("commdiag_fleet_%s_samples", base);
+	pm->own[3] = xasprintf("Over every host (more than %d): how many samples of commdiag_%s stat is over.",
 			       CD_SCALE_HOSTS, base);
 	family(pm, pm->own[0], pm->own[1]);
 	for (size_t i = 0; i < n; i++) {
@@ -276,7 +277,7 @@ static void agg_flush(struct prom *pm)
 			size_t m = v[i].n;
 
 			lbl_raw(pm, v[i].key);
-			lbl_str(pm, "quantile", qname[q]);
+			lbl_str(pm, "stat", qname[q]);
 			/* the median of an even count is the mean of the middle two */
 			sample(pm, q == 0 ? v[i].v[0] : q == 2 ? v[i].v[m - 1] :
 				   m % 2 ? v[i].v[m / 2] : (v[i].v[m / 2 - 1] + v[i].v[m / 2]) / 2);
