@@ -452,6 +452,72 @@ START_TEST(test_hcas_gpus_ranks)
 }
 END_TEST
 
+/*
+ * The odd one out of HOST002-HOST004 gets the finding in its own verdict: of four hosts,
+ * d has another NCCL, an interface named otherwise and no HCA; the fleet's findings stay.
+ * Two hosts that differ (no majority) name no host: test_versions_ifaces_env.
+ */
+START_TEST(test_odd_host)
+{
+	struct cd_results r;
+	const char *names[] = { "a", "b", "c", "d" }, *ids[] = { "1", "2", "3", "4" };
+	const struct cd_finding *f;
+
+	cd_results_init(&r);
+	for (int i = 0; i < 4; i++) {
+		struct cd_host *h = host_named(&r, names[i], ids[i]);
+
+		h->versions.nccl = xstrdup(i == 3 ? "2.19.3" : "2.28.9");
+		h->versions.driver = xstrdup("580.95.05");
+		if (i == 3) {
+			free(h->nics[0].name);
+			h->nics[0].name = xstrdup("ens5");
+		} else {
+			struct cd_hca *c = cd_host_add_hca(h);
+			struct cd_ib_port *p = cd_hca_add_port(c);
+
+			c->name = xstrdup("mlx5_0");
+			p->port = 1;
+			p->rate_gbit_s = 400;
+			p->mtu_bytes = 4096;
+		}
+	}
+	cd_rules_hosts_evaluate(&r);
+	/* HOST002: the fleet's finding, then d's own; the driver, alike everywhere, none */
+	ck_assert_int_eq(count(&r, "HOST002"), 2);
+	ck_assert_ptr_null(find(&r, "HOST002", 0)->host);
+	f = find(&r, "HOST002", 1);
+	ck_assert_str_eq(f->host, "d");
+	ck_assert_str_eq(f->subject, "nccl");
+	ck_assert_int_eq(f->severity, CD_SEV_FAIL);
+	ck_assert(has_evidence(f, "d: 2.19.3"));
+	ck_assert(has_evidence(f, "3 of 4 hosts: 2.28.9"));
+	/* HOST003 */
+	ck_assert_int_eq(count(&r, "HOST003"), 2);
+	ck_assert_ptr_null(find(&r, "HOST003", 0)->host);
+	ck_assert_str_eq(find(&r, "HOST003", 1)->host, "d");
+	ck_assert(has_evidence(find(&r, "HOST003", 1), "d: ens5"));
+	/* HOST004: devices, rates and MTUs each differ on d alone */
+	for (int k = 0; k < 3; k++) {
+		ck_assert_ptr_null(find(&r, "HOST004", 2 * k)->host);
+		ck_assert_str_eq(find(&r, "HOST004", 2 * k + 1)->host, "d");
+	}
+	ck_assert_int_eq(count(&r, "HOST004"), 6);
+	ck_assert(has_evidence(find(&r, "HOST004", 1), "d: none"));
+	for (size_t i = 0; i < r.n_findings; i++)
+		ck_assert_msg(!r.findings[i].host || strcmp(r.findings[i].host, "a"), "a finding names a: %s",
+			      r.findings[i].id);
+	cd_results_free(&r);
+	/* a fleet split in halves: no host is the odd one */
+	cd_results_init(&r);
+	for (int i = 0; i < 4; i++)
+		host_named(&r, names[i], ids[i])->versions.nccl = xstrdup(i < 2 ? "2.19.3" : "2.28.9");
+	cd_rules_hosts_evaluate(&r);
+	ck_assert_int_eq(count(&r, "HOST002"), 1);
+	cd_results_free(&r);
+}
+END_TEST
+
 static void bw_run(struct cd_results *r, int rank, int peer, double gbyte_s)
 {
 	struct cd_probe_run *p = cd_results_add_probe(r, "mpi.bw");
@@ -848,6 +914,7 @@ Suite *dist_suite(void)
 	tcase_add_test(tc, test_same_identity);
 	tcase_add_test(tc, test_versions_ifaces_env);
 	tcase_add_test(tc, test_hcas_gpus_ranks);
+	tcase_add_test(tc, test_odd_host);
 	tcase_add_test(tc, test_straggler);
 	tcase_add_test(tc, test_nccl_pair_straggler);
 	tcase_add_test(tc, test_netns_fixture);

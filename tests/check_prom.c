@@ -388,6 +388,132 @@ START_TEST(test_empty)
 }
 END_TEST
 
+/*
+ * A fleet of n 8-GPU hosts, alike but for host 42 (a GPU at PCIe gen 3, a fail finding)
+ * and host 7 (a warn finding).
+ */
+static void fleet(struct cd_results *r, int n)
+{
+	cd_results_init(r);
+	r->tool_version = xstrdup("0.1.0");
+	for (int i = 0; i < n; i++) {
+		struct cd_host *h = cd_results_add_host(r);
+		struct cd_nic *nic;
+		struct cd_ib_port *pt;
+		struct cd_hca *c;
+		char name[32];
+
+		snprintf(name, sizeof(name), "node%04d", i);
+		h->hostname = xstrdup(name);
+		for (int k = 0; k < CD_PART_COUNT; k++)
+			cd_section_set(&h->part[k], CD_ST_OK, NULL);
+		nic = cd_host_add_nic(h);
+		nic->name = xstrdup("eth0");
+		nic->kind = CD_NIC_PHYSICAL;
+		nic->state = xstrdup("up");
+		nic->mtu = 9000;
+		c = cd_host_add_hca(h);
+		c->name = xstrdup("mlx5_0");
+		pt = cd_hca_add_port(c);
+		pt->port = 1;
+		pt->state = xstrdup("active");
+		pt->rate_gbit_s = 400;
+		for (int k = 0; k < 8; k++) {
+			struct cd_gpu *g = cd_host_add_gpu(h);
+			struct cd_probe_run *p = cd_results_add_probe(r, "copy.h2d");
+			struct cd_probe_sample *sm = cd_probe_add_sample(p);
+
+			g->index = k;
+			g->pcie_gen = i == 42 && k == 3 ? 3 : 5;
+			g->pcie_width = 16;
+			g->pcie_link_gbyte_s = 63.0;
+			p->status = CD_ST_OK;
+			p->host = xstrdup(name);
+			p->device = k;
+			sm->bytes = 268435456;
+			sm->iters = 20;
+			sm->time_us = 4871.79;
+			sm->algbw_gbyte_s = sm->busbw_gbyte_s = 55.1;
+		}
+	}
+	cd_results_add_finding(r, "PCIE001", CD_SEV_FAIL, "node0042", "gpu3", "PCIe link below its maximum");
+	cd_results_add_finding(r, "NET002", CD_SEV_WARN, "node0007", "eth0", "MTU differs");
+	cd_results_add_finding(r, "HOST002", CD_SEV_WARN, NULL, "fleet", "driver versions differ");
+}
+
+static char *render_doc(const struct cd_results *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct cd_out *o = out_new(OUT_FMT_PROM, f, 0);
+
+	cd_report(o, r);
+	ck_assert_int_eq(out_end(o), 0);
+	fclose(f);
+	return buf;
+}
+
+static size_t count_series(const char *s)
+{
+	size_t n = 0;
+
+	for (const char *p = s; *p; p = strchr(p, '\n') + 1) {
+		n += *p != '#';
+		if (!strchr(p, '\n'))
+			break;
+	}
+	return n;
+}
+
+/*
+ * Issue 18: above 64 hosts only hosts with a finding at warn or fail have series of their
+ * own; the others are in the fleet stats. The count does not grow with the hosts.
+ */
+START_TEST(test_fleet_bounded)
+{
+	struct cd_results a, b;
+	char *sa, *sb;
+	size_t na, nb;
+
+	fleet(&a, 300);
+	fleet(&b, 600);
+	sa = render_doc(&a);
+	sb = render_doc(&b);
+	check_structure(sa);
+	na = count_series(sa);
+	nb = count_series(sb);
+	/* 300 hosts in full would be over 300 x (8 GPUs x 7 facts) series */
+	ck_assert_msg(na == nb, "series grew with the hosts: %zu at 300, %zu at 600", na, nb);
+	ck_assert_msg(na < 1000, "%zu series for 300 hosts", na);
+	/* the failing and the warned host keep their own series; a clean host has none */
+	HAS(sa, "commdiag_gpu_pcie_link_gen{host=\"node0042\",gpu=\"3\"} 3\n");
+	HAS(sa, "commdiag_probe_ok{host=\"node0007\",probe=\"copy.h2d\",gpu=\"0\"} 1\n");
+	HAS(sa, "commdiag_finding{host=\"node0042\",id=\"PCIE001\",severity=\"fail\",subject=\"gpu3\"} 1\n");
+	HASNT(sa, "host=\"node0001\"");
+	/* the fleet: min and median over every host's GPUs (the odd one's gen 3 is the lowest) and counts */
+	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen{stat=\"min\"} 3\n");
+	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen{stat=\"median\"} 5\n");
+	HAS(sa, "commdiag_fleet_gpu_pcie_link_gen_samples 2400\n");
+	HAS(sa, "commdiag_fleet_probe_ok_samples{probe=\"copy.h2d\"} 2400\n");
+	HAS(sa, "commdiag_fleet_hca_port_info_samples{state=\"active\"} 300\n");
+	HAS(sa, "commdiag_fleet_hosts{hosts=\"bad\"} 2\n");
+	/* a finding of the fleet, no host's, is as before */
+	HAS(sa, "commdiag_finding{id=\"HOST002\",severity=\"warn\",subject=\"fleet\"} 1\n");
+	free(sa);
+	free(sb);
+	cd_results_free(&a);
+	cd_results_free(&b);
+	/* up to 64 hosts: every host in full, no fleet families */
+	fleet(&a, 64);
+	sa = render_doc(&a);
+	HAS(sa, "commdiag_gpu_pcie_link_gen{host=\"node0001\",gpu=\"0\"} 5\n");
+	HASNT(sa, "commdiag_fleet_");
+	free(sa);
+	cd_results_free(&a);
+}
+END_TEST
+
 Suite *prom_suite(void)
 {
 	Suite *s = suite_create("prom");
@@ -404,6 +530,7 @@ Suite *prom_suite(void)
 	tcase_add_test(tc, test_duplicates);
 	tcase_add_test(tc, test_gpu_uuid);
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_fleet_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -41,6 +41,13 @@ json_true "tcp skipped on one host" "$TMP/four.json" 'all(p["status"] == "skippe
 json_true "no cross-host findings" "$TMP/four.json" 'not [f for f in d["findings"] if f["id"][:4] in ("HOST", "MPI0", "TCP0", "NET0") and f["id"] != "NET003"]'
 "$BIN" report --from "$TMP/four.json" >/dev/null 2>&1 && ok || bad "the gathered document does not load"
 
+# 1b. more ranks than rank 0 takes parts' text at once (GATHER_WINDOW, 32, in dist.c): the
+# parts past the window wait their turn; every rank answers and keeps its place
+$MPIRUN -np 34 "$BIN" probe tcp.reach --json --timeout 240 >"$TMP/many.json" 2>"$TMP/err"
+rc=$?
+if [ $rc -le 1 ]; then ok; else bad "34 ranks: exit $rc: $(tail -c 400 "$TMP/err")"; fi
+json_true "34 ranks, past the gather's window, all in rank order" "$TMP/many.json" '[k["rank"] for k in d["ranks"]] == list(range(34)) and all(k["answered"] for k in d["ranks"]) and len(d["hosts"]) == 1'
+
 # 2. bad-node hunting: rank 2 is slow (test-only knob); --pairs must name rank 2 and only it
 COMMDIAG_TESTING=1 COMMDIAG_FAULT=slow_rank=2 $MPIRUN -x COMMDIAG_TESTING -x COMMDIAG_FAULT -np 4 \
 	"$BIN" check --pairs --json >"$TMP/slow.json" 2>"$TMP/err"

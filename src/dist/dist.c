@@ -865,17 +865,52 @@ static int send_part(struct cd_results *r, double deadline)
 	return 0;
 }
 
+/*
+ * Rank 0 takes at most this many parts' text at once (issue 18). Each part is loaded as it
+ * arrives and its text freed, so rank 0 holds the merged document, this many texts and one
+ * part's parse tree, never every rank's text (about 26 kB per 8-GPU host: 100 MiB at 4096
+ * hosts; bench/gather_scale.sh). A rank's length comes first and a rank that sent it sends
+ * its text at once, so a rank that never answers holds no slot; 32 such texts are 0.8 MiB.
+ */
+#define GATHER_WINDOW 32
+
 struct incoming {
 	unsigned long long len;
 	char *text;
+	struct cd_results *part; /* loaded as it arrived; merged in rank order after */
 	MPI_Request req;
-	int stage; /* 0 waiting for the length, 1 for the text, 2 arrived, 3 failed */
+	int stage; /* 0 waiting for the length, 4 length known, 1 receiving the text, 2 loaded, 3 failed, 5 did not load */
 };
 
-/* Rank 0: receive every part until deadline; which ones came is in in[].stage. */
+/* Rank 0: a text arrived: load it into its part and free it at once. */
+static void load_part(struct incoming *in, int k)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "rank %d", k);
+	in->text[in->len] = '\0';
+	in->part = xcalloc(1, sizeof(*in->part));
+	if (cd_results_load_json(in->part, in->text, (size_t)in->len, name) < 0) {
+		cd_results_free(in->part);
+		free(in->part);
+		in->part = NULL;
+		in->stage = 5;
+	} else {
+		in->stage = 2;
+	}
+	free(in->text);
+	in->text = NULL;
+}
+
+/*
+ * Rank 0: receive every part until deadline; which ones came is in in[].stage. Lengths are
+ * received from every rank at once; texts, GATHER_WINDOW at a time, in the order their
+ * lengths came (queue[]).
+ */
 static void receive_parts(struct incoming *in, int n, double deadline)
 {
-	int pending = n - 1;
+	int pending = n - 1, busy = 0, q_head = 0, q_tail = 0;
+	int *queue = xcalloc((size_t)n, sizeof(*queue));
 
 	for (int k = 1; k < n; k++)
 		MPI_Irecv(&in[k].len, 1, MPI_UNSIGNED_LONG_LONG, k, TAG_LEN, gcomm, &in[k].req);
@@ -887,9 +922,10 @@ static void receive_parts(struct incoming *in, int n, double deadline)
 		for (int k = 1; k < n; k++) {
 			int done = 0;
 
-			if (in[k].stage >= 2)
+			if (in[k].stage != 0 && in[k].stage != 1)
 				continue;
 			if (MPI_Test(&in[k].req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+				busy -= in[k].stage == 1;
 				in[k].stage = 3;
 				pending--;
 				continue;
@@ -903,22 +939,30 @@ static void receive_parts(struct incoming *in, int n, double deadline)
 					pending--;
 					continue;
 				}
-				in[k].text = xmalloc((size_t)in[k].len + 1);
-				MPI_Irecv(in[k].text, (int)in[k].len, MPI_CHAR, k, TAG_DOC, gcomm, &in[k].req);
-				in[k].stage = 1;
+				in[k].stage = 4;
+				queue[q_tail++] = k;
 			} else {
-				in[k].text[in[k].len] = '\0';
-				in[k].stage = 2;
+				busy--;
+				load_part(&in[k], k);
 				pending--;
 			}
+		}
+		for (; busy < GATHER_WINDOW && q_head < q_tail; busy++) {
+			int k = queue[q_head++];
+
+			in[k].text = xmalloc((size_t)in[k].len + 1);
+			MPI_Irecv(in[k].text, (int)in[k].len, MPI_CHAR, k, TAG_DOC, gcomm, &in[k].req);
+			in[k].stage = 1;
+			progressed = 1;
 		}
 		if (progressed)
 			t0 = cd_now_s();
 		wait_backoff(t0);
 	}
 	for (int k = 1; k < n; k++)
-		if (in[k].stage < 2)
-			cd_dist_cancel(&in[k].req, 1);
+		if (in[k].stage == 0 || in[k].stage == 1)
+			cd_dist_cancel(&in[k].req, 1); /* a text given up on stays MPI's (cd_dist_wait) */
+	free(queue);
 }
 
 static void mark_missing(struct cd_results *r, int k, const char *why)
@@ -975,39 +1019,37 @@ int cd_dist_gather(struct cd_results *r, double deadline)
 		map[r->ranks[0].host_index] = 0;
 	double t0 = cd_now_s();
 	size_t bytes = 0, dropped;
+	long rss0 = peak_rss_kb();
 
 	receive_parts(in, dist.nranks, deadline);
 	double t_recv = cd_now_s();
 
 	for (int k = 1; k < dist.nranks; k++) {
-		struct cd_results part;
-		char name[32], *why;
+		char *why;
 
-		if (in[k].stage != 2) {
+		if (in[k].stage == 5) {
+			mark_missing(r, k, "its part of the document did not load (see stderr)");
+			missing++;
+		} else if (in[k].stage != 2) {
 			why = xasprintf("no answer within %.1f s of the gather", wait_s > 0 ? wait_s : 0.0);
 			mark_missing(r, k, why);
 			free(why);
 			missing++;
 			continue;
-		}
-		snprintf(name, sizeof(name), "rank %d", k);
-		if (cd_results_load_json(&part, in[k].text, (size_t)in[k].len, name) < 0) {
-			mark_missing(r, k, "its part of the document did not load (see stderr)");
-			missing++;
 		} else {
-			cd_dist_merge(r, &part, map, (size_t)dist.n_hosts);
+			cd_dist_merge(r, in[k].part, map, (size_t)dist.n_hosts);
+			cd_results_free(in[k].part);
+			free(in[k].part);
 		}
-		bytes += in[k].stage == 2 ? (size_t)in[k].len : 0;
-		cd_results_free(&part);
-		free(in[k].text);
+		bytes += (size_t)in[k].len;
 	}
 	qsort(r->ranks, r->n_ranks, sizeof(*r->ranks), cmp_rank);
 	cd_dist_finish_ranks(r, map, (size_t)dist.n_hosts);
 	/* above CD_REACH_COMPACT_HOSTS hosts the matrix keeps failures, a path per pair, and counts */
 	dropped = cd_reach_compact(r);
-	cd_debug(1, "dist: gather: %d parts, %zu bytes, received in %.3f s, merged in %.3f s; reach %zu -> %zu "
-		 "attempts (%zu dropped); peak RSS %ld kB", dist.nranks - 1, bytes, t_recv - t0, cd_now_s() - t_recv,
-		 r->n_reach + dropped, r->n_reach, dropped, peak_rss_kb());
+	cd_debug(1, "dist: gather: %d parts, %zu bytes, received and loaded in %.3f s, merged in %.3f s; reach %zu -> %zu "
+		 "attempts (%zu dropped); peak RSS %ld kB (%ld kB before the gather)", dist.nranks - 1, bytes, t_recv - t0,
+		 cd_now_s() - t_recv, r->n_reach + dropped, r->n_reach, dropped, peak_rss_kb(), rss0);
 	if (missing) {
 		char list[256] = "";
 		size_t off = 0;

@@ -163,13 +163,62 @@ static int rule_same_identity(struct cd_results *r)
 	return n;
 }
 
+/*
+ * The odd ones out of a fleet-wide finding (HOST002-HOST004): when more than half of the
+ * hosts share one value, each host with another gets the finding too, naming it, so its
+ * own verdict (commdiag merge) says what to fix there and the others stay clean. Without
+ * such a majority (two hosts that differ, a fleet split in halves) no host is the odd one
+ * and the finding stays the fleet's alone. val[i] is host i's value, NULL when not known
+ * (never odd). Boyer-Moore's vote, then a count: linear in hosts.
+ */
+static size_t odd_ones(struct cd_results *r, const char *id, enum cd_severity sev, const char *what,
+		       const char *title, char *const *val)
+{
+	size_t cand = 0, votes = 0, same = 0, known = 0, n = 0;
+
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		if (!val[i])
+			continue;
+		if (!votes)
+			cand = i, votes = 1;
+		else
+			votes = !strcmp(val[i], val[cand]) ? votes + 1 : votes - 1;
+	}
+	if (!votes)
+		return 0;
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		known += val[i] != NULL;
+		same += val[i] && !strcmp(val[i], val[cand]);
+	}
+	if (2 * same <= r->n_hosts || same == known)
+		return 0;
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		struct cd_finding *f;
+
+		if (!val[i] || !strcmp(val[i], val[cand]))
+			continue;
+		f = cd_results_add_finding(r, id, sev, hn(&r->hosts[i]), what, title);
+		cd_finding_evidence(f, "%s: %s", hn(&r->hosts[i]), val[i][0] ? val[i] : "none");
+		cd_finding_evidence(f, "%zu of %zu hosts: %s", same, r->n_hosts, val[cand][0] ? val[cand] : "none");
+		n++;
+	}
+	return n;
+}
+
+static void free_vals(char **val, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(val[i]);
+	free(val);
+}
+
 /* Distinct values of one string per host; a finding when there is more than one. */
 static int differ(struct cd_results *r, const char *what, enum cd_severity sev, const char *(*get)(const struct cd_host *, char *, size_t))
 {
 	const char **vals;
 	struct cd_finding *f = NULL;
 	size_t nv = 0;
-	char buf[64];
+	char buf[64], **per;
 
 	if (r->n_hosts < 2)
 		return 0;
@@ -200,6 +249,14 @@ static int differ(struct cd_results *r, const char *what, enum cd_severity sev, 
 			}
 			cd_finding_evidence(f, "%s %s on %s", what, vals[k], list);
 		}
+		per = xcalloc(r->n_hosts, sizeof(*per));
+		for (size_t i = 0; i < r->n_hosts; i++) {
+			const char *v = get(&r->hosts[i], buf, sizeof(buf));
+
+			per[i] = v ? xstrdup(v) : NULL;
+		}
+		odd_ones(r, "HOST002", sev, what, "this host's version differs from most hosts'", per);
+		free_vals(per, r->n_hosts);
 	}
 	for (size_t k = 0; k < nv; k++)
 		free((char *)vals[k]);
@@ -341,10 +398,39 @@ static int same_names(const struct cd_host *a, const struct cd_host *b)
 	return na == nb;
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of the interfaces that carry traffic, sorted and joined: equal for hosts same_names() calls alike. */
+static char *carried_names(const struct cd_host *h)
+{
+	const char **v = xcalloc(h->n_nics + 1, sizeof(*v));
+	size_t n = 0, len = 1;
+	char *out;
+
+	for (size_t k = 0; k < h->n_nics; k++)
+		if (nic_carries(&h->nics[k]) && h->nics[k].name) {
+			v[n++] = h->nics[k].name;
+			len += strlen(h->nics[k].name) + 2;
+		}
+	qsort(v, n, sizeof(*v), cmp_cstr);
+	out = xcalloc(len, 1);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			strcat(out, ", ");
+		strcat(out, v[k]);
+	}
+	free(v);
+	return out;
+}
+
 /* HOST003 */
 static int rule_iface_names(struct cd_results *r)
 {
 	struct cd_finding *f;
+	char **per;
 	char value[256] = "", prefix[32] = "";
 	size_t off = 0;
 	int all_same = 1;
@@ -384,6 +470,11 @@ static int rule_iface_names(struct cd_results *r)
 	else if (off)
 		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s matches on all hosts (a list of prefixes)", value);
 	cd_reach_index_free(ix);
+	per = xcalloc(r->n_hosts, sizeof(*per));
+	for (size_t i = 0; i < r->n_hosts; i++)
+		per[i] = carried_names(&r->hosts[i]);
+	odd_ones(r, "HOST003", CD_SEV_WARN, "interfaces", "this host's interface names differ from most hosts'", per);
+	free_vals(per, r->n_hosts);
 	return 1;
 }
 
@@ -421,7 +512,7 @@ static int rule_hcas(struct cd_results *r)
 	if (r->n_hosts < 2)
 		return 0;
 	for (int w = 0; w < 3; w++) {
-		char first[512], sig[512];
+		char first[512], sig[512], **per;
 		struct cd_finding *f;
 		int same = 1;
 
@@ -433,10 +524,14 @@ static int rule_hcas(struct cd_results *r)
 		if (same)
 			continue;
 		f = cd_results_add_finding(r, "HOST004", CD_SEV_WARN, NULL, what[w], "RDMA devices differ between hosts");
+		per = xcalloc(r->n_hosts, sizeof(*per));
 		for (size_t i = 0; i < r->n_hosts; i++) {
 			hca_sig(&r->hosts[i], w, sig, sizeof(sig));
 			cd_finding_evidence(f, "%s: %s", hn(&r->hosts[i]), sig[0] ? sig : "none");
+			per[i] = xstrdup(sig);
 		}
+		odd_ones(r, "HOST004", CD_SEV_WARN, what[w], "this host's RDMA devices differ from most hosts'", per);
+		free_vals(per, r->n_hosts);
 		n++;
 	}
 	return n;

@@ -21,6 +21,18 @@
 #include "report_scale.h"
 #include "util.h"
 
+/*
+ * Above CD_SCALE_HOSTS hosts (issue 18: a 4096-host document made 664k series) only this
+ * many hosts get series of their own: the worst, with a finding at warn or fail (BAL002's
+ * outliers among them). Every host's sample also goes into its family's fleet aggregate,
+ * commdiag_fleet_<family>{<class labels>, stat="min"|"median"|"max"} and its _samples, keyed by
+ * the labels that name a class (probe, status, severity, rule id...; class_label), never a
+ * host, GPU, interface or peer. So a file holds at most CD_PROM_HOSTS hosts' own series
+ * (about 300 for an 8-GPU host) plus 4 per family and class of labels, whatever the number
+ * of hosts; up to CD_SCALE_HOSTS hosts it is as before, every host in full.
+ */
+#define CD_PROM_HOSTS 64
+
 struct prom {
 	struct cd_out *o;
 	const char *name;       /* the family being written */
@@ -36,6 +48,26 @@ struct prom {
 	size_t seen_cap, seen_n;
 	size_t dropped;         /* over all families, reported once at the end */
 	char *first_dropped;
+	/*
+	 * Above CD_SCALE_HOSTS hosts (fleet, report_scale.h): a sample with a host label is
+	 * written only for the listed hosts, the worst CD_PROM_HOSTS with a finding at warn or
+	 * fail; every host's sample goes into its family's fleet aggregate, by key.
+	 */
+	int fleet;
+	const char **listed;
+	size_t n_listed;
+	const char *host;       /* the host label of the next sample; NULL: none */
+	char *key;              /* its labels that name a class, not a thing: the aggregate's key */
+	size_t key_len, key_cap;
+	struct prom_agg *agg;   /* the current family's aggregates, first seen first */
+	size_t n_agg, cap_agg;
+	char *own[4];           /* the names and help of the last fleet families */
+};
+
+struct prom_agg {
+	char *key;
+	double *v;
+	size_t n, cap;
 };
 
 static void lbl_reserve(struct prom *pm, size_t more)
@@ -47,18 +79,42 @@ static void lbl_reserve(struct prom *pm, size_t more)
 	pm->lbl = xrealloc(pm->lbl, pm->lbl_cap);
 }
 
+/*
+ * Labels that name a class (an enumeration or a catalog entry), never one host's thing: a
+ * fleet aggregate is keyed by these alone, so its series are bounded by the catalogs, not
+ * by hosts, GPUs, interfaces or peers.
+ */
+static int class_label(const char *name)
+{
+	static const char *const names[] = { "probe", "variant", "section", "status", "kind", "state", "phys_state",
+					     "link_layer", "id", "severity", "threshold" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
 static void lbl_reset(struct prom *pm)
 {
 	lbl_reserve(pm, 0);
 	pm->lbl_len = 0;
 	pm->lbl[0] = '\0';
+	pm->host = NULL;
+	pm->key_len = 0;
+	if (pm->key)
+		pm->key[0] = '\0';
 }
 
 /* A label; NULL (not known) adds none, which Prometheus reads the same as an empty value. */
 static void lbl_str(struct prom *pm, const char *name, const char *v)
 {
+	size_t at = pm->lbl_len;
+
 	if (!v)
 		return;
+	if (!strcmp(name, "host"))
+		pm->host = v;
 	/* worst case every byte doubles, plus name, '=', quotes and comma */
 	lbl_reserve(pm, strlen(name) + 2 * strlen(v) + 4);
 	pm->lbl_len += (size_t)sprintf(pm->lbl + pm->lbl_len, "%s%s=\"", pm->lbl_len ? "," : "", name);
@@ -73,6 +129,17 @@ static void lbl_str(struct prom *pm, const char *name, const char *v)
 	}
 	pm->lbl[pm->lbl_len++] = '"';
 	pm->lbl[pm->lbl_len] = '\0';
+	if (pm->fleet && class_label(name)) {
+		size_t add = pm->lbl_len - at + 1;
+
+		if (pm->key_len + add + 1 > pm->key_cap) {
+			pm->key_cap = 2 * (pm->key_len + add + 1) + 64;
+			pm->key = xrealloc(pm->key, pm->key_cap);
+		}
+		/* the label as written, its leading comma dropped and put back between keys */
+		pm->key_len += (size_t)sprintf(pm->key + pm->key_len, "%s%s", pm->key_len ? "," : "",
+					       pm->lbl + at + (at ? 1 : 0));
+	}
 }
 
 static void lbl_i64(struct prom *pm, const char *name, int64_t v)
@@ -131,9 +198,105 @@ static int seen_add(struct prom *pm, const char *s)
 	return 0;
 }
 
+/* Labels already escaped and joined (an aggregate's key), appended as they are. */
+static void lbl_raw(struct prom *pm, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (!n)
+		return;
+	lbl_reserve(pm, n + 1);
+	pm->lbl_len += (size_t)sprintf(pm->lbl + pm->lbl_len, "%s%s", pm->lbl_len ? "," : "", text);
+}
+
+static int is_listed(const struct prom *pm, const char *host)
+{
+	for (size_t i = 0; i < pm->n_listed; i++)
+		if (!strcmp(pm->listed[i], host))
+			return 1;
+	return 0;
+}
+
+static void agg_add(struct prom *pm, double v)
+{
+	const char *key = pm->key ? pm->key : "";
+	struct prom_agg *a = NULL;
+
+	/* the samples of one key mostly come together: search from the last */
+	for (size_t i = pm->n_agg; i-- > 0 && !a;)
+		if (!strcmp(pm->agg[i].key, key))
+			a = &pm->agg[i];
+	if (!a) {
+		a = CD_PUSH(pm->agg, pm->n_agg, pm->cap_agg);
+		memset(a, 0, sizeof(*a));
+		a->key = xstrdup(key);
+	}
+	*CD_PUSH(a->v, a->n, a->cap) = v;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+static void family(struct prom *pm, const char *name, const char *help);
+static void sample(struct prom *pm, double v);
+
+/*
+ * The family just written, over every host: per key, its lowest value, median and highest
+ * (stat="min", "median", "max"), then how many samples they are over.
+ */
+static void agg_flush(struct prom *pm)
+{
+	/* not "quantile": that label belongs to summaries, whose _sum these have not (promtool) */
+	static const char *const qname[] = { "min", "median", "max" };
+	struct prom_agg *v = pm->agg;
+	size_t n = pm->n_agg;
+	const char *base = pm->name;
+
+	if (!n)
+		return;
+	pm->n_agg = 0;
+	pm->fleet = 0; /* what follows is the fleet's own, no host's */
+	for (size_t i = 0; i < ARRAY_SIZE(pm->own); i++)
+		free(pm->own[i]);
+	if (!strncmp(base, "commdiag_", 9))
+		base += 9;
+	pm->own[0] = xasprintf("commdiag_fleet_%s", base);
+	pm->own[1] = xasprintf("Over every host (more than %d): the lowest, median and highest commdiag_%s per class "
+			       "of labels. %s", CD_SCALE_HOSTS, base, pm->help);
+	pm->own[2] = xasprintf("commdiag_fleet_%s_samples", base);
+	pm->own[3] = xasprintf("Over every host (more than %d): how many samples of commdiag_%s stat is over.",
+			       CD_SCALE_HOSTS, base);
+	family(pm, pm->own[0], pm->own[1]);
+	for (size_t i = 0; i < n; i++) {
+		qsort(v[i].v, v[i].n, sizeof(*v[i].v), cmp_dbl);
+		for (size_t q = 0; q < ARRAY_SIZE(qname); q++) {
+			size_t m = v[i].n;
+
+			lbl_raw(pm, v[i].key);
+			lbl_str(pm, "stat", qname[q]);
+			/* the median of an even count is the mean of the middle two */
+			sample(pm, q == 0 ? v[i].v[0] : q == 2 ? v[i].v[m - 1] :
+				   m % 2 ? v[i].v[m / 2] : (v[i].v[m / 2 - 1] + v[i].v[m / 2]) / 2);
+		}
+	}
+	family(pm, pm->own[2], pm->own[3]);
+	for (size_t i = 0; i < n; i++) {
+		lbl_raw(pm, v[i].key);
+		sample(pm, (double)v[i].n);
+		free(v[i].key);
+		free(v[i].v);
+	}
+	pm->fleet = 1;
+}
+
 /* Start a family; its header is written with its first sample. */
 static void family(struct prom *pm, const char *name, const char *help)
 {
+	agg_flush(pm);
 	pm->name = name;
 	pm->help = help;
 	pm->header = 0;
@@ -149,6 +312,14 @@ static void sample(struct prom *pm, double v)
 {
 	char num[32];
 
+	if (pm->fleet && pm->host) {
+		if (isfinite(v))
+			agg_add(pm, v);
+		if (!is_listed(pm, pm->host)) {
+			lbl_reset(pm);
+			return;
+		}
+	}
 	if (!isfinite(v)) {
 		lbl_reset(pm);
 		return;
@@ -766,10 +937,32 @@ static void score_families(struct prom *pm, const struct cd_results *r)
 	}
 }
 
+/* Hosts given series of their own in a large document: the worst with a finding at warn or fail. */
+static void list_hosts(struct prom *pm, const struct cd_results *r)
+{
+	size_t n_bad;
+	struct cd_scale_host *w = cd_scale_rank(r, &n_bad);
+
+	pm->listed = xcalloc(CD_PROM_HOSTS + 1, sizeof(*pm->listed));
+	for (size_t i = 0; i < n_bad && pm->n_listed < CD_PROM_HOSTS; i++)
+		if (r->hosts[w[i].host].hostname)
+			pm->listed[pm->n_listed++] = r->hosts[w[i].host].hostname;
+	free(w);
+	family(pm, "commdiag_fleet_hosts",
+	       "Many hosts: those with a finding at warn or fail (bad), and those of them with series of their own (listed).");
+	lbl_str(pm, "hosts", "bad");
+	sample(pm, (double)n_bad);
+	lbl_str(pm, "hosts", "listed");
+	sample(pm, (double)pm->n_listed);
+	pm->fleet = 1;
+}
+
 void cd_report_prom(struct cd_out *o, const struct cd_results *r)
 {
 	struct prom pm = { .o = o };
 
+	if (cd_scale_big(r))
+		list_hosts(&pm, r);
 	run_families(&pm, r);
 	gpu_families(&pm, r);
 	nic_families(&pm, r);
@@ -779,10 +972,16 @@ void cd_report_prom(struct cd_out *o, const struct cd_results *r)
 	reach_families(&pm, r);
 	finding_families(&pm, r);
 	score_families(&pm, r);
+	agg_flush(&pm);
 	if (pm.dropped)
 		cd_warn("prometheus: %zu repeated series left out, the first of each kept (the first repeat: %s)",
 			pm.dropped, pm.first_dropped);
 	seen_clear(&pm);
 	free(pm.first_dropped);
 	free(pm.lbl);
+	free(pm.key);
+	free(pm.agg);
+	free(pm.listed);
+	for (size_t i = 0; i < ARRAY_SIZE(pm.own); i++)
+		free(pm.own[i]);
 }
