@@ -878,6 +878,7 @@ static void judge_driver(const struct vhost *h, const struct cd_vers_db *db, str
 	const struct cd_vers_row *cd = build > 0 ? cd_vers_cuda_driver(db, build / 1000) : NULL;
 	struct cd_vers_verdict *v;
 	char a[16], b[16], ns[16];
+	int by_api;
 
 	if (api > 0 && need && api < need->min_api) {
 		v = verdict(out, n, max, "LOG024", CD_SEV_FAIL, h->name, "cuda driver");
@@ -899,12 +900,12 @@ static void judge_driver(const struct vhost *h, const struct cd_vers_db *db, str
 	if (build <= 0)
 		return;
 	cuda_str(build, b, sizeof(b));
-	if ((api > 0 && api / 1000 < build / 1000) ||
-	    (cd && *h->driver && cd_vers_driver_cmp(h->driver, cd->min_driver) < 0)) {
+	by_api = api > 0 && api / 1000 < build / 1000;
+	if (by_api || (cd && *h->driver && cd_vers_driver_cmp(h->driver, cd->min_driver) < 0)) {
 		v = verdict(out, n, max, "LOG024", CD_SEV_FAIL, h->name, "cuda driver");
 		if (!v)
 			return;
-		if (api > 0) {
+		if (by_api) {
 			cuda_str(api, a, sizeof(a));
 			snprintf(v->title, sizeof(v->title), "the NVIDIA driver supports CUDA %s; %s was built with CUDA %s, "
 				 "which needs a CUDA %d driver", a, who, b, build / 1000);
@@ -912,7 +913,7 @@ static void judge_driver(const struct vhost *h, const struct cd_vers_db *db, str
 			snprintf(v->title, sizeof(v->title), "NVIDIA driver %s is older than CUDA %d.x needs (%s); %s was "
 				 "built with CUDA %s", h->driver, build / 1000, cd->min_driver, who, b);
 		}
-		evidence(v, "%s", h->ev_api[0] ? h->ev_api : h->ev_driver);
+		evidence(v, "%s", by_api && h->ev_api[0] ? h->ev_api : h->ev_driver);
 		evidence(v, "%s", h->nccl_cuda > 0 ? h->ev_nccl : h->ev_torch);
 		if (cd) {
 			row_evidence(v, db, cd);
