@@ -246,6 +246,24 @@ START_TEST(test_driver_too_old)
 	f = finding("LOG024", "cuda driver");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_ptr_nonnull(strstr(f->title, "NVIDIA driver 470.182.03 is older than CUDA 12.x needs (525)"));
+	/* PyTorch's own refusal (torch/cuda/__init__.py), the build's CUDA not shown */
+	teardown();
+	setup();
+	parse("RuntimeError: The NVIDIA driver on your system is too old (found version 12080). Please update your GPU "
+	      "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx\n");
+	f = finding("LOG024", "cuda driver");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->title, "the NVIDIA driver (CUDA 12.8) is too old for PyTorch's CUDA runtime"));
+	ck_assert_ptr_nonnull(advice_has("CUDA 13.x needs 580 or later"));
+	/* nvidia-smi -q's layout */
+	teardown();
+	setup();
+	parse("    Driver Version                            : 470.182.03\n"
+	      "    CUDA Version                              : 11.4\n"
+	      "n:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n");
+	f = finding("LOG024", "cuda driver");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->title, "supports CUDA 11.4; NCCL was built with CUDA 12.3"));
 	/* below what NCCL itself asks of the driver */
 	teardown();
 	setup();
@@ -270,6 +288,14 @@ START_TEST(test_skew)
 	ck_assert(evidence_has(f, "nodeA has cuda driver api 12.4, nodeB has 12.2"));
 	ck_assert_ptr_nonnull(finding("LOG009", "nccl cuda build"));
 	ck_assert_ptr_null(finding("LOG024", NULL));
+	/* two ranks of one host (no prefixes) that report different drivers */
+	teardown();
+	setup();
+	parse("[rank0]: | NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+	      "[rank1]: | NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4     |\n");
+	f = finding("LOG009", "nvidia driver");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(evidence_has(f, "report nvidia driver 535.104.05 and 550.54.15"));
 }
 END_TEST
 

@@ -458,6 +458,7 @@ struct vhost {
 	int torch_ptx;                 /* its compute_NN, 0 when none */
 	char ev_torch_sm[EV];
 	char ev_noimage[EV];           /* CUDA's "no kernel image is available for execution on the device" */
+	char ev_torch_old[EV];         /* PyTorch: "The NVIDIA driver on your system is too old (found version 12040)" */
 };
 
 struct cd_vers_log {
@@ -603,6 +604,21 @@ static void set_driver(struct vhost *h, const char *p, const char *line)
 	}
 }
 
+/* nvidia-smi -q's "    CUDA Version                : 12.2": the key alone on its line, blanks before the colon */
+static int smi_q_line(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, key, n) || (line[n] != ' ' && line[n] != '\t'))
+		return 0;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return *line == ':';
+}
+
 int cd_vers_log_line(struct cd_vers_log *l, const char *host, int unprefixed, const char *line)
 {
 	struct vhost *h = vhost(l, host && *host ? host : "log", unprefixed);
@@ -621,6 +637,16 @@ int cd_vers_log_line(struct cd_vers_log *l, const char *host, int unprefixed, co
 			h->ev_nccl[0] = '\0';
 			keep(h->ev_nccl, line);
 		}
+		seen = 1;
+	}
+	/* torch/cuda/__init__.py: the driver refused PyTorch's CUDA runtime; the number is cudaDriverGetVersion()'s */
+	if ((p = strstr(line, "driver on your system is too old (found version ")) && isdigit((unsigned char)p[48])) {
+		v = atoi(p + 48);
+		if (v >= 1000 && v <= 99990 && !h->api) {
+			h->api = v;
+			keep(h->ev_api, line);
+		}
+		keep(h->ev_torch_old, line);
 		seen = 1;
 	}
 	if ((p = strstr(line, "cudaDriverVersion ")) && isdigit((unsigned char)p[18])) {
@@ -645,7 +671,7 @@ int cd_vers_log_line(struct cd_vers_log *l, const char *host, int unprefixed, co
 		set_driver(h, p, line);
 		seen = 1;
 	}
-	if ((strstr(line, "Driver Version") || strstr(line, "CUDA Version :")) && (p = value_after(line, "CUDA Version", 1)) &&
+	if ((strstr(line, "Driver Version") || smi_q_line(line, "CUDA Version")) && (p = value_after(line, "CUDA Version", 1)) &&
 	    (v = cuda_code(p, NULL)) > 0) {
 		h->smi_cuda = v;
 		seen = 1;
@@ -897,6 +923,30 @@ static void judge_driver(const struct vhost *h, const struct cd_vers_db *db, str
 		snprintf(v->path, sizeof(v->path), "version table %s:%d: nccl-driver", db->name, need->line);
 		return;
 	}
+	if (build <= 0 && h->ev_torch_old[0] && api > 0) {
+		/* PyTorch said so; the table gives the driver a runtime one major release newer needs */
+		v = verdict(out, n, max, "LOG024", CD_SEV_FAIL, h->name, "cuda driver");
+		if (!v)
+			return;
+		cuda_str(api, a, sizeof(a));
+		cd = cd_vers_cuda_driver(db, api / 1000 + 1);
+		snprintf(v->title, sizeof(v->title), "the NVIDIA driver (CUDA %s) is too old for PyTorch's CUDA runtime", a);
+		evidence(v, "%s", h->ev_torch_old);
+		evidence(v, "%s", h->ev_driver);
+		row_evidence(v, db, cd);
+		if (cd)
+			snprintf(v->fix, sizeof(v->fix), "install the PyTorch build for the CUDA the driver supports (CUDA %s or "
+				 "older: torch.version.cuda must not be newer), or upgrade the NVIDIA driver (CUDA %d.x needs %s or "
+				 "later)", a, cd->major, cd->min_driver);
+		else
+			snprintf(v->fix, sizeof(v->fix), "install the PyTorch build for the CUDA the driver supports (CUDA %s "
+				 "or older), or upgrade the NVIDIA driver", a);
+		snprintf(v->why, sizeof(v->why), "PyTorch's CUDA runtime is newer than the driver supports: CUDA refused "
+			 "to start (cudaErrorInsufficientDriver)");
+		if (cd)
+			snprintf(v->path, sizeof(v->path), "version table %s:%d: cuda-driver", db->name, cd->line);
+		return;
+	}
 	if (build <= 0)
 		return;
 	cuda_str(build, b, sizeof(b));
@@ -1024,6 +1074,8 @@ static void fill_from(struct vhost *h, const struct vhost *u)
 	}
 	if (!h->ev_noimage[0])
 		memcpy(h->ev_noimage, u->ev_noimage, EV);
+	if (!h->ev_torch_old[0])
+		memcpy(h->ev_torch_old, u->ev_torch_old, EV);
 }
 
 size_t cd_vers_judge(const struct cd_vers_log *l, const struct cd_vers_db *db, struct cd_vers_verdict *out, size_t max)
