@@ -333,6 +333,12 @@ START_TEST(test_reader)
 	ck_assert_uint_eq(cd_vers_judge(l, db, v, 8), 1);
 	ck_assert_str_eq(v[0].subject, "nccl sm_35");
 	ck_assert_int_eq(v[0].sev, CD_SEV_FAIL);
+	/* NCCL 2.26's shared-memory warning names the device's architecture (cudaArch 1200 is sm_120) */
+	ck_assert_int_eq(cd_vers_log_line(l, "h", 0, "h:1:1 [0] enqueue.cc:50 NCCL WARN cudaArch 1200 ncclMaxSharedMem "
+					  "101376 exceeds device/fn maxSharedMem 99328"), 1);
+	ck_assert_uint_eq(cd_vers_judge(l, db, v, 8), 2);
+	ck_assert_str_eq(v[1].subject, "nccl sm_120");
+	ck_assert_int_eq(v[1].sev, CD_SEV_WARN); /* 2.21.5+cuda12.4 has PTX compute_90 */
 	cd_vers_log_free(l);
 }
 END_TEST

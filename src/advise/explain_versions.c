@@ -705,6 +705,15 @@ int cd_vers_log_line(struct cd_vers_log *l, const char *host, int unprefixed, co
 		keep(h->ev_noimage, line);
 		seen = 1;
 	}
+	/* NCCL 2.26+ src/enqueue.cc WARN("cudaArch %d ncclMaxSharedMem %d exceeds ..."): cudaArch is
+	 * 100*major + 10*minor of the device (src/init.cc) */
+	if ((p = strstr(line, "cudaArch ")) && isdigit((unsigned char)p[9]) && strstr(p, " ncclMaxSharedMem ")) {
+		v = atoi(p + 9);
+		if (v % 10 == 0) {
+			add_sm(h, v / 10, line);
+			seen = 1;
+		}
+	}
 	/* NCCL's topology dump: <gpu dev="0" sm="90" rank="0" gdr="1"> */
 	if (strstr(line, "<gpu ") && (p = strstr(line, " sm=\"")) && isdigit((unsigned char)p[5])) {
 		add_sm(h, atoi(p + 5), line);
