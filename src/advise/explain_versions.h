@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * explain's version knowledge (rules/versions.catalog, private to explain.c): which GPU
+ * explain's version knowledge (rules/versions.catalog, private to explain.c; the table in
+ * explain_versions_table.c, the log's side in explain_versions.c): which GPU
  * architectures each NCCL release's build targets under which CUDA, what NCCL asks of the
  * CUDA driver, which Linux driver each CUDA major release needs. The reader collects the
  * versions a log shows per host (NCCL's "NCCL version 2.x.y+cudaX.Y" and "cudaDriverVersion",
@@ -62,6 +63,17 @@ const struct cd_vers_row *cd_vers_cuda_driver(const struct cd_vers_db *db, int m
 const struct cd_vers_row *cd_vers_nccl_driver(const struct cd_vers_db *db, int nccl, const char *what);
 /* Compare driver versions "535.104.05" numerically field by field: <0, 0, >0. */
 int cd_vers_driver_cmp(const char *a, const char *b);
+/* Does machine code for target (90 = sm_90) run on sm? Same major release, minor no newer. */
+int cd_vers_sass_runs(int target, int sm);
+
+/* ---- numbers, as the table and the logs write them ---- */
+
+/* "2.21.5" → 22105, *end after it; -1 when it is not three small numbers. */
+int cd_vers_nccl_code(const char *s, const char **end);
+/* "12.4" → 12040 (cudaDriverGetVersion()'s form), *end after it (end may be NULL); -1 when not major.minor. */
+int cd_vers_cuda_code(const char *s, const char **end);
+/* Is s[0..n) a driver version "535.104.05": one to three dot-separated numbers, the first at least 100? */
+int cd_vers_driver_ok(const char *s, size_t n);
 
 /* ---- what a log shows ---- */
 
