@@ -15,6 +15,7 @@
 #include "explain.h"
 #include "explain_catalog.h"
 #include "explain_torch.h"
+#include "explain_versions.h"
 
 #define MAX_HOSTS 256
 #define MAX_FINDINGS 512
@@ -52,6 +53,7 @@ struct state {
 	const struct cd_causes *causes; /* NULL: no catalogue (it failed to load) */
 	struct cause_seen *seen;        /* one per catalogue entry */
 	int ompi_connect_box;           /* inside Open MPI's "failed to TCP connect" help box */
+	struct cd_vers_log *vers;       /* the versions, architectures and drivers the log shows */
 	long lineno;
 };
 
@@ -725,6 +727,41 @@ static void catalogue_finish(struct state *st)
 	free(holds);
 }
 
+/*
+ * The versions the log shows against rules/versions.catalog (explain_versions.c): an
+ * architecture the NCCL or PyTorch build has no kernels for, a driver older than the build
+ * needs, drivers or builds that differ between ranks. Each verdict is a finding; one with a
+ * fix is also advice naming the table's row, after the catalogue's own.
+ */
+static void versions_finish(struct state *st)
+{
+	const struct cd_vers_db *db = cd_vers_default();
+	struct cd_vers_verdict *v = xcalloc(32, sizeof(*v));
+	size_t n = cd_vers_judge(st->vers, db, v, 32);
+
+	for (size_t i = 0; i < n; i++) {
+		struct cd_finding *f = log_finding(st, v[i].id, v[i].sev, host_named(st, v[i].host), v[i].subject,
+						   v[i].title, NULL);
+		struct cd_advice *a;
+		int dup = 0;
+
+		for (int k = 0; f && k < v[i].n_evidence; k++)
+			cd_finding_evidence(f, "%s", v[i].evidence[k]);
+		if (!f || !v[i].fix[0])
+			continue;
+		for (size_t k = 0; k < st->r->n_advice && !dup; k++)
+			dup = !st->r->advice[k].env && st->r->advice[k].value && !strcmp(st->r->advice[k].value, v[i].fix);
+		if (dup)
+			continue;
+		a = cd_results_add_advice(st->r);
+		a->value = xstrdup(v[i].fix);
+		cd_strv_push(&a->findings, v[i].id);
+		cd_strv_push(&a->path, v[i].path[0] ? v[i].path : "version table");
+		a->why = xasprintf("%s: %s", v[i].title, v[i].why);
+	}
+	free(v);
+}
+
 /* NCCL's socket transport listing an interface another host cannot use: virtual, or link-local only. */
 static void socket_iface_check(struct state *st, struct cd_host *h, const char *line, const char *p)
 {
@@ -776,6 +813,8 @@ static void classify(struct state *st, const char *line)
 	int torch = cd_torch_line(st->torch, line);
 	int cat = catalogue_line(st, h, line);
 
+	cd_vers_log_line(st->vers, h->hostname, h->host_id_source && !strcmp(h->host_id_source, CD_EXPLAIN_NO_HOST),
+			 line);
 	parse_result_trace(st, line);
 	if (strstr(line, "Open MPI failed to TCP connect to a peer MPI process"))
 		st->ompi_connect_box = 1; /* its "Message: connect() to ADDR failed" line follows */
@@ -920,6 +959,7 @@ static void finish(struct state *st, struct cd_host *first)
 		}
 	}
 	catalogue_finish(st);
+	versions_finish(st);
 	if (st->ib_none && st->net_socket)
 		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
 	if ((st->errors || st->warns) && !cause_found(st)) {
@@ -964,6 +1004,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	st->name = name && *name ? name : "log";
 	st->first_finding = r->n_findings;
 	st->torch = cd_torch_new();
+	st->vers = cd_vers_log_new();
 	st->causes = cd_causes_default();
 	st->seen = xcalloc(st->causes ? st->causes->n + 1 : 1, sizeof(*st->seen));
 	while (text && pos < len) {
@@ -995,6 +1036,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	n = st->recognised;
 	free(line);
 	cd_torch_free(st->torch);
+	cd_vers_log_free(st->vers);
 	free(st->seen);
 	free(st);
 	return n;
@@ -1002,7 +1044,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 
 int cd_explain_init(void)
 {
-	return cd_causes_default() ? 0 : -1;
+	return cd_causes_default() && cd_vers_default() ? 0 : -1;
 }
 
 /* ---- network settings only from network errors ---- */

@@ -288,6 +288,12 @@ else
 	skip "-o in a read-only directory: root writes everywhere (CI runs this as a normal user too)"
 fi
 
+# --- explain's version table (COMMDIAG_VERSIONS): refused with its line ---
+ENV=(COMMDIAG_VERSIONS="$D/versions-bad.catalog")
+bad "COMMDIAG_VERSIONS malformed" \
+	"$E explain: $D/versions-bad.catalog:3: expected a list of architectures like 80,90,100, got 'sm_100'" \
+	explain "$D/nccl-tests-bad-number.log" -o "$O"
+
 # --- test-only fault knobs: a typo is an error, not a test that tests nothing ---
 ENV=(COMMDIAG_TESTING=1 COMMDIAG_FAULT=probe.hnag)
 bad "COMMDIAG_FAULT with an unknown fault" \
