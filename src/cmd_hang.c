@@ -354,7 +354,7 @@ static int check_here(struct ctx *c, const struct cd_results *r, struct node_set
 		{
 			size_t nf = s->n - 1;
 
-			*CD_PUSH(s->file, nf, s->cap_file) = xstrdup("--check-host: this host, checked now");
+			*CD_PUSH(s->file, nf, s->cap_file) = xstrdup("--check-host: this host, discovered and judged now, no probes");
 		}
 		return 0;
 	}

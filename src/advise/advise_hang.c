@@ -59,33 +59,42 @@ static int evidence_has(const struct cd_finding *f, const char *s)
  */
 static void node_said(const struct cd_finding *f, char *buf, size_t len)
 {
+	static const char *const verbs[] = { " failed ", " warned " };
 	size_t used = 0;
-	int failed = 0;
+	int listed = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < f->evidence.n && used < len; i++) {
-		const char *e = f->evidence.v[i];
-		const char *id = strstr(e, " failed ") ? strstr(e, " failed ") + 8 : strstr(e, " warned ") ? strstr(e, " warned ") + 8 : NULL;
+	for (size_t v = 0; v < ARRAY_SIZE(verbs); v++) {
+		int n = 0;
 
-		if (strncmp(e, "node: ", 6))
-			continue;
-		if (id) {
-			used += (size_t)snprintf(buf + used, len - used, "%s%.*s", failed++ ? ", " : ", whose last check found ",
-						 (int)strcspn(id, ":"), id);
-		} else if (strstr(e, "has no finding at warn or fail")) {
-			used += (size_t)snprintf(buf + used, len - used, ", whose last check found nothing at warn or fail: "
-						 "look at what runs on it (py-spy dump)");
+		for (size_t i = 0; i < f->evidence.n && used < len; i++) {
+			const char *e = f->evidence.v[i], *id = strstr(e, verbs[v]);
+
+			if (strncmp(e, "node: ", 6) || !id)
+				continue;
+			id += strlen(verbs[v]);
+			if (!listed && strncmp(e + 6, f->host, strlen(f->host)))
+				used += (size_t)snprintf(buf, len, " (node %.*s)", (int)strcspn(e + 6, " "), e + 6);
+			if (used < len)
+				used += (size_t)snprintf(buf + used, len - used, "%s%s%.*s",
+							 n ? ", " : listed ? "; " : ", whose last check ", n ? "" : verbs[v] + 1,
+							 (int)strcspn(id, ":"), id);
+			n++;
+			listed++;
 		}
 	}
+	for (size_t i = 0; !listed && i < f->evidence.n; i++)
+		if (!strncmp(f->evidence.v[i], "node: ", 6) && strstr(f->evidence.v[i], "has no finding at warn or fail"))
+			snprintf(buf, len, ", whose last check found nothing at warn or fail: look at what runs on it");
 }
 
 /* One item per rank: RAS and the logs know its host, the dumps do not. */
-static void rank_item(struct cd_walk *w, const struct cd_finding *f, int ras)
+static void rank_item(struct cd_walk *w, const struct cd_finding *f, int hosted)
 {
 	const char *who = f->subject ? f->subject : "the rank";
 	char v[768], node[384];
 
-	if (ras && f->host) {
+	if (hosted && f->host) {
 		node_said(f, node, sizeof(node));
 		if (*node)
 			snprintf(v, sizeof(v), "%s on %s%s; its GPU (nvidia-smi -q -d PERFORMANCE,CLOCK; dmesg for Xid) and "
@@ -102,6 +111,17 @@ static void rank_item(struct cd_walk *w, const struct cd_finding *f, int ras)
 			 "py-spy dump --pid of its process for where it stands", who);
 		walk_emit(w, NULL, v, NULL, "%s", f->title);
 	}
+}
+
+static int hosted_twin(const struct cd_results *r, const struct cd_finding *f)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct cd_finding *g = &r->findings[i];
+
+		if (g != f && g->host && hang_finding(g) && f->subject && g->subject && !strcmp(f->subject, g->subject))
+			return 1;
+	}
+	return 0;
 }
 
 void l_hang(struct cd_walk *w)
@@ -139,8 +159,10 @@ void l_hang(struct cd_walk *w)
 			busy = f->subject;
 			busy_timeout_s = pg_timeout_s(f);
 		}
+		if (!f->host && hosted_twin(w->r, f))
+			continue; /* the same rank, with its host, from another source: that item says it */
 		if (ranks++ < MAX_RANK_ITEMS)
-			rank_item(w, f, from_ras || strcmp(f->id, "HANG009") > 0);
+			rank_item(w, f, f->host != NULL);
 	}
 	if (inside || ras)
 		walk_emit(w, "NCCL_DEBUG", "INFO", NULL, "a collective that does not finish: NCCL's own log of the next run "

@@ -330,7 +330,7 @@ int cd_wd_judge(struct cd_results *r)
 
 enum src { S_RAS, S_FR, S_LOG, S_N };
 
-static const char *const src_name[S_N] = { "NCCL RAS", "Flight Recorder", "watchdog logs" };
+static const char *const src_name[S_N] = { "NCCL RAS", "the Flight Recorder dumps", "the watchdog logs" };
 
 static int source_of(const char *id)
 {
@@ -363,11 +363,30 @@ static int named_by(const struct cd_results *r, size_t n, int s, long rank)
 	return 0;
 }
 
+/* The dumps name no host: a log of the same global rank does (NCCL's host:pid:tid prefix). */
+static void host_from_logs(const struct cd_results *r, struct cd_finding *f, long rank)
+{
+	for (size_t i = 0; i < r->n_watchdog; i++) {
+		const struct cd_wd_report *w = &r->watchdog[i];
+
+		if (w->host && w->global != CD_NULL_I64 && w->global == rank) {
+			f->host = xstrdup(w->host);
+			cd_finding_evidence(f, "host %s: rank %ld's, from NCCL's host:pid:tid prefix in its log (%s)", w->host,
+					    rank, w->log);
+			return;
+		}
+	}
+}
+
 int cd_hang_cross(struct cd_results *r)
 {
 	size_t n = r->n_findings;
 	int had[S_N] = { 0 }, sources = 0;
 	char said[S_N][192];
+
+	for (size_t i = 0; i < n; i++)
+		if (source_of(r->findings[i].id) == S_FR && !r->findings[i].host && rank_in(&r->findings[i]) >= 0)
+			host_from_logs(r, &r->findings[i], rank_in(&r->findings[i]));
 
 	for (size_t i = 0; i < n; i++) {
 		int s = source_of(r->findings[i].id);
@@ -409,8 +428,8 @@ int cd_hang_cross(struct cd_results *r)
 				cd_finding_evidence(f, "%s name%s rank %ld too: the sources agree", src_name[o],
 						    o == S_RAS ? "s" : "", rank);
 			} else {
-				cd_finding_evidence(f, "%s do%s not name rank %ld (%s names %s)", src_name[o], o == S_RAS ? "es" : "",
-						    rank, src_name[o], said[o]);
+				cd_finding_evidence(f, "%s do%s not name rank %ld (%s %s)", src_name[o], o == S_RAS ? "es" : "",
+						    rank, o == S_RAS ? "it names" : "they name", said[o]);
 			}
 		}
 	}
@@ -429,9 +448,12 @@ int cd_hang_cross(struct cd_results *r)
 
 				cd_finding_evidence(f, "%s: %s", src_name[s], said[s]);
 				cd_finding_evidence(f, "%s: %s", src_name[o], said[o]);
-				cd_finding_evidence(f, "RAS numbers ranks in each NCCL communicator, the dumps and the logs "
-						    "by global rank: they agree only where the communicator spans the job; "
-						    "a second stuck rank, or logs and dumps of different moments, disagree too");
+				if (s == S_RAS)
+					cd_finding_evidence(f, "RAS numbers ranks in each NCCL communicator, the dumps and the "
+							    "logs by global rank: they agree only where the communicator spans "
+							    "the job");
+				cd_finding_evidence(f, "a second stuck rank, or sources taken at different moments (a dump "
+						    "of an earlier timeout), disagree too: look at each rank named");
 			}
 		}
 	return (int)(r->n_findings - n);
