@@ -360,7 +360,8 @@ START_TEST(test_watchdog_reports)
 	const struct cd_wd_report *w;
 
 	read_logs(&r, "stuck", 4);
-	ck_assert_uint_eq(r.n_watchdog, 4);
+	/* three reports; rank 2's [rank2] line and its group's "global rank: 2" */
+	ck_assert_uint_eq(r.n_watchdog, 5);
 	w = report_of(&r, 3);
 	ck_assert_ptr_nonnull(w);
 	ck_assert_str_eq(w->log, "rank3.log");
@@ -375,6 +376,13 @@ START_TEST(test_watchdog_reports)
 	ck_assert_ptr_nonnull(w);
 	ck_assert_str_eq(w->host, "node-b");
 	ck_assert(w->seq == CD_NULL_I64 && !w->group);
+	w = NULL;
+	for (size_t i = 0; i < r.n_watchdog; i++)
+		if (r.watchdog[i].group && r.watchdog[i].seq == CD_NULL_I64)
+			w = &r.watchdog[i];
+	ck_assert_ptr_nonnull(w);
+	ck_assert(w->global == 2 && w->grank == 2 && w->seq == CD_NULL_I64 && w->group_size == 4);
+	ck_assert_str_eq(w->group, "GUID 0");
 	cd_results_clear_judgement(&r);
 	ck_assert_int_eq(cd_wd_judge(&r), 1);
 	ck_assert_str_eq(r.findings[0].id, "HANG011");

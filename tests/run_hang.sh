@@ -283,6 +283,13 @@ fr "logs without the group's size" 0 "$LOGS"/nosize/rank0.log "$LOGS"/nosize/ran
 out_has "logs without the group's size" "WARN  HANG012"
 out_has "logs without the group's size" "the logs do not show the group's size"
 out_lacks "logs without the group's size" "HANG011"
+# several process groups: the tensor-parallel group names rank 3 (its global rank from its own
+# log's "global rank:"); in the world group, rank 2 waits in that group instead
+fr "logs groups" 1 "$LOGS"/groups/rank0.log "$LOGS"/groups/rank1.log "$LOGS"/groups/rank2.log "$LOGS"/groups/rank3.log
+out_has "logs groups" "FAIL  HANG011 node-b rank 3: did not report a timeout while rank 2 of PG GUID 2 (2 ranks) timed out at SeqNum 4 _ALLGATHER_BASE"
+out_has "logs groups" "FAIL  HANG011 node-b rank 2: did not reach SeqNum 10 ALLREDUCE of PG GUID 0(default_pg), where rank 0, rank 1 wait: it timed out itself in PG GUID 2 at SeqNum 4 _ALLGATHER_BASE"
+out_has "logs groups" "rank 3 on node-b"
+out_lacks "logs groups" "rank 2 on node-b"
 # one rank's log of four: the group's size names the three that did not report
 fr "logs one rank" 1 "$LOGS"/stuck/rank0.log
 count_is "logs one rank" "HANG011" 3

@@ -740,4 +740,24 @@ void cd_torch_export(const struct cd_torch *t, struct cd_results *r, const char 
 		if (!reported)
 			push_report(r, log, t->seen[k].host)->global = t->seen[k].global;
 	}
+	/* a group rank the log maps to a global one ("global rank:"), with no report in that group:
+	 * a member of the group that did not time out in it */
+	for (int k = 0; t && k < t->nmaps; k++) {
+		const struct tmap *m = &t->maps[k];
+		const struct tgroup *g = &t->groups[m->group];
+		struct cd_wd_report *w;
+		int reported = 0;
+
+		for (int i = 0; i < t->nreports && !reported; i++)
+			reported = t->reports[i].group == m->group && t->reports[i].grank == m->grank;
+		if (reported)
+			continue;
+		w = push_report(r, log, t->host);
+		w->group = xstrdup(g->key);
+		w->group_label = xstrdup(g->label);
+		w->is_default = g->is_default;
+		w->group_size = or_null(g->size);
+		w->grank = m->grank;
+		w->global = m->global;
+	}
 }

@@ -82,6 +82,28 @@ static const struct cd_wd_report *alive(const struct cd_results *r, long global)
 	return NULL;
 }
 
+/* The global rank a log maps group rank grank of group key to; -1 */
+static long global_in(const struct cd_results *r, const char *key, long grank)
+{
+	for (size_t i = 0; i < r->n_watchdog; i++)
+		if (same_group(&r->watchdog[i], key) && key && v(r->watchdog[i].grank) == grank &&
+		    v(r->watchdog[i].global) >= 0)
+			return v(r->watchdog[i].global);
+	return -1;
+}
+
+/* The report of global rank `global` timing out in a group other than key; NULL */
+static const struct cd_wd_report *waits_elsewhere(const struct cd_results *r, const char *key, long global)
+{
+	for (size_t i = 0; global >= 0 && i < r->n_watchdog; i++) {
+		const struct cd_wd_report *w = &r->watchdog[i];
+
+		if (v(w->seq) >= 0 && v(w->global) == global && w->group && !same_group(w, key))
+			return w;
+	}
+	return NULL;
+}
+
 static int has_global(const struct mem *m, size_t n, long global)
 {
 	for (size_t i = 0; i < n; i++)
@@ -124,14 +146,16 @@ static size_t judge_group(struct cd_results *r, const char *key, struct mem *m)
 		const struct cd_wd_report *w = &r->watchdog[i];
 		struct mem *x;
 
-		if (!same_group(w, key) || v(w->seq) < 0)
+		if (!same_group(w, key))
 			continue;
-		reports++;
 		if (!label && w->group_label)
 			label = w->group_label;
 		is_default |= w->is_default;
 		if (v(w->group_size) > size)
 			size = v(w->group_size);
+		if (v(w->seq) < 0)
+			continue; /* a member the log maps, with no report: the size and the label only */
+		reports++;
 		if (!(x = member_of(m, &n, w)))
 			continue;
 		if (x->global < 0)
@@ -219,22 +243,32 @@ static size_t judge_group(struct cd_results *r, const char *key, struct mem *m)
 			if (seen)
 				continue;
 			if (missing++ < MAX_MISSING) {
-				long global = is_default ? g : -1;
-				const struct cd_wd_report *a = alive(r, global);
+				long global = is_default ? g : global_in(r, key, g);
+				const struct cd_wd_report *a = alive(r, global), *elsewhere = waits_elsewhere(r, key, global);
 				struct cd_finding *f;
 				char *subj = who(global, g, label), *t;
 
 				list_ranks(others, sizeof(others), m, n, lo, 1);
-				t = xasprintf("did not report a timeout while %s of %s (%ld ranks) timed out at SeqNum %ld%s%s: "
-					      "the rank they wait for",
-					      others, label ? label : "its process group", size, lo, op ? " " : "", op ? op : "");
+				if (elsewhere)
+					t = xasprintf("did not reach SeqNum %ld%s%s of %s, where %s wait: it timed out itself in %s "
+						      "at SeqNum %ld%s%s (see that group)",
+						      lo, op ? " " : "", op ? op : "", label ? label : "its process group", others,
+						      elsewhere->group_label ? elsewhere->group_label : "another group",
+						      v(elsewhere->seq), elsewhere->op ? " " : "", elsewhere->op ? elsewhere->op : "");
+				else
+					t = xasprintf("did not report a timeout while %s of %s (%ld ranks) timed out at SeqNum "
+						      "%ld%s%s: the rank they wait for",
+						      others, label ? label : "its process group", size, lo, op ? " " : "",
+						      op ? op : "");
 				f = cd_results_add_finding(r, "HANG011", CD_SEV_FAIL, a ? a->host : NULL, subj, t);
 				f->measured = (double)n;
 				f->expected = (double)size;
 				f->unit = xstrdup("ranks reporting");
 				free(subj);
 				free(t);
-				if (a)
+				if (elsewhere)
+					report_evidence(f, elsewhere);
+				else if (a)
 					cd_finding_evidence(f, "its log (%s) shows it running with no watchdog timeout: it never "
 							    "enqueued SeqNum %ld (busy outside communication, or stuck before "
 							    "the collective)", a->log, lo);

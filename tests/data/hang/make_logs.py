@@ -29,15 +29,25 @@ def init_options(r, lines, size=True):
                      "USE_HIGH_PRIORITY_STREAM: 0, SPLIT_FROM: 0, SPLIT_COLOR: 0, PG Name: 0")
 
 
-def timeout(r, lines, seq, enq, done, op="ALLREDUCE", numel=1048576):
+TP = "[PG ID 1 PG GUID {g} Rank {r}]"  # a new_group() without a description: no "(desc)"
+
+
+def tp_options(r, lines):
+    lines.append(f"[rank{r}]:[I1126 00:10:0{r}.223456789 ProcessGroupNCCL.cpp:905] {TP.format(g=1 + r // 2, r=r % 2)} "
+                 f"ProcessGroupNCCL initialization options: size: 2, global rank: {r}, TIMEOUT(ms): 600000, "
+                 f"USE_HIGH_PRIORITY_STREAM: 0, SPLIT_FROM: 0, SPLIT_COLOR: 0, PG Name: {1 + r // 2}")
+
+
+def timeout(r, lines, seq, enq, done, op="ALLREDUCE", numel=1048576, prefix=None):
+    prefix = prefix or PREFIX.format(r=r)
     t = f"00:20:0{r}.4082712{r}7"
     lines.append(f"[rank{r}]:[E1126 {t} ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught collective operation "
                  f"timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={numel}, NumelOut={numel}, "
                  f"Timeout(ms)=600000) ran for 600060 milliseconds before timing out.")
-    lines.append(f"[rank{r}]:[E1126 {t} ProcessGroupNCCL.cpp:1785] {PREFIX.format(r=r)} Exception (either an error "
+    lines.append(f"[rank{r}]:[E1126 {t} ProcessGroupNCCL.cpp:1785] {prefix} Exception (either an error "
                  f"or timeout) detected by watchdog at work: {seq}, last enqueued NCCL work: {enq}, last completed "
                  f"NCCL work: {done}.")
-    lines.append(f"[rank{r}]:[E1126 {t} ProcessGroupNCCL.cpp:1834] {PREFIX.format(r=r)} Timeout at NCCL work: {seq}, "
+    lines.append(f"[rank{r}]:[E1126 {t} ProcessGroupNCCL.cpp:1834] {prefix} Timeout at NCCL work: {seq}, "
                  f"last enqueued NCCL work: {enq}, last completed NCCL work: {done}.")
     lines.append(f"[rank{r}]:[E1126 {t} ProcessGroupNCCL.cpp:630] [Rank {r}] Some NCCL operations have failed or "
                  "timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
@@ -58,7 +68,15 @@ def job(kind):
         lines = []
         nccl_init(r, lines)
         init_options(r, lines, size=kind != "nosize")
-        if kind == "quiet":
+        if kind == "groups":
+            tp_options(r, lines)
+            # rank 3 stopped before tensor-parallel all_gather #4 of its group (GUID 2): rank 2 times
+            # out there; ranks 0 and 1 wait in the world's all_reduce #10, which 2 and 3 never reach
+            if r in (0, 1):
+                timeout(r, lines, 10, 10, 9)
+            elif r == 2:
+                timeout(r, lines, 4, 4, 3, op="_ALLGATHER_BASE", prefix=TP.format(g=2, r=0))
+        elif kind == "quiet":
             pass
         elif kind in ("stuck", "nosize"):
             # rank 2 never enqueued all_reduce #6: nothing for its watchdog to time out on
@@ -73,5 +91,5 @@ def job(kind):
     return out
 
 
-for kind in ("stuck", "lag", "quiet", "nosize"):
+for kind in ("stuck", "lag", "quiet", "nosize", "groups"):
     write(kind, job(kind))
