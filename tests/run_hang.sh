@@ -290,6 +290,9 @@ out_has "logs groups" "FAIL  HANG011 node-b rank 3: did not report a timeout whi
 out_has "logs groups" "FAIL  HANG011 node-b rank 2: did not reach SeqNum 10 ALLREDUCE of PG GUID 0(default_pg), where rank 0, rank 1 wait: it timed out itself in PG GUID 2 at SeqNum 4 _ALLGATHER_BASE"
 out_has "logs groups" "rank 3 on node-b"
 out_lacks "logs groups" "rank 2 on node-b"
+# PyTorch 2.1: no group named, NCCL's communicator of 4 ranks is the group
+fr "logs 2.1" 1 "$LOGS"/old/rank0.log "$LOGS"/old/rank1.log "$LOGS"/old/rank2.log "$LOGS"/old/rank3.log
+out_has "logs 2.1" "FAIL  HANG011 n/a group rank 2 of the unnamed group: did not report a timeout while group rank 0, group rank 1, group rank 3 of its process group (4 ranks) timed out at SeqNum 6 ALLREDUCE"
 # one rank's log of four: the group's size names the three that did not report
 fr "logs one rank" 1 "$LOGS"/stuck/rank0.log
 count_is "logs one rank" "HANG011" 3

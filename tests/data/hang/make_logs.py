@@ -54,6 +54,21 @@ def timeout(r, lines, seq, enq, done, op="ALLREDUCE", numel=1048576, prefix=None
                  "corrupted/incomplete data.")
 
 
+def old_job():
+    """PyTorch 2.0/2.1: glog's "[E ProcessGroupNCCL.cpp:458]", no c10 [rankN] prefix, no group tag, no
+    NumelIn (as tests/data/logs/timeout-pytorch-118369.log); the group is NCCL's one communicator."""
+    out = {}
+    for r in range(4):
+        lines = []
+        nccl_init(r, lines)
+        if r != 2:
+            lines.append(f"[E ProcessGroupNCCL.cpp:458] [Rank {r}] Watchdog caught collective operation timeout: "
+                         "WorkNCCL(SeqNum=6, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600060 milliseconds "
+                         "before timing out.")
+        out[r] = lines
+    return out
+
+
 def write(folder, ranks):
     d = os.path.join(HERE, "logs", folder)
     os.makedirs(d, exist_ok=True)
@@ -93,3 +108,4 @@ def job(kind):
 
 for kind in ("stuck", "lag", "quiet", "nosize", "groups"):
     write(kind, job(kind))
+write("old", old_job())
