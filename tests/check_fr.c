@@ -407,6 +407,37 @@ START_TEST(test_watchdog_reports)
 }
 END_TEST
 
+/* at one SeqNum, the rank that completed less NCCL work is behind (HANG010, unit "NCCL work") */
+START_TEST(test_watchdog_completed)
+{
+	struct cd_results r;
+	const long done[3] = { 41, 39, 41 };
+
+	cd_results_init(&r);
+	for (int i = 0; i < 3; i++) {
+		struct cd_wd_report *w = CD_PUSH(r.watchdog, r.n_watchdog, r.cap_watchdog);
+
+		memset(w, 0, sizeof(*w));
+		w->log = xasprintf("rank%d.log", i);
+		w->group = xstrdup("GUID 5");
+		w->group_label = xstrdup("PG GUID 5(dp)");
+		w->timeout = 1;
+		w->group_size = 3;
+		w->global = 10 + i;
+		w->grank = i;
+		w->seq = 42;
+		w->enqueued = 42;
+		w->completed = done[i];
+	}
+	ck_assert_int_eq(cd_wd_judge(&r), 1);
+	ck_assert_str_eq(r.findings[0].id, "HANG010");
+	ck_assert_str_eq(r.findings[0].subject, "rank 11");
+	ck_assert_str_eq(r.findings[0].unit, "NCCL work");
+	ck_assert(r.findings[0].measured == 39 && r.findings[0].expected == 41);
+	cd_results_free(&r);
+}
+END_TEST
+
 static int has_evidence(const struct cd_finding *f, const char *s)
 {
 	for (size_t i = 0; i < f->evidence.n; i++)
@@ -476,6 +507,7 @@ Suite *fr_suite(void)
 	tcase_add_test(tc, test_rank_from_name);
 	tcase_add_test(tc, test_judge);
 	tcase_add_test(tc, test_watchdog_reports);
+	tcase_add_test(tc, test_watchdog_completed);
 	tcase_add_test(tc, test_sources_and_nodes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bounds");
