@@ -46,7 +46,7 @@
 /* the commands that render the results document (cd_report): the ones --format prometheus|html serve */
 #define C_DOC (C_CHECK | C_TOPO | C_PROBE | C_REPORT | C_SCORE | C_IMPORT | C_HANG | C_COMPARE | C_MERGE)
 /* the commands that take positional arguments */
-#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT | C_COMPARE | C_MERGE)
+#define C_ARGS (C_HELP | C_PROBE | C_RULES | C_SCORE | C_EXPLAIN | C_IMPORT | C_COMPARE | C_MERGE | C_HANG)
 #define DEFAULT_PROBE_TIMEOUT_S 30.0
 
 struct ctx {
@@ -73,6 +73,9 @@ struct ctx {
 	const char *baseline;       /* --baseline FILE: the document to compare with (check, score) */
 	const char **fr;            /* hang --fr PATH: Flight Recorder dumps (files or folders) */
 	int n_fr;
+	const char **nodes;         /* hang --nodes PATH: documents of the job's nodes (files or folders) */
+	int n_nodes;
+	int check_host;             /* hang --check-host: check the named host here, or say how */
 	int progress;               /* --progress 1, --no-progress 0, neither -1 */
 	double t_start;             /* when the --timeout deadline was armed */
 	char **args; /* positional arguments after the command */

@@ -6,7 +6,11 @@
  * and stuck ranks; src/judge/rules_fr.c: where a process group's ranks diverged), advise
  * (the decision tree's hang leaf) and report like every command. The RAS client is
  * src/probe/ras_client.c, the report parser src/core/ras.c, the dump reader src/core/fr.c.
- * NCCL and PyTorch logs are read by `explain`, not here (yet).
+ * Logs (LOGFILE…, as explain takes them) are read by explain's reader, which leaves the
+ * PyTorch watchdog's reports in the document (cd_results.watchdog) for the judge
+ * (src/judge/rules_wd.c). --nodes documents (a node check per host, as merge takes them)
+ * give the named rank's node and its own failing findings; --check-host checks this host
+ * when it is the one named.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "explain.h"
 #include "fr.h"
 #include "ras.h"
 #include "ras_client.h"
@@ -184,6 +190,177 @@ static int rank_cmp(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* ---- logs: explain's reader, the watchdog's reports into the document ---- */
+
+static int read_logs(const struct ctx *c, struct cd_results *r)
+{
+	struct cd_results scratch;
+
+	cd_results_init(&scratch);
+	for (int i = 0; i < c->nargs; i++) {
+		const char *path = c->args[i], *kind = NULL, *base = strrchr(path, '/');
+		FILE *f = strcmp(path, "-") ? cd_open_input(path, &kind) : stdin;
+		size_t len = 0;
+		char *text;
+
+		if (!f) {
+			if (kind)
+				cd_error("hang: '%s' is %s: expected a log file ('-' reads standard input)", path, kind);
+			else
+				cd_error("hang: cannot open the log '%s': %s", path, strerror(errno));
+			cd_results_free(&scratch);
+			return -1;
+		}
+		text = cd_read_file(f, (size_t)1 << 30, &len);
+		if (f != stdin)
+			fclose(f);
+		if (!text) {
+			cd_error("hang: cannot read the log '%s': %s", path, errno ? strerror(errno) : "larger than 1 GiB");
+			cd_results_free(&scratch);
+			return -1;
+		}
+		/* the log's other facts and LOG findings are explain's: hang keeps the watchdog's reports */
+		cd_explain_parse(&scratch, text, len, !strcmp(path, "-") ? "stdin" : base ? base + 1 : path);
+		free(text);
+	}
+	r->watchdog = scratch.watchdog;
+	r->n_watchdog = scratch.n_watchdog;
+	r->cap_watchdog = scratch.cap_watchdog;
+	scratch.watchdog = NULL;
+	scratch.n_watchdog = scratch.cap_watchdog = 0;
+	cd_results_free(&scratch);
+	return 0;
+}
+
+/* ---- the job's nodes: --nodes documents, and this host's check with --check-host ---- */
+
+struct node_set {
+	struct cd_results *d;
+	char **file;
+	size_t n, cap, cap_file;
+};
+
+static void node_set_free(struct node_set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		cd_results_free(&s->d[i]);
+		free(s->file[i]);
+	}
+	free(s->d);
+	free(s->file);
+}
+
+static int node_add(struct node_set *s, const char *path)
+{
+	struct cd_results d;
+	size_t nf = s->n;
+
+	if (cd_results_load_file(&d, path) < 0) {
+		cd_results_free(&d);
+		return -1; /* the loader named the file and what was wrong */
+	}
+	*CD_PUSH(s->d, s->n, s->cap) = d;
+	*CD_PUSH(s->file, nf, s->cap_file) = xstrdup(path);
+	return 0;
+}
+
+/* Files and folders as merge takes them: a folder's regular *.json files, in name order. */
+static int load_nodes(const struct ctx *c, struct node_set *s)
+{
+	for (int i = 0; i < c->n_nodes; i++) {
+		struct stat st;
+		char **names = NULL;
+		size_t n = 0, cap = 0, before = s->n;
+		DIR *dp;
+		struct dirent *de;
+		int rc = 0;
+
+		if (stat(c->nodes[i], &st) < 0)
+			return cd_error("option '--nodes': cannot read '%s': %s", c->nodes[i], strerror(errno));
+		if (!S_ISDIR(st.st_mode)) {
+			if (node_add(s, c->nodes[i]) < 0)
+				return cd_error("option '--nodes': '%s' is not a commdiag document (commdiag check --json)",
+						c->nodes[i]);
+			continue;
+		}
+		if (!(dp = opendir(c->nodes[i])))
+			return cd_error("option '--nodes': cannot read the folder '%s': %s", c->nodes[i], strerror(errno));
+		while ((de = readdir(dp))) {
+			size_t l = strlen(de->d_name);
+			char *p;
+
+			if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".json"))
+				continue;
+			p = xasprintf("%s/%s", c->nodes[i], de->d_name);
+			if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+				*CD_PUSH(names, n, cap) = p;
+			else
+				free(p);
+		}
+		closedir(dp);
+		if (n)
+			qsort(names, n, sizeof(*names), name_cmp);
+		for (size_t k = 0; k < n && !rc; k++)
+			if ((rc = node_add(s, names[k])) < 0)
+				cd_error("option '--nodes': '%s' is not a commdiag document (commdiag check --json)", names[k]);
+		for (size_t k = 0; k < n; k++)
+			free(names[k]);
+		free(names);
+		if (rc)
+			return -1;
+		if (s->n == before)
+			return cd_error("option '--nodes': the folder '%s' holds no *.json document: expected one "
+					"commdiag check --json per node",
+					c->nodes[i]);
+	}
+	return 0;
+}
+
+/* Is `host` (a name or an address a finding gives) this machine? */
+static int is_this_host(const char *host)
+{
+	char me[256] = "";
+	size_t n;
+
+	if (!host || gethostname(me, sizeof(me) - 1) < 0)
+		return 0;
+	n = strcspn(me, ".");
+	return !strcmp(host, me) || (strlen(host) == n && !strncmp(host, me, n)) || !strcmp(host, "localhost") ||
+	       !strcmp(host, "127.0.0.1");
+}
+
+/*
+ * --check-host: when a rank the judges named runs here, discover this host and judge it as
+ * `check` does without probes; its document joins the node documents. A remote host's
+ * check is the advice's (the command to run there): never a result made up here.
+ */
+static int check_here(struct ctx *c, const struct cd_results *r, struct node_set *s)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct cd_results d;
+		int rc;
+
+		if (!r->findings[i].host || strncmp(r->findings[i].id, "HANG", 4) || !is_this_host(r->findings[i].host))
+			continue;
+		rc = load_or_discover(c, &d, "check");
+		if (rc)
+			return rc;
+		rc = judge(c, &d, 1);
+		if (rc) {
+			cd_results_free(&d);
+			return rc;
+		}
+		*CD_PUSH(s->d, s->n, s->cap) = d;
+		{
+			size_t nf = s->n - 1;
+
+			*CD_PUSH(s->file, nf, s->cap_file) = xstrdup("--check-host: this host, discovered and judged now, no probes");
+		}
+		return 0;
+	}
+	return 0;
+}
+
 /* ---- NCCL RAS ---- */
 
 /* Query RAS HANG_QUERIES times and judge: 0, or an exit code. */
@@ -266,6 +443,7 @@ out:
 int cmd_hang(struct ctx *c)
 {
 	struct fr_set fr = { 0 };
+	struct node_set nodes = { 0 };
 	struct cd_results r;
 	int rc = 0;
 
@@ -276,10 +454,19 @@ int cmd_hang(struct ctx *c)
 	}
 	if (fr.n)
 		qsort(fr.d, fr.n, sizeof(*fr.d), rank_cmp);
+	if (load_nodes(c, &nodes) < 0) {
+		fr_set_free(&fr);
+		node_set_free(&nodes);
+		return EXIT_USAGE;
+	}
 	cd_results_init(&r);
+	if (read_logs(c, &r) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	stamp(&r, "hang", c);
 	r.run.ranks = CD_NULL_I64; /* no commdiag ranks ran: the ranks are the job's */
-	if (!c->n_fr || c->ras)
+	if ((!c->n_fr && !c->nargs) || c->ras)
 		rc = run_ras(c, &r);
 	if (rc)
 		goto out;
@@ -289,6 +476,20 @@ int cmd_hang(struct ctx *c)
 		phase(2);
 		if (fr.n)
 			judge_fr(&r, &fr);
+		if (c->nargs && !cd_wd_judge(&r)) {
+			struct cd_finding *f = cd_results_add_finding(&r, "HANG012", CD_SEV_WARN, NULL, "logs",
+								      "no PyTorch watchdog timeout in the logs: they cannot "
+								      "name a rank");
+
+			cd_finding_evidence(f, "%d log%s read; the watchdog's lines (\"Watchdog caught collective operation "
+					    "timeout\", \"last enqueued NCCL work\") name the SeqNum each rank stopped at",
+					    c->nargs, c->nargs == 1 ? "" : "s");
+		}
+		cd_hang_cross(&r);
+		if (c->check_host && (rc = check_here(c, &r, &nodes)))
+			goto out;
+		if (nodes.n)
+			cd_hang_nodes(&r, nodes.d, (const char *const *)nodes.file, nodes.n);
 		rc = lint_and_advise(&r, 0);
 		if (rc)
 			goto out;
@@ -297,5 +498,6 @@ int cmd_hang(struct ctx *c)
 out:
 	cd_results_free(&r);
 	fr_set_free(&fr);
+	node_set_free(&nodes);
 	return rc;
 }

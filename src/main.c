@@ -82,8 +82,9 @@ static const struct cmd cmds[] = {
 	{ "import", cmd_import, C_IMPORT, "read nccl-tests output (text or -J JSON) as probe results and judge it as score does",
 	  "import nccl-tests FILE...|- [--collective NAME] [--profile NAME] [--rules FILE] [-D KEY=VALUE] [options]" },
 	{ "hang", cmd_hang, C_HANG, "which rank is stuck, missing or dead: ask a running NCCL job's RAS service twice, seconds apart, "
-	  "or read PyTorch Flight Recorder dumps (--fr)",
-	  "hang [--ras HOST:PORT] [--interval SECONDS] [--fr DIR|FILE]… [--timeout SECONDS] [options]" },
+	  "or read PyTorch Flight Recorder dumps (--fr) and watchdog logs (LOGFILE, as explain)",
+	  "hang [LOGFILE...|-] [--ras HOST:PORT] [--interval SECONDS] [--fr DIR|FILE]… [--nodes FILE|DIR]… [--check-host] "
+	  "[--timeout SECONDS] [options]" },
 	{ "compare", cmd_compare, C_COMPARE,
 	  "judge NEW against OLD per probe and size: regressions beyond both runs' noise, missing results (BASE*)",
 	  "compare OLD.json NEW.json [-D baseline.KEY=VALUE] [options]" },
@@ -117,6 +118,8 @@ enum {
 	OPT_BASELINE,
 	OPT_FR,
 	OPT_REACH,
+	OPT_NODES,
+	OPT_CHECK_HOST,
 };
 
 static const struct opt {
@@ -192,6 +195,10 @@ static const struct opt {
 	  "also judge the run against this earlier document per probe and size (BASE001-BASE004, as compare)" },
 	{ { "fr", required_argument, NULL, OPT_FR }, 0, C_HANG, "DIR|FILE",
 	  "PyTorch Flight Recorder dumps: a file, or a folder of one per rank (repeatable; RAS is asked only with --ras too)" },
+	{ { "nodes", required_argument, NULL, OPT_NODES }, 0, C_HANG, "FILE|DIR",
+	  "commdiag documents of the job's nodes (a file, or a folder as merge takes; repeatable): the named rank's node and its failing findings" },
+	{ { "check-host", no_argument, NULL, OPT_CHECK_HOST }, 0, C_HANG, NULL,
+	  "run the node check here when the named rank's host is this host, else print the command to run there" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', C_ALL, NULL, "show help" },
 };
 
@@ -419,7 +426,7 @@ int main(int argc, char **argv)
 	const struct cmd *cmd = &cmds[0];
 	int opt, rc, verbosity = 0;
 	/* --rules and -D repeat; on the stack, so early usage errors leak nothing */
-	const char *rule_files[MAX_REPEAT], *defs[MAX_REPEAT], *fr_paths[MAX_REPEAT];
+	const char *rule_files[MAX_REPEAT], *defs[MAX_REPEAT], *fr_paths[MAX_REPEAT], *node_paths[MAX_REPEAT];
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		lo[i] = opts[i].lo;
@@ -558,6 +565,16 @@ int main(int argc, char **argv)
 				       EXIT_USAGE;
 			fr_paths[c.n_fr++] = optarg;
 			break;
+		case OPT_NODES:
+			if (c.n_nodes == MAX_REPEAT)
+				return cd_error("option '--nodes': at most %d paths (give the folder that holds the documents)",
+						MAX_REPEAT),
+				       EXIT_USAGE;
+			node_paths[c.n_nodes++] = optarg;
+			break;
+		case OPT_CHECK_HOST:
+			c.check_host = 1;
+			break;
 		case OPT_INTERVAL:
 			if (cd_parse_seconds(optarg, &c.interval_s) < 0)
 				return cd_error("option '--interval': '%s' is not a number of seconds: expected a plain number above 0 and at most 31536000 (a year), like 5 or 0.5", optarg),
@@ -628,6 +645,7 @@ int main(int argc, char **argv)
 	c.nargs = argc - optind;
 	c.conf.files = rule_files;
 	c.fr = fr_paths;
+	c.nodes = node_paths;
 	c.conf.defs = defs;
 	if (c.nargs && !(cmd->id & C_ARGS))
 		return cd_error("%s: unexpected argument '%s'", cmd->name, c.args[0]), EXIT_USAGE;

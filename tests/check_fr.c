@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain.h"
 #include "fr.h"
 #include "rules_hang.h"
 #include "suites.h"
@@ -323,6 +324,178 @@ START_TEST(test_judge)
 }
 END_TEST
 
+/* ---- PyTorch watchdog logs (tests/data/hang/logs): explain's reader, then hang's judge ---- */
+
+static void read_logs(struct cd_results *r, const char *dir, int n)
+{
+	cd_results_init(r);
+	for (int i = 0; i < n; i++) {
+		char path[256], name[32];
+		size_t len;
+		FILE *f;
+		char *t;
+
+		snprintf(name, sizeof(name), "rank%d.log", i);
+		snprintf(path, sizeof(path), "tests/data/hang/logs/%s/%s", dir, name);
+		f = fopen(path, "rb");
+		ck_assert_msg(f != NULL, "cannot open %s", path);
+		t = cd_read_file(f, 1 << 20, &len);
+		fclose(f);
+		cd_explain_parse(r, t, len, name);
+		free(t);
+	}
+}
+
+static const struct cd_wd_report *report_of(const struct cd_results *r, int64_t global)
+{
+	for (size_t i = 0; i < r->n_watchdog; i++)
+		if (r->watchdog[i].global == global)
+			return &r->watchdog[i];
+	return NULL;
+}
+
+START_TEST(test_watchdog_reports)
+{
+	struct cd_results r;
+	const struct cd_wd_report *w;
+
+	read_logs(&r, "stuck", 4);
+	/* three reports; rank 2's [rank2] line and its group's "global rank: 2" */
+	ck_assert_uint_eq(r.n_watchdog, 5);
+	w = report_of(&r, 3);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_str_eq(w->log, "rank3.log");
+	ck_assert_str_eq(w->host, "node-b");
+	ck_assert_str_eq(w->group, "GUID 0");
+	ck_assert_str_eq(w->group_label, "PG GUID 0(default_pg)");
+	ck_assert_str_eq(w->op, "ALLREDUCE");
+	ck_assert(w->is_default && w->timeout);
+	ck_assert(w->grank == 3 && w->seq == 6 && w->enqueued == 6 && w->completed == 5 && w->group_size == 4);
+	/* rank 2: alive (its [rank2] line), no report */
+	w = report_of(&r, 2);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_str_eq(w->host, "node-b");
+	ck_assert(w->seq == CD_NULL_I64 && !w->group);
+	w = NULL;
+	for (size_t i = 0; i < r.n_watchdog; i++)
+		if (r.watchdog[i].group && r.watchdog[i].seq == CD_NULL_I64)
+			w = &r.watchdog[i];
+	ck_assert_ptr_nonnull(w);
+	ck_assert(w->global == 2 && w->grank == 2 && w->seq == CD_NULL_I64 && w->group_size == 4);
+	ck_assert_str_eq(w->group, "GUID 0");
+	cd_results_clear_judgement(&r);
+	ck_assert_int_eq(cd_wd_judge(&r), 1);
+	ck_assert_str_eq(r.findings[0].id, "HANG011");
+	ck_assert_str_eq(r.findings[0].subject, "rank 2");
+	ck_assert_str_eq(r.findings[0].host, "node-b");
+	ck_assert(r.findings[0].measured == 3 && r.findings[0].expected == 4);
+	cd_results_free(&r);
+
+	read_logs(&r, "lag", 4);
+	cd_results_clear_judgement(&r);
+	ck_assert_int_eq(cd_wd_judge(&r), 1);
+	ck_assert_str_eq(r.findings[0].id, "HANG010");
+	ck_assert_str_eq(r.findings[0].subject, "rank 1");
+	ck_assert_str_eq(r.findings[0].host, "node-a");
+	ck_assert(r.findings[0].measured == 5 && r.findings[0].expected == 6);
+	cd_results_free(&r);
+
+	read_logs(&r, "quiet", 4);
+	cd_results_clear_judgement(&r);
+	ck_assert_int_eq(cd_wd_judge(&r), 0);
+	cd_results_free(&r);
+}
+END_TEST
+
+/* at one SeqNum, the rank that completed less NCCL work is behind (HANG010, unit "NCCL work") */
+START_TEST(test_watchdog_completed)
+{
+	struct cd_results r;
+	const long done[3] = { 41, 39, 41 };
+
+	cd_results_init(&r);
+	for (int i = 0; i < 3; i++) {
+		struct cd_wd_report *w = CD_PUSH(r.watchdog, r.n_watchdog, r.cap_watchdog);
+
+		memset(w, 0, sizeof(*w));
+		w->log = xasprintf("rank%d.log", i);
+		w->group = xstrdup("GUID 5");
+		w->group_label = xstrdup("PG GUID 5(dp)");
+		w->timeout = 1;
+		w->group_size = 3;
+		w->global = 10 + i;
+		w->grank = i;
+		w->seq = 42;
+		w->enqueued = 42;
+		w->completed = done[i];
+	}
+	ck_assert_int_eq(cd_wd_judge(&r), 1);
+	ck_assert_str_eq(r.findings[0].id, "HANG010");
+	ck_assert_str_eq(r.findings[0].subject, "rank 11");
+	ck_assert_str_eq(r.findings[0].unit, "NCCL work");
+	ck_assert(r.findings[0].measured == 39 && r.findings[0].expected == 41);
+	cd_results_free(&r);
+}
+END_TEST
+
+static int has_evidence(const struct cd_finding *f, const char *s)
+{
+	for (size_t i = 0; i < f->evidence.n; i++)
+		if (strstr(f->evidence.v[i], s))
+			return 1;
+	return 0;
+}
+
+START_TEST(test_sources_and_nodes)
+{
+	struct cd_results r, nodes[2];
+	const char *files[2] = { "tests/data/hang/nodes/node-a.json", "tests/data/hang/nodes/node-b.json" };
+	struct cd_fr_dump d[4];
+	char name[64];
+
+	/* the dumps and the logs name rank 2: agreement, and the dump's finding gets its host */
+	read_logs(&r, "stuck", 4);
+	cd_results_clear_judgement(&r);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "missing/nccl_trace_rank_%d", i);
+		load(&d[i], name);
+	}
+	cd_fr_judge(&r, d, 4);
+	for (int i = 0; i < 4; i++)
+		cd_fr_dump_free(&d[i]);
+	cd_wd_judge(&r);
+	ck_assert_int_eq(cd_hang_cross(&r), 0);
+	ck_assert_uint_eq(r.n_findings, 2);
+	ck_assert_str_eq(r.findings[0].id, "HANG006");
+	ck_assert_str_eq(r.findings[0].host, "node-b");
+	ck_assert(has_evidence(&r.findings[0], "the watchdog logs name rank 2 too: the sources agree"));
+	ck_assert(has_evidence(&r.findings[1], "the Flight Recorder dumps name rank 2 too: the sources agree"));
+	/* the node documents: node-b's failures become the findings' evidence */
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(cd_results_load_file(&nodes[i], files[i]), 0);
+	cd_hang_nodes(&r, nodes, files, 2);
+	ck_assert(has_evidence(&r.findings[1], "node: node-b (tests/data/hang/nodes/node-b.json) failed IB001 mlx5_3/1"));
+	for (int i = 0; i < 2; i++)
+		cd_results_free(&nodes[i]);
+	cd_results_free(&r);
+
+	/* the logs name rank 1, the dumps rank 2: HANG013 */
+	read_logs(&r, "lag", 4);
+	cd_results_clear_judgement(&r);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "missing/nccl_trace_rank_%d", i);
+		load(&d[i], name);
+	}
+	cd_fr_judge(&r, d, 4);
+	for (int i = 0; i < 4; i++)
+		cd_fr_dump_free(&d[i]);
+	cd_wd_judge(&r);
+	ck_assert_int_eq(cd_hang_cross(&r), 1);
+	ck_assert_str_eq(r.findings[r.n_findings - 1].id, "HANG013");
+	cd_results_free(&r);
+}
+END_TEST
+
 Suite *fr_suite(void)
 {
 	Suite *s = suite_create("fr");
@@ -333,6 +506,9 @@ Suite *fr_suite(void)
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_rank_from_name);
 	tcase_add_test(tc, test_judge);
+	tcase_add_test(tc, test_watchdog_reports);
+	tcase_add_test(tc, test_watchdog_completed);
+	tcase_add_test(tc, test_sources_and_nodes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bounds");
 	tcase_set_timeout(tc, 120);

@@ -6,7 +6,10 @@
 # server that stalls or closes mid-answer ends at the --timeout deadline or with an error
 # naming what it waited for; bad --ras values are usage errors. PyTorch Flight Recorder dumps
 # (tests/data/fr, pickle and JSON) name the rank and collective where a group diverged, with
-# or without RAS; a pickle with code in it is refused. Each server listens on a port
+# or without RAS; a pickle with code in it is refused. PyTorch watchdog logs (tests/data/hang/logs)
+# name the rank behind or the one that did not report, alone and beside the dumps and RAS (agreeing
+# or not); --nodes documents (tests/data/hang/nodes) give the named host's node and its failing
+# findings, --check-host checks this host when it is the one named. Each server listens on a port
 # the kernel picks, so runs never collide; no test asserts a duration.
 # Usage: tests/run_hang.sh ./commdiag
 set -u
@@ -261,6 +264,99 @@ fr "fr truncated" 2 --fr "$TMP/nccl_trace_rank_1"
 err_has "fr truncated" "truncated"
 run "--fr elsewhere" 2 "$BIN" check --fr "$FR/healthy"
 err_has "--fr elsewhere" "option '--fr' does not apply to 'check'"
+
+# --- PyTorch watchdog logs (tests/data/hang/logs, see tests/data/hang/README.md) ---
+LOGS=tests/data/hang/logs
+NODES=tests/data/hang/nodes
+fr "logs stuck" 1 "$LOGS"/stuck/rank0.log "$LOGS"/stuck/rank1.log "$LOGS"/stuck/rank2.log "$LOGS"/stuck/rank3.log
+out_has "logs stuck" "FAIL  HANG011 node-b rank 2: did not report a timeout while rank 0, rank 1, rank 3 of PG GUID 0(default_pg) (4 ranks) timed out at SeqNum 6 ALLREDUCE"
+out_has "logs stuck" "its log (rank2.log) shows it running with no watchdog timeout"
+count_is "logs stuck" "HANG01[0-3]" 1
+out_has "logs stuck" "ssh node-b commdiag check"
+out_has "logs stuck" "srun -w node-b -N1 -n1 commdiag check"
+fr "logs lag" 1 "$LOGS"/lag/rank0.log "$LOGS"/lag/rank1.log "$LOGS"/lag/rank2.log "$LOGS"/lag/rank3.log
+out_has "logs lag" "FAIL  HANG010 node-a rank 1: behind in PG GUID 0(default_pg): its watchdog timed out at SeqNum 5 ALLREDUCE while rank 0, rank 2, rank 3 timed out at 6 or later"
+count_is "logs lag" "HANG01[0-3]" 1
+fr "logs quiet" 0 "$LOGS"/quiet/rank0.log "$LOGS"/quiet/rank1.log
+out_has "logs quiet" "WARN  HANG012 n/a logs: no PyTorch watchdog timeout in the logs"
+fr "logs without the group's size" 0 "$LOGS"/nosize/rank0.log "$LOGS"/nosize/rank1.log "$LOGS"/nosize/rank3.log
+out_has "logs without the group's size" "WARN  HANG012"
+out_has "logs without the group's size" "the logs do not show the group's size"
+out_lacks "logs without the group's size" "HANG011"
+# several process groups: the tensor-parallel group names rank 3 (its global rank from its own
+# log's "global rank:"); in the world group, rank 2 waits in that group instead
+fr "logs groups" 1 "$LOGS"/groups/rank0.log "$LOGS"/groups/rank1.log "$LOGS"/groups/rank2.log "$LOGS"/groups/rank3.log
+out_has "logs groups" "FAIL  HANG011 node-b rank 3: did not report a timeout while rank 2 of PG GUID 2 (2 ranks) timed out at SeqNum 4 _ALLGATHER_BASE"
+out_has "logs groups" "FAIL  HANG011 node-b rank 2: did not reach SeqNum 10 ALLREDUCE of PG GUID 0(default_pg), where rank 0, rank 1 wait: it timed out itself in PG GUID 2 at SeqNum 4 _ALLGATHER_BASE"
+out_has "logs groups" "rank 3 on node-b"
+out_lacks "logs groups" "rank 2 on node-b"
+# PyTorch 2.1: no group named, NCCL's communicator of 4 ranks is the group
+fr "logs 2.1" 1 "$LOGS"/old/rank0.log "$LOGS"/old/rank1.log "$LOGS"/old/rank2.log "$LOGS"/old/rank3.log
+out_has "logs 2.1" "FAIL  HANG011 n/a group rank 2 of the unnamed group: did not report a timeout while group rank 0, group rank 1, group rank 3 of its process group (4 ranks) timed out at SeqNum 6 ALLREDUCE"
+# one rank's log of four: the group's size names the three that did not report
+fr "logs one rank" 1 "$LOGS"/stuck/rank0.log
+count_is "logs one rank" "HANG011" 3
+# a log on standard input, as explain reads it
+run "logs stdin" 1 sh -c "cat '$LOGS'/lag/*.log | timeout $LIMIT '$BIN' hang -"
+out_has "logs stdin" "HANG010"
+fr "logs json" 1 "$LOGS"/stuck/rank0.log "$LOGS"/stuck/rank1.log "$LOGS"/stuck/rank2.log "$LOGS"/stuck/rank3.log --json -o "$TMP/logs.json"
+json_true "logs json" "$TMP/logs.json" "[(f['id'], f['host'], f['subject']) for f in d['findings']] == [('HANG011', 'node-b', 'rank 2')] and d['findings'][0]['measured'] == 3 and d['findings'][0]['expected'] == 4 and 'watchdog' not in d"
+# the sources together: agreeing raises confidence, disagreeing is said
+fr "logs and fr agree" 1 "$LOGS"/stuck/rank0.log "$LOGS"/stuck/rank1.log "$LOGS"/stuck/rank2.log "$LOGS"/stuck/rank3.log --fr "$FR/missing"
+out_has "logs and fr agree" "FAIL  HANG006 node-b rank 2: never entered collective #6"
+out_has "logs and fr agree" "host node-b: rank 2's, from NCCL's host:pid:tid prefix in its log (rank2.log)"
+out_has "logs and fr agree" "the watchdog logs name rank 2 too: the sources agree"
+out_has "logs and fr agree" "the Flight Recorder dumps name rank 2 too: the sources agree"
+out_lacks "logs and fr agree" "HANG013"
+out_lacks "logs and fr agree" "find its host"
+fr "logs and fr disagree" 1 "$LOGS"/lag/rank0.log "$LOGS"/lag/rank1.log "$LOGS"/lag/rank2.log "$LOGS"/lag/rank3.log --fr "$FR/missing"
+out_has "logs and fr disagree" "WARN  HANG013 n/a sources: the hang's sources name different ranks"
+out_has "logs and fr disagree" "the Flight Recorder dumps do not name rank 1 (they name rank 2)"
+fake_states mismatch-1
+hang "logs and ras agree" 1 "$LOGS"/stuck/rank0.log "$LOGS"/stuck/rank1.log "$LOGS"/stuck/rank2.log "$LOGS"/stuck/rank3.log
+out_has "logs and ras agree" "HANG003"
+out_has "logs and ras agree" "NCCL RAS names rank 2 too: the sources agree"
+out_has "logs and ras agree" "the watchdog logs name rank 2 too: the sources agree"
+# --- the job's nodes: the named host's node and what its last check failed ---
+hang "ras and nodes" 1 --nodes "$NODES"
+out_has "ras and nodes" "node: node-b ($NODES/node-b.json) failed IB001 mlx5_3/1: RDMA port is not active"
+out_has "ras and nodes" "on 10.0.0.2 (node node-b), whose last check failed PCIE002 mlx5_6, IB001 mlx5_3/1, COPY001 gpu5"
+stop_fake
+fr "logs and nodes" 1 "$LOGS"/stuck/rank0.log "$LOGS"/stuck/rank1.log "$LOGS"/stuck/rank2.log "$LOGS"/stuck/rank3.log --nodes "$NODES"
+out_has "logs and nodes" "rank 2 on node-b, whose last check failed PCIE002 mlx5_6, IB001 mlx5_3/1, COPY001 gpu5"
+out_lacks "logs and nodes" "ssh node-b"
+fr "logs and a clean node" 1 "$LOGS"/lag/rank0.log "$LOGS"/lag/rank1.log "$LOGS"/lag/rank2.log "$LOGS"/lag/rank3.log --nodes "$NODES/node-a.json"
+out_has "logs and a clean node" "node: node-a ($NODES/node-a.json) has no finding at warn or fail"
+out_has "logs and a clean node" "rank 1 on node-a, whose last check found nothing at warn or fail"
+fr "a host in no node document" 1 "$LOGS"/lag/rank0.log "$LOGS"/lag/rank1.log "$LOGS"/lag/rank2.log "$LOGS"/lag/rank3.log --nodes "$NODES/node-b.json"
+out_has "a host in no node document" "node: node-a is none of the 1 hosts of the --nodes documents"
+out_has "a host in no node document" "ssh node-a commdiag check"
+# --check-host: a remote host gets the command to run there, this host its check now
+fr "check-host elsewhere" 1 "$LOGS"/stuck/rank0.log "$LOGS"/stuck/rank1.log "$LOGS"/stuck/rank2.log "$LOGS"/stuck/rank3.log --check-host
+out_has "check-host elsewhere" "ssh node-b commdiag check"
+out_lacks "check-host elsewhere" "node: "
+me=$(hostname)
+mkdir "$TMP/here"
+for f in "$LOGS"/stuck/*.log; do sed "s/node-b/$me/g" "$f" >"$TMP/here/${f##*/}"; done
+fr "check-host here" 1 "$TMP"/here/rank0.log "$TMP"/here/rank1.log "$TMP"/here/rank2.log "$TMP"/here/rank3.log --check-host --timeout 120
+out_has "check-host here" "node: $me (--check-host: this host, discovered and judged now, no probes)"
+out_lacks "check-host here" "ssh $me"
+# bad logs and --nodes values: exit 2, nothing written
+fr "log missing" 2 "$TMP/nothing.log"
+err_has "log missing" "commdiag: hang: cannot open the log '$TMP/nothing.log'"
+fr "log a device" 2 /dev/null
+err_has "log a device" "commdiag: hang: '/dev/null' is a character device: expected a log file"
+fr "--nodes missing" 2 "$LOGS"/stuck/rank0.log --nodes "$TMP/nothing"
+err_has "--nodes missing" "commdiag: option '--nodes': cannot read '$TMP/nothing'"
+fr "--nodes empty folder" 2 "$LOGS"/stuck/rank0.log --nodes "$TMP/empty"
+err_has "--nodes empty folder" "commdiag: option '--nodes': the folder '$TMP/empty' holds no *.json document"
+fr "--nodes not a document" 2 "$LOGS"/stuck/rank0.log --nodes "$LOGS/stuck/rank0.log"
+err_has "--nodes not a document" "commdiag: option '--nodes': '$LOGS/stuck/rank0.log' is not a commdiag document"
+if [ ! -s "$TMP/out" ]; then ok; else bad "--nodes not a document: a usage error wrote a report"; fi
+run "--nodes elsewhere" 2 "$BIN" check --nodes "$NODES"
+err_has "--nodes elsewhere" "option '--nodes' does not apply to 'check'"
+run "--check-host elsewhere" 2 "$BIN" explain --check-host "$LOGS"/stuck/rank0.log
+err_has "--check-host elsewhere" "option '--check-host' does not apply to 'explain'"
 
 stop_fake
 schema_check

@@ -374,6 +374,12 @@ else
 	comp_has "--rules file" "$TMP/files/doc.json"
 	complete_line commdiag rules check "$TMP/files/d"
 	comp_has "rules check FILE" "$TMP/files/doc.json"
+	complete_line commdiag hang --nodes "$TMP/files/d"
+	comp_is "--nodes FILE|DIR (a path, not the words)" "$TMP/files/doc.json "
+	complete_line commdiag hang --fr "$TMP/files/s"
+	comp_is "--fr DIR|FILE (a path, not the words)" "$TMP/files/sub "
+	complete_line commdiag hang "$TMP/files/d"
+	comp_has "hang LOGFILE" "$TMP/files/doc.json"
 	complete_line commdiag check --timeout ""
 	comp_is "a number is not completed" ""
 	# the binary missing: nothing offered, nothing printed

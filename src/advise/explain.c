@@ -810,7 +810,7 @@ static void classify(struct state *st, const char *line)
 	const char *p;
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
-	int torch = cd_torch_line(st->torch, line);
+	int torch = (cd_torch_set_host(st->torch, h->host_id_source ? NULL : h->hostname), cd_torch_line(st->torch, line));
 	int cat = catalogue_line(st, h, line);
 
 	cd_vers_log_line(st->vers, h->hostname, h->host_id_source && !strcmp(h->host_id_source, CD_EXPLAIN_NO_HOST),
@@ -932,6 +932,7 @@ static void finish(struct state *st, struct cd_host *first)
 	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
 		if (!strcmp(st->r->findings[i].id, "LOG001"))
 			cd_torch_summarise(st->torch, &st->r->findings[i], st->world_mixed ? 0 : st->world);
+	cd_torch_export(st->torch, st->r, st->name, st->world_mixed ? 0 : st->world); /* for hang's judge */
 	if (st->gdr_yes && st->gdr_no)
 		log_finding(st, "LOG011", CD_SEV_WARN, first, "gdr",
 			    "GPUDirect RDMA used on some IB connections and not on others", NULL);

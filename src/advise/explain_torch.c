@@ -40,6 +40,7 @@
 #define MAX_NAMED 4      /* ranks named in one list before "and N more" */
 #define MAX_VERDICTS 8   /* groups with an evidence line each */
 #define UNNAMED (-2)     /* the one group of a log that names none */
+#define MAX_SEEN 256     /* ranks whose [rankN] prefix a log shows, for hang: alive without a timeout */
 
 struct tgroup {
 	char key[64];    /* what names it on every rank: "GUID 119", "PG 1" */
@@ -56,6 +57,7 @@ struct treport {
 	int timeout; /* the line says timeout, not "error or timeout" */
 	long seq, enqueued, completed;
 	char op[32];
+	char host[128]; /* explain's host of the line; "" when none */
 };
 
 struct tmap {
@@ -66,8 +68,16 @@ struct tlag {
 	int group, grank; /* group -1: a desync report of a log that names no group */
 };
 
+struct tseen {
+	int global;
+	char host[128];
+};
+
 struct cd_torch {
 	struct tgroup groups[MAX_GROUPS];
+	struct tseen seen[MAX_SEEN];
+	int nseen;
+	char host[128]; /* the host explain gives the line being read */
 	struct treport reports[MAX_REPORTS];
 	struct tmap maps[MAX_MAPS];
 	struct tlag lag[MAX_LAG];
@@ -261,6 +271,8 @@ static void add_report(struct cd_torch *t, const struct treport *r)
 		}
 		if (x->global < 0)
 			x->global = r->global;
+		if (!x->host[0])
+			snprintf(x->host, sizeof(x->host), "%s", r->host);
 		if (x->wd_rank < 0)
 			x->wd_rank = r->wd_rank;
 		if (x->enqueued < 0)
@@ -299,11 +311,22 @@ static void add_lag(struct cd_torch *t, int group, const char *p)
 
 int cd_torch_line(struct cd_torch *t, const char *line)
 {
-	struct treport r = { -1, -1, -1, -1, 0, -1, -1, -1, "" };
+	struct treport r = { -1, -1, -1, -1, 0, -1, -1, -1, "", "" };
 	struct tag tag;
 	int has_tag = pg_tag(line, &tag), global = global_rank(line), g = -1;
 	const char *p, *w;
 
+	snprintf(r.host, sizeof(r.host), "%s", t->host);
+	if (global >= 0) {
+		int k = 0;
+
+		while (k < t->nseen && t->seen[k].global != global)
+			k++;
+		if (k == t->nseen && t->nseen < MAX_SEEN) {
+			t->seen[t->nseen].global = global;
+			snprintf(t->seen[t->nseen++].host, sizeof(t->seen[0].host), "%s", t->host);
+		}
+	}
 	if (has_tag) {
 		g = group_of(t, &tag);
 		add_map(t, g, tag.grank, global);
@@ -660,4 +683,81 @@ out:
 		f->subject = xstrdup(subject);
 	}
 	free(v);
+}
+
+/* ---- the reports, into the document for hang's judge ---- */
+
+void cd_torch_set_host(struct cd_torch *t, const char *host)
+{
+	snprintf(t->host, sizeof(t->host), "%s", host ? host : "");
+}
+
+static struct cd_wd_report *push_report(struct cd_results *r, const char *log, const char *host)
+{
+	struct cd_wd_report *w = CD_PUSH(r->watchdog, r->n_watchdog, r->cap_watchdog);
+
+	memset(w, 0, sizeof(*w));
+	w->log = xstrdup(log);
+	w->host = host && *host ? xstrdup(host) : NULL;
+	w->group_size = w->global = w->grank = w->seq = w->enqueued = w->completed = CD_NULL_I64;
+	return w;
+}
+
+static int64_t or_null(long v)
+{
+	return v >= 0 ? (int64_t)v : CD_NULL_I64;
+}
+
+void cd_torch_export(const struct cd_torch *t, struct cd_results *r, const char *log, int nranks)
+{
+	for (int i = 0; t && i < t->nreports; i++) {
+		const struct treport *x = &t->reports[i];
+		struct cd_wd_report *w = push_report(r, log, x->host);
+		int g = x->group, grank = g >= 0 ? x->grank : x->wd_rank;
+
+		if (g >= 0) {
+			w->group = xstrdup(t->groups[g].key);
+			w->group_label = xstrdup(t->groups[g].label);
+			w->is_default = t->groups[g].is_default;
+			w->group_size = or_null(t->groups[g].size);
+		} else if (!t->ngroups && nranks > 0) {
+			w->group_size = nranks; /* a log that names no group: NCCL's one communicator */
+		}
+		w->timeout = x->timeout;
+		w->grank = or_null(grank);
+		w->global = or_null(x->global >= 0 ? x->global : global_of(t, g, grank));
+		w->seq = or_null(x->seq);
+		w->enqueued = or_null(x->enqueued);
+		w->completed = or_null(x->completed);
+		w->op = x->op[0] ? xstrdup(x->op) : NULL;
+	}
+	/* a rank the log shows alive, with no report of its own: the one the others may wait for */
+	for (int k = 0; t && k < t->nseen; k++) {
+		int reported = 0;
+
+		for (int i = 0; i < t->nreports && !reported; i++)
+			reported = t->reports[i].global == t->seen[k].global;
+		if (!reported)
+			push_report(r, log, t->seen[k].host)->global = t->seen[k].global;
+	}
+	/* a group rank the log maps to a global one ("global rank:"), with no report in that group:
+	 * a member of the group that did not time out in it */
+	for (int k = 0; t && k < t->nmaps; k++) {
+		const struct tmap *m = &t->maps[k];
+		const struct tgroup *g = &t->groups[m->group];
+		struct cd_wd_report *w;
+		int reported = 0;
+
+		for (int i = 0; i < t->nreports && !reported; i++)
+			reported = t->reports[i].group == m->group && t->reports[i].grank == m->grank;
+		if (reported)
+			continue;
+		w = push_report(r, log, t->host);
+		w->group = xstrdup(g->key);
+		w->group_label = xstrdup(g->label);
+		w->is_default = g->is_default;
+		w->group_size = or_null(g->size);
+		w->grank = m->grank;
+		w->global = m->global;
+	}
 }

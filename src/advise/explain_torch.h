@@ -30,4 +30,14 @@ int cd_torch_timed_out(const struct cd_torch *t);
  */
 void cd_torch_summarise(const struct cd_torch *t, struct cd_finding *f, int nranks);
 
+/* The host explain gives the lines that follow (NCCL's prefix); NULL or "" when none. */
+void cd_torch_set_host(struct cd_torch *t, const char *host);
+
+/*
+ * Append every report read to r->watchdog (log: the file's name), and each rank the
+ * log shows alive without one (seq null), for hang's judge (rules_wd.c).
+ * nranks: as for cd_torch_summarise.
+ */
+void cd_torch_export(const struct cd_torch *t, struct cd_results *r, const char *log, int nranks);
+
 #endif

@@ -650,10 +650,23 @@ void cd_results_free(struct cd_results *r)
 		free(r->baseline);
 	}
 	free(r->baseline_file);
+	cd_wd_reports_free(r->watchdog, r->n_watchdog);
 	cd_results_clear_judgement(r);
 	free(r->findings);
 	free(r->advice);
 	memset(r, 0, sizeof(*r));
+}
+
+void cd_wd_reports_free(struct cd_wd_report *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].log);
+		free(v[i].host);
+		free(v[i].group);
+		free(v[i].group_label);
+		free(v[i].op);
+	}
+	free(v);
 }
 
 int cd_env_from_launcher(const char *name)

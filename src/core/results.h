@@ -439,6 +439,28 @@ struct cd_run {
 	size_t n_merged, cap_merged;
 };
 
+/*
+ * One PyTorch ProcessGroupNCCL watchdog report a log showed (explain's reader,
+ * explain_torch.c), for `hang` to judge across logs: a rank's timed-out collective in
+ * one process group, with PyTorch 2.2+'s last enqueued and completed work; or, with seq
+ * null, a rank whose log shows it alive and reporting no timeout. Not part of the saved
+ * document: the HANG findings quote what they were drawn from.
+ */
+struct cd_wd_report {
+	char *log;          /* the log it was read from */
+	char *host;         /* NCCL's host:pid:tid prefix on its line or the line before; NULL when none */
+	char *group;        /* what names the process group on every rank ("GUID 119", "PG 1"); NULL: not named */
+	char *group_label;  /* as the log writes it: "PG GUID 119(default_pg)" */
+	int is_default;     /* the default group: its ranks are the global ranks */
+	int timeout;        /* the watchdog said timeout (not an error) */
+	int64_t group_size; /* "initialization options: size: N" (or NCCL's nranks for an unnamed group); null */
+	int64_t global;     /* global rank: c10's [rankN] prefix, a group's "global rank:", the default group; null */
+	int64_t grank;      /* the rank in the group (the tag's Rank, or WorkNCCL's [Rank N]); null */
+	int64_t seq, enqueued, completed; /* SeqNum; last enqueued and completed NCCL work (2.2+); null */
+	char *op;           /* OpType: "ALLREDUCE" */
+};
+void cd_wd_reports_free(struct cd_wd_report *v, size_t n);
+
 struct cd_results {
 	int schema;
 	char *tool_version;
@@ -473,6 +495,9 @@ struct cd_results {
 	 * probe's host up in O(log N). Freed with the document.
 	 */
 	struct cd_host_lookup *lookup;
+	/* Not part of the saved document: PyTorch watchdog reports from logs (explain), for hang's judge. */
+	struct cd_wd_report *watchdog;
+	size_t n_watchdog, cap_watchdog;
 };
 
 void cd_host_lookup_free(struct cd_host_lookup *l);

@@ -21,6 +21,12 @@ static const struct cd_hang_rule hang_rules[] = {
 	{ "HANG008", "warn", "Flight Recorder: a collective every rank of the group entered did not complete on all of "
 			     "them" },
 	{ "HANG009", "warn", "Flight Recorder: no dump from a rank of a process group the dumps name" },
+	{ "HANG010", "fail", "PyTorch watchdog logs: a rank is behind the others of its process group (it timed out at "
+			     "a lower SeqNum, or completed less work)" },
+	{ "HANG011", "fail", "PyTorch watchdog logs: ranks of a process group timed out and this member reported no "
+			     "timeout (the rank they wait for)" },
+	{ "HANG012", "warn", "PyTorch watchdog logs: a collective timed out and the logs cannot name the rank behind" },
+	{ "HANG013", "warn", "the hang's sources (RAS, Flight Recorder, logs) name different ranks" },
 };
 
 const struct cd_hang_rule *cd_hang_rules_table(size_t *n)
@@ -222,4 +228,77 @@ int cd_hang_judge(struct cd_results *r, const struct cd_ras_snapshot *s, size_t 
 			cd_finding_evidence(&r->findings[i], "RAS: %ld communication timeout%s while gathering the data",
 					    last->timeouts, last->timeouts == 1 ? "" : "s");
 	return (int)(r->n_findings - before);
+}
+
+/* ---- the job's nodes ---- */
+
+static int short_eq(const char *a, const char *b)
+{
+	size_t na = strcspn(a, "."), nb = strcspn(b, ".");
+
+	return na == nb && !strncmp(a, b, na);
+}
+
+/* Is host (a finding's: a name or an IPv4/IPv6 address) the node h? */
+static int is_node(const struct cd_host *h, const char *host)
+{
+	if (h->hostname && (!strcmp(h->hostname, host) || short_eq(h->hostname, host)))
+		return 1;
+	for (size_t i = 0; i < h->n_nics; i++) {
+		const struct cd_nic *nic = &h->nics[i];
+
+		for (size_t k = 0; k < nic->ipv4.n + nic->ipv6.n; k++) {
+			const char *a = k < nic->ipv4.n ? nic->ipv4.v[k] : nic->ipv6.v[k - nic->ipv4.n];
+			size_t l = strcspn(a, "/");
+
+			if (strlen(host) == l && !strncmp(a, host, l))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+#define NODE_FINDINGS 6 /* a node's findings quoted per hang finding */
+
+void cd_hang_nodes(struct cd_results *r, const struct cd_results *nodes, const char *const *files, size_t n)
+{
+	size_t hosts = 0;
+
+	for (size_t d = 0; d < n; d++)
+		hosts += nodes[d].n_hosts;
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct cd_finding *f = &r->findings[i];
+		int found = 0;
+
+		if (!f->host || strncmp(f->id, "HANG", 4))
+			continue;
+		for (size_t d = 0; d < n && !found; d++)
+			for (size_t k = 0; k < nodes[d].n_hosts && !found; k++) {
+				const struct cd_host *h = &nodes[d].hosts[k];
+				size_t shown = 0, bad = 0;
+
+				if (!is_node(h, f->host))
+					continue;
+				found = 1;
+				for (size_t j = 0; j < nodes[d].n_findings; j++) {
+					const struct cd_finding *g = &nodes[d].findings[j];
+
+					if (g->severity < CD_SEV_WARN || !g->host || strcmp(g->host, h->hostname))
+						continue;
+					if (shown++ < NODE_FINDINGS)
+						cd_finding_evidence(f, "node: %s (%s) %s %s%s%s: %s", h->hostname, files[d],
+								    g->severity == CD_SEV_FAIL ? "failed" : "warned", g->id,
+								    g->subject ? " " : "", g->subject ? g->subject : "", g->title);
+					bad++;
+				}
+				if (bad > NODE_FINDINGS)
+					cd_finding_evidence(f, "node: %s: %zu more findings at warn or fail in %s", h->hostname,
+							    bad - NODE_FINDINGS, files[d]);
+				if (!bad)
+					cd_finding_evidence(f, "node: %s (%s) has no finding at warn or fail%s", h->hostname,
+							    files[d], nodes[d].rules.present ? "" : " (the document was not judged)");
+			}
+		if (!found)
+			cd_finding_evidence(f, "node: %s is none of the %zu hosts of the --nodes documents", f->host, hosts);
+	}
 }
