@@ -205,6 +205,42 @@ START_TEST(test_embedded_prefixes)
 }
 END_TEST
 
+/*
+ * Device lists read as NCCL reads them (libdefaults.h's one reader): "eth0:1" names eth0
+ * (the port is no part of the name), empty items name nothing, '=' makes names exact, and
+ * the missing items are quoted as written.
+ */
+START_TEST(test_device_lists)
+{
+	static const char *const env[] = {
+		"NCCL_SOCKET_IFNAME", "eth0:1,,ib",
+		"NCCL_OOB_NET_IFNAME", "=eth,eth0",
+		"NCCL_IB_HCA", "mlx5_0:1,,mlx5_9:1,^x",
+		NULL,
+	};
+	struct cd_host *h = cd_results_add_host(&res);
+	const struct cd_finding *f;
+
+	h->hostname = xstrdup("h");
+	h->part[CD_PART_NET].status = CD_ST_OK;
+	h->part[CD_PART_IB].status = CD_ST_OK;
+	cd_host_add_nic(h)->name = xstrdup("eth0");
+	cd_host_add_nic(h)->name = xstrdup("ib0");
+	cd_host_add_hca(h)->name = xstrdup("mlx5_0");
+	for (size_t i = 0; env[i]; i += 2)
+		cd_host_set_env(h, env[i], env[i + 1]);
+	ck_assert_int_eq(cd_envcat_load_default(&cat), 0);
+	cd_envlint(&res, &cat, NULL);
+	ck_assert_ptr_null(about("NCCL_SOCKET_IFNAME"));
+	ck_assert_ptr_nonnull(f = about("NCCL_OOB_NET_IFNAME"));
+	ck_assert_str_eq(f->id, "ENV006");
+	ck_assert_str_eq(f->evidence.v[1], "no interface matches 'eth'; this host has eth0, ib0");
+	ck_assert_ptr_nonnull(f = about("NCCL_IB_HCA"));
+	ck_assert_str_eq(f->id, "ENV007");
+	ck_assert_str_eq(f->evidence.v[1], "no HCA matches 'mlx5_9:1,^x'; this host has mlx5_0");
+}
+END_TEST
+
 Suite *envlint_suite(void)
 {
 	Suite *s = suite_create("envlint");
@@ -217,6 +253,7 @@ Suite *envlint_suite(void)
 	tcase_add_test(tc, test_parse_prefix_and_comments);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_embedded_prefixes);
+	tcase_add_test(tc, test_device_lists);
 	suite_add_tcase(s, tc);
 	return s;
 }

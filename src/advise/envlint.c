@@ -13,6 +13,7 @@
 
 #include "embed.h"
 #include "envlint.h"
+#include "libdefaults.h"
 
 #define LINE_MAX_BYTES 4096
 
@@ -312,22 +313,58 @@ static int hca_matches(const struct cd_host *h, const char *item, int exact)
 	return 0;
 }
 
+/* Append one missing item to the comma-joined list. */
+static void add_missing(char *missing, size_t len, size_t *used, int *count, const char *item, size_t n)
+{
+	*used += (size_t)snprintf(missing + *used, *used < len ? len - *used : 0, "%s%.*s", *count ? "," : "", (int)n,
+				  item);
+	(*count)++;
+}
+
 /*
- * The names of a NCCL-style list ("[^][=]a,b") that match nothing on h, joined by
+ * The items of a NCCL list (NCCL_IB_HCA, NCCL_SOCKET_IFNAME: libdefaults.h's reader, so
+ * "eth0:1" names eth0 and ",," nothing) that match no device of h, as written, joined by
  * commas into missing; exclusion lists never miss. Returns how many are missing.
  */
-static int list_missing(const struct cd_host *h, const char *v, int hca, int exact_always, char *missing, size_t len)
+static int nccl_list_missing(const struct cd_host *h, const char *v, int hca, char *missing, size_t len)
 {
-	int exact = exact_always, count = 0;
+	struct cd_nccl_list l;
+	struct cd_nccl_item it;
+	int count = 0;
+	size_t used = 0;
+
+	missing[0] = '\0';
+	cd_nccl_list_init(&l, v, hca ? CD_NCCL_MAX_IB_DEVS : CD_NCCL_MAX_IFS);
+	if (l.not)
+		return 0;
+	while (cd_nccl_list_next(&l, &it)) {
+		size_t i, n = hca ? h->n_hcas : h->n_nics;
+
+		for (i = 0; i < n; i++) {
+			const char *name = hca ? h->hcas[i].name : h->nics[i].name;
+
+			if (name && cd_nccl_item_match(&it, l.exact, name, -1))
+				break;
+		}
+		if (i == n)
+			add_missing(missing, len, &used, &count, it.text, it.text_len);
+	}
+	return count;
+}
+
+/*
+ * The names of another library's interface list ("a,b": Gloo's, Open MPI's, exact names or
+ * CIDR subnets) that match nothing on h, joined by commas into missing. Returns how many.
+ */
+static int list_missing(const struct cd_host *h, const char *v, char *missing, size_t len)
+{
+	int count = 0;
 	size_t used = 0;
 
 	missing[0] = '\0';
 	if (*v == '^')
 		return 0;
-	if (*v == '=') {
-		exact = 1;
-		v++;
-	}
+	v += *v == '=';
 	for (const char *p = v; *p;) {
 		size_t n = strcspn(p, ",");
 		char item[128];
@@ -336,11 +373,8 @@ static int list_missing(const struct cd_host *h, const char *v, int hca, int exa
 			memcpy(item, p, n);
 			item[n] = '\0';
 			/* Open MPI accepts CIDR subnets; those name no device */
-			if (!strchr(item, '/') && !(hca ? hca_matches(h, item, exact) : nic_matches(h, item, exact))) {
-				used += (size_t)snprintf(missing + used, used < len ? len - used : 0, "%s%s",
-							 count ? "," : "", item);
-				count++;
-			}
+			if (!strchr(item, '/') && !nic_matches(h, item, 1))
+				add_missing(missing, len, &used, &count, item, n);
 		}
 		p += n + (p[n] == ',');
 	}
@@ -380,11 +414,11 @@ static int device_check(struct cd_results *r, const struct cd_host *h, const str
 {
 	static const struct {
 		const char *name;
-		int hca, exact;
+		int hca, nccl; /* nccl: NCCL's list syntax, else exact names */
 	} devs[] = {
-		{ "NCCL_SOCKET_IFNAME", 0, 0 }, { "NCCL_OOB_NET_IFNAME", 0, 0 }, { "GLOO_SOCKET_IFNAME", 0, 1 },
-		{ "OMPI_MCA_btl_tcp_if_include", 0, 1 }, { "OMPI_MCA_oob_tcp_if_include", 0, 1 },
-		{ "NCCL_IB_HCA", 1, 0 },
+		{ "NCCL_SOCKET_IFNAME", 0, 1 }, { "NCCL_OOB_NET_IFNAME", 0, 1 }, { "GLOO_SOCKET_IFNAME", 0, 0 },
+		{ "OMPI_MCA_btl_tcp_if_include", 0, 0 }, { "OMPI_MCA_oob_tcp_if_include", 0, 0 },
+		{ "NCCL_IB_HCA", 1, 1 },
 	};
 	char missing[256], have[512];
 
@@ -395,7 +429,8 @@ static int device_check(struct cd_results *r, const struct cd_host *h, const str
 
 		if (strcmp(devs[i].name, s->name) || h->part[part].status != CD_ST_OK)
 			continue;
-		if (!list_missing(h, s->value, devs[i].hca, devs[i].exact, missing, sizeof(missing)))
+		if (!(devs[i].nccl ? nccl_list_missing(h, s->value, devs[i].hca, missing, sizeof(missing))
+				   : list_missing(h, s->value, missing, sizeof(missing))))
 			return 0;
 		list_names(h, devs[i].hca, have, sizeof(have));
 		f = add(r, h, devs[i].hca ? "ENV007" : "ENV006", CD_SEV_FAIL, s,
