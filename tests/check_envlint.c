@@ -241,6 +241,48 @@ START_TEST(test_device_lists)
 }
 END_TEST
 
+/* A host with eth0 and mlx5_0 port 1, its environment UCX_NET_DEVICES=value, linted. */
+static void lint_ucx(const char *value)
+{
+	struct cd_host *h = cd_results_add_host(&res);
+	struct cd_hca *c = cd_host_add_hca(h);
+
+	h->hostname = xstrdup("h");
+	h->part[CD_PART_NET].status = CD_ST_OK;
+	h->part[CD_PART_IB].status = CD_ST_OK;
+	cd_host_add_nic(h)->name = xstrdup("eth0");
+	c->name = xstrdup("mlx5_0");
+	cd_hca_add_port(c)->port = 1;
+	cd_host_set_env(h, "UCX_NET_DEVICES", value);
+	if (!cat.n)
+		ck_assert_int_eq(cd_envcat_load_default(&cat), 0);
+	cd_envlint(&res, &cat, NULL);
+}
+
+/*
+ * UCX_NET_DEVICES through the matcher the judge uses (cd_ucx_net_device_match): an HCA's
+ * port it lacks is missing, a device's base name names its ports, "all" and an exclusion
+ * list ('^', ucs's allow-list negation) name nothing that could be missing.
+ */
+START_TEST(test_ucx_devices)
+{
+	const struct cd_finding *f;
+
+	lint_ucx("mlx5_0:1,eth0,mlx5_0:2,ib,mlx5_0");
+	ck_assert_ptr_nonnull(f = about("UCX_NET_DEVICES"));
+	ck_assert_str_eq(f->id, "ENV006");
+	ck_assert_str_eq(f->evidence.v[1], "no interface or HCA port matches 'mlx5_0:2,ib'");
+	cd_results_free(&res);
+	cd_results_init(&res);
+	lint_ucx("^mlx5_9:1");
+	ck_assert_ptr_null(about("UCX_NET_DEVICES"));
+	cd_results_free(&res);
+	cd_results_init(&res);
+	lint_ucx("all");
+	ck_assert_ptr_null(about("UCX_NET_DEVICES"));
+}
+END_TEST
+
 Suite *envlint_suite(void)
 {
 	Suite *s = suite_create("envlint");
@@ -254,6 +296,7 @@ Suite *envlint_suite(void)
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_embedded_prefixes);
 	tcase_add_test(tc, test_device_lists);
+	tcase_add_test(tc, test_ucx_devices);
 	suite_add_tcase(s, tc);
 	return s;
 }

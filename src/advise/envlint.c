@@ -297,22 +297,6 @@ static int nic_matches(const struct cd_host *h, const char *item, int exact)
 	return 0;
 }
 
-static int hca_matches(const struct cd_host *h, const char *item, int exact)
-{
-	char name[128];
-	size_t n = strcspn(item, ":");
-
-	if (n >= sizeof(name))
-		return 0;
-	memcpy(name, item, n);
-	name[n] = '\0';
-	for (size_t i = 0; i < h->n_hcas; i++)
-		if (h->hcas[i].name && (exact ? !strcmp(h->hcas[i].name, name)
-					      : !strncmp(h->hcas[i].name, name, strlen(name))))
-			return 1;
-	return 0;
-}
-
 /* Append one missing item to the comma-joined list. */
 static void add_missing(char *missing, size_t len, size_t *used, int *count, const char *item, size_t n)
 {
@@ -381,6 +365,58 @@ static int list_missing(const struct cd_host *h, const char *v, char *missing, s
 	return count;
 }
 
+/* Does one UCX_NET_DEVICES item select a device of h: an interface, or an HCA's port "mlx5_0:1"? */
+static int ucx_item_found(const struct cd_host *h, const char *item)
+{
+	char name[160];
+
+	if (*item == '^')
+		return 0; /* only the list's first character negates: here it is part of a name */
+	for (size_t i = 0; i < h->n_nics; i++)
+		if (h->nics[i].name && cd_ucx_net_device_match(item, h->nics[i].name))
+			return 1;
+	for (size_t i = 0; i < h->n_hcas; i++) {
+		const struct cd_hca *c = &h->hcas[i];
+
+		if (c->name && !c->n_ports && cd_ucx_net_device_match(item, c->name))
+			return 1; /* ports not known: the device's name */
+		for (size_t k = 0; c->name && k < c->n_ports; k++) {
+			snprintf(name, sizeof(name), "%s:%lld", c->name, (long long)c->ports[k].port);
+			if (cd_ucx_net_device_match(item, name))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The items of a UCX_NET_DEVICES list (interfaces and HCA ports together, each matched as
+ * UCX matches it: libdefaults.h's cd_ucx_net_device_match) that select no device of h,
+ * joined by commas into missing; "all" and exclusion lists ("^...") never miss.
+ */
+static int ucx_list_missing(const struct cd_host *h, const char *v, char *missing, size_t len)
+{
+	int count = 0;
+	size_t used = 0;
+
+	missing[0] = '\0';
+	if (!strcmp(v, "all") || *v == '^')
+		return 0;
+	for (const char *p = v; *p;) {
+		size_t n = strcspn(p, ",");
+		char item[128];
+
+		if (n && n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			if (!ucx_item_found(h, item))
+				add_missing(missing, len, &used, &count, item, n);
+		}
+		p += n + (p[n] == ',');
+	}
+	return count;
+}
+
 static void list_names(const struct cd_host *h, int hca, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -440,34 +476,12 @@ static int device_check(struct cd_results *r, const struct cd_host *h, const str
 				    missing, have);
 		return 1;
 	}
-	if (!strcmp(s->name, "UCX_NET_DEVICES") && strcmp(s->value, "all") && h->part[CD_PART_NET].status == CD_ST_OK &&
-	    h->part[CD_PART_IB].status == CD_ST_OK) {
-		/* UCX lists netdevs ("eth0") and HCA ports ("mlx5_0:1") together */
-		size_t used = 0;
-		int count = 0;
+	if (!strcmp(s->name, "UCX_NET_DEVICES") && h->part[CD_PART_NET].status == CD_ST_OK &&
+	    h->part[CD_PART_IB].status == CD_ST_OK && ucx_list_missing(h, s->value, missing, sizeof(missing))) {
+		struct cd_finding *f = add(r, h, "ENV006", CD_SEV_FAIL, s, "names a device that does not exist on this host");
 
-		missing[0] = '\0';
-		for (const char *p = s->value; *p;) {
-			size_t n = strcspn(p, ",");
-			char item[128];
-
-			if (n && n < sizeof(item)) {
-				memcpy(item, p, n);
-				item[n] = '\0';
-				if (!nic_matches(h, item, 1) && !hca_matches(h, item, 1)) {
-					used += (size_t)snprintf(missing + used, used < sizeof(missing) ? sizeof(missing) - used : 0,
-								 "%s%s", count ? "," : "", item);
-					count++;
-				}
-			}
-			p += n + (p[n] == ',');
-		}
-		if (count) {
-			struct cd_finding *f = add(r, h, "ENV006", CD_SEV_FAIL, s, "names a device that does not exist on this host");
-
-			cd_finding_evidence(f, "no interface or HCA port matches '%s'", missing);
-			return 1;
-		}
+		cd_finding_evidence(f, "no interface or HCA port matches '%s'", missing);
+		return 1;
 	}
 	return 0;
 }
