@@ -55,7 +55,7 @@ int cd_nccl_list_next(struct cd_nccl_list *l, struct cd_nccl_item *it)
 		it->name_len = name_len;
 		it->text_len = len;
 		/* the second ':'-field; empty ("dev:", "dev::1") or absent is any port */
-		it->port = name_len < len && name_len + 1 < len && p[name_len + 1] != ':' ? atol(p + name_len + 1) : -1;
+		it->port = name_len + 1 < len && p[name_len + 1] != ':' ? atol(p + name_len + 1) : -1;
 		l->seen++;
 		return 1;
 	}
@@ -64,9 +64,7 @@ int cd_nccl_list_next(struct cd_nccl_list *l, struct cd_nccl_item *it)
 
 int cd_nccl_item_match(const struct cd_nccl_item *it, int exact, const char *name, int64_t port)
 {
-	if (exact ? strlen(name) != it->name_len : 0)
-		return 0;
-	if (strncmp(name, it->name, it->name_len))
+	if ((exact && strlen(name) != it->name_len) || strncmp(name, it->name, it->name_len))
 		return 0;
 	return it->port == -1 || port == -1 || it->port == port;
 }
