@@ -216,6 +216,9 @@ START_TEST(test_device_lists)
 		"NCCL_SOCKET_IFNAME", "eth0:1,,ib",
 		"NCCL_OOB_NET_IFNAME", "=eth,eth0",
 		"NCCL_IB_HCA", "mlx5_0:1,,mlx5_9:1,^x",
+		"OMPI_MCA_btl_tcp_if_include", "eth0,10.0.0.0/8,,eth9", /* exact names; a subnet names no device */
+		"GLOO_SOCKET_IFNAME", "eth,ib0",
+		"OMPI_MCA_oob_tcp_if_include", "^eth9",
 		NULL,
 	};
 	struct cd_host *h = cd_results_add_host(&res);
@@ -238,6 +241,11 @@ START_TEST(test_device_lists)
 	ck_assert_ptr_nonnull(f = about("NCCL_IB_HCA"));
 	ck_assert_str_eq(f->id, "ENV007");
 	ck_assert_str_eq(f->evidence.v[1], "no HCA matches 'mlx5_9:1,^x'; this host has mlx5_0");
+	ck_assert_ptr_nonnull(f = about("OMPI_MCA_btl_tcp_if_include"));
+	ck_assert_str_eq(f->evidence.v[1], "no interface matches 'eth9'; this host has eth0, ib0");
+	ck_assert_ptr_nonnull(f = about("GLOO_SOCKET_IFNAME"));
+	ck_assert_str_eq(f->evidence.v[1], "no interface matches 'eth'; this host has eth0, ib0");
+	ck_assert_ptr_null(about("OMPI_MCA_oob_tcp_if_include"));
 }
 END_TEST
 

@@ -336,33 +336,11 @@ static int nccl_list_missing(const struct cd_host *h, const char *v, int hca, ch
 	return count;
 }
 
-/*
- * The names of another library's interface list ("a,b": Gloo's, Open MPI's, exact names or
- * CIDR subnets) that match nothing on h, joined by commas into missing. Returns how many.
- */
-static int list_missing(const struct cd_host *h, const char *v, char *missing, size_t len)
+/* Does one item of Gloo's or Open MPI's interface list (exact names, CIDR subnets) name a device of h? */
+static int iface_item_found(const struct cd_host *h, const char *item)
 {
-	int count = 0;
-	size_t used = 0;
-
-	missing[0] = '\0';
-	if (*v == '^')
-		return 0;
-	v += *v == '=';
-	for (const char *p = v; *p;) {
-		size_t n = strcspn(p, ",");
-		char item[128];
-
-		if (n && n < sizeof(item)) {
-			memcpy(item, p, n);
-			item[n] = '\0';
-			/* Open MPI accepts CIDR subnets; those name no device */
-			if (!strchr(item, '/') && !nic_matches(h, item, 1))
-				add_missing(missing, len, &used, &count, item, n);
-		}
-		p += n + (p[n] == ',');
-	}
-	return count;
+	/* Open MPI accepts CIDR subnets; those name no device */
+	return strchr(item, '/') || nic_matches(h, item, 1);
 }
 
 /* Does one UCX_NET_DEVICES item select a device of h: an interface, or an HCA's port "mlx5_0:1"? */
@@ -390,18 +368,16 @@ static int ucx_item_found(const struct cd_host *h, const char *item)
 }
 
 /*
- * The items of a UCX_NET_DEVICES list (interfaces and HCA ports together, each matched as
- * UCX matches it: libdefaults.h's cd_ucx_net_device_match) that select no device of h,
- * joined by commas into missing; "all" and exclusion lists ("^...") never miss.
+ * The items of a plain comma-separated list (Gloo's, Open MPI's, UCX_NET_DEVICES) that
+ * found() finds on no device of h, joined by commas into missing. Returns how many.
  */
-static int ucx_list_missing(const struct cd_host *h, const char *v, char *missing, size_t len)
+static int list_missing(const struct cd_host *h, const char *v, int (*found)(const struct cd_host *, const char *),
+			char *missing, size_t len)
 {
 	int count = 0;
 	size_t used = 0;
 
 	missing[0] = '\0';
-	if (!strcmp(v, "all") || *v == '^')
-		return 0;
 	for (const char *p = v; *p;) {
 		size_t n = strcspn(p, ",");
 		char item[128];
@@ -409,7 +385,7 @@ static int ucx_list_missing(const struct cd_host *h, const char *v, char *missin
 		if (n && n < sizeof(item)) {
 			memcpy(item, p, n);
 			item[n] = '\0';
-			if (!ucx_item_found(h, item))
+			if (!found(h, item))
 				add_missing(missing, len, &used, &count, item, n);
 		}
 		p += n + (p[n] == ',');
@@ -465,8 +441,10 @@ static int device_check(struct cd_results *r, const struct cd_host *h, const str
 
 		if (strcmp(devs[i].name, s->name) || h->part[part].status != CD_ST_OK)
 			continue;
+		/* an exclusion list never misses; a leading '=' is not part of a name */
 		if (!(devs[i].nccl ? nccl_list_missing(h, s->value, devs[i].hca, missing, sizeof(missing))
-				   : list_missing(h, s->value, missing, sizeof(missing))))
+		      : *s->value != '^' && list_missing(h, s->value + (*s->value == '='), iface_item_found, missing,
+							 sizeof(missing))))
 			return 0;
 		list_names(h, devs[i].hca, have, sizeof(have));
 		f = add(r, h, devs[i].hca ? "ENV007" : "ENV006", CD_SEV_FAIL, s,
@@ -477,7 +455,8 @@ static int device_check(struct cd_results *r, const struct cd_host *h, const str
 		return 1;
 	}
 	if (!strcmp(s->name, "UCX_NET_DEVICES") && h->part[CD_PART_NET].status == CD_ST_OK &&
-	    h->part[CD_PART_IB].status == CD_ST_OK && ucx_list_missing(h, s->value, missing, sizeof(missing))) {
+	    h->part[CD_PART_IB].status == CD_ST_OK && *s->value != '^' && /* an exclusion list never misses */
+	    list_missing(h, s->value, ucx_item_found, missing, sizeof(missing))) {
 		struct cd_finding *f = add(r, h, "ENV006", CD_SEV_FAIL, s, "names a device that does not exist on this host");
 
 		cd_finding_evidence(f, "no interface or HCA port matches '%s'", missing);
