@@ -179,6 +179,8 @@ install: commdiag
 	$(INSTALL) -m 755 scripts/slurm-prolog.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-prolog
 	$(INSTALL) -m 755 scripts/ci-preflight.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/ci-preflight
 	$(INSTALL) -m 755 scripts/slurm-epilog-collect.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-epilog-collect
+	# sourced by slurm-prolog and ci-preflight (their --require auto), not run
+	$(INSTALL) -m 644 scripts/commdiag-expect.sh $(DESTDIR)$(LIBEXECDIR)/commdiag/commdiag-expect.sh
 	# Slurm runs its programs without arguments: the name chooses the mode
 	ln -sf slurm-prolog $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-epilog
 	ln -sf slurm-prolog $(DESTDIR)$(LIBEXECDIR)/commdiag/slurm-healthcheck
@@ -203,7 +205,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/rules
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/commdiag
 	rm -f $(addprefix $(DESTDIR)$(LIBEXECDIR)/commdiag/,slurm-prolog slurm-epilog slurm-healthcheck ci-preflight \
-		slurm-epilog-collect)
+		slurm-epilog-collect commdiag-expect.sh)
 	rm -f $(addprefix $(DESTDIR)$(SYSTEMDDIR)/,commdiag-check.service commdiag-check.timer)
 	rm -f $(DESTDIR)$(DATADIR)/prometheus/commdiag-alerts.yml
 	rm -f $(DESTDIR)$(DATADIR)/schema/commdiag-results-1.schema.json

@@ -61,24 +61,25 @@ if [ -z "$bin" ]; then
 fi
 [ -x "$bin" ] || die_usage "commdiag '$bin' is not an executable file"
 
-# --require auto: what this runner's hardware says must be tested (see --help)
+# commdiag_expect, the hardware scan shared with slurm-prolog.sh, from commdiag-expect.sh
+# beside this script: scripts/ in the source tree, $(LIBEXECDIR)/commdiag installed; for a
+# link to the script from elsewhere, beside the file it points at
+load_expect() {
+	cx=$(dirname "$0")/commdiag-expect.sh
+	if [ ! -r "$cx" ] && [ -L "$0" ]; then cx=$(dirname "$(readlink -f "$0")")/commdiag-expect.sh; fi
+	[ -r "$cx" ] || die_usage "--require auto needs commdiag-expect.sh beside this script ('$cx' not found; make install puts it there), or set --require"
+	# shellcheck source=scripts/commdiag-expect.sh
+	. "$cx"
+}
+[ "$require" != auto ] || load_expect
+
+# --require auto: what this runner's hardware says must be tested (see --help); nothing
+# for a saved document, which is another machine's
 auto_require() {
 	for arg in "$@"; do
 		case $arg in --from | --from=*) return 0 ;; esac
 	done
-	groups=
-	for dev in "$sysfs"/bus/pci/devices/*; do
-		if [ ! -r "$dev/vendor" ] || [ ! -r "$dev/class" ]; then continue; fi
-		case $(cat "$dev/vendor")/$(cat "$dev/class") in
-		0x10de/0x0300* | 0x10de/0x0302*) groups=gpu,nccl; break ;;
-		esac
-	done
-	for dev in "$sysfs"/class/infiniband/*; do
-		[ -e "$dev" ] || continue
-		groups=${groups:+$groups,}ib
-		break
-	done
-	echo "$groups"
+	commdiag_expect "$sysfs" gpu,nccl
 }
 case $require in
 auto) require=$(auto_require "$@") ;;

@@ -129,6 +129,18 @@ info | warn | fail) ;;
 *) die_usage "fail-on '$fail_on' (--fail-on or COMMDIAG_FAIL_ON): expected info, warn or fail" ;;
 esac
 
+# commdiag_expect, the hardware scan shared with ci-preflight.sh, from commdiag-expect.sh
+# beside this script: scripts/ in the source tree, $(LIBEXECDIR)/commdiag installed; for a
+# link to the script from elsewhere, beside the file it points at
+load_expect() {
+	cx=$(dirname "$0")/commdiag-expect.sh
+	if [ ! -r "$cx" ] && [ -L "$0" ]; then cx=$(dirname "$(readlink -f "$0")")/commdiag-expect.sh; fi
+	[ -r "$cx" ] || die_usage "--require auto needs commdiag-expect.sh beside this script ('$cx' not found; make install puts it there), or set --require"
+	# shellcheck source=scripts/commdiag-expect.sh
+	. "$cx"
+}
+[ "$require" != auto ] || load_expect
+
 if [ -z "$bin" ]; then
 	# installed as $(PREFIX)/libexec/commdiag/slurm-*: prefer the commdiag of the same prefix
 	here=$(cd "$(dirname "$0")" && pwd)
@@ -160,23 +172,8 @@ tmp_doc=$work/run.json
 tmp_log=$work/run.log
 
 # --require auto: what the hardware on the bus says must be tested (see COMMDIAG_REQUIRE)
-auto_require() {
-	groups=
-	for dev in "$sysfs"/bus/pci/devices/*; do
-		if [ ! -r "$dev/vendor" ] || [ ! -r "$dev/class" ]; then continue; fi
-		case $(cat "$dev/vendor")/$(cat "$dev/class") in
-		0x10de/0x0300* | 0x10de/0x0302*) groups=gpu; break ;;
-		esac
-	done
-	for dev in "$sysfs"/class/infiniband/*; do
-		[ -e "$dev" ] || continue
-		groups=${groups:+$groups,}ib
-		break
-	done
-	echo "$groups"
-}
 case $require in
-auto) require=$(auto_require) ;;
+auto) require=$(commdiag_expect "$sysfs" gpu) ;;
 none) require= ;;
 esac
 set -- ${require:+--require "$require"} "$@"

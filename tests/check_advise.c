@@ -424,6 +424,45 @@ START_TEST(test_merge)
 }
 END_TEST
 
+/*
+ * ENV007 on a host that has some of the HCAs NCCL_IB_HCA names: keep the items that name
+ * one, as written (port, the list's '='), through the same reader NCCL's parser is
+ * modelled by; empty items and the absent device go. An exclusion list is unset instead.
+ */
+START_TEST(test_ib_hca_list_fix)
+{
+	struct cd_host *h = add_host("gpu-node07");
+	const struct cd_advice *a;
+
+	for (int i = 0; i < 2; i++) {
+		struct cd_hca *c = cd_host_add_hca(h);
+		struct cd_ib_port *p = cd_hca_add_port(c);
+
+		c->name = xasprintf("mlx5_%d", i);
+		p->port = 1;
+		p->state = xstrdup("active");
+	}
+	set_env(h, "NCCL_IB_HCA", "=mlx5_0:1,,mlx5_9,mlx5_1");
+	cd_results_add_finding(&res, "ENV007", CD_SEV_FAIL, "gpu-node07", "NCCL_IB_HCA",
+			       "names an RDMA device that does not exist on this host");
+	cd_advise(&res);
+	a = advice("NCCL_IB_HCA", "=mlx5_0:1,mlx5_1");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a->value, "=mlx5_0:1,mlx5_1");
+	ck_assert(answers(a, "ENV007"));
+
+	free(h->env[0].value);
+	h->env[0].value = xstrdup("^mlx5_9,mlx5_1");
+	cd_results_clear_judgement(&res);
+	cd_results_add_finding(&res, "ENV007", CD_SEV_FAIL, "gpu-node07", "NCCL_IB_HCA",
+			       "names an RDMA device that does not exist on this host");
+	cd_advise(&res);
+	a = advice("NCCL_IB_HCA", NULL);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(strstr(a->why, "it selects only some of this host's active ports"));
+}
+END_TEST
+
 Suite *advise_suite(void)
 {
 	Suite *s = suite_create("advise");
@@ -442,6 +481,7 @@ Suite *advise_suite(void)
 	tcase_add_test(tc, test_nccl_straggler);
 	tcase_add_test(tc, test_reserved_findings);
 	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_ib_hca_list_fix);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -205,6 +205,92 @@ START_TEST(test_embedded_prefixes)
 }
 END_TEST
 
+/*
+ * Device lists read as NCCL reads them (libdefaults.h's one reader): "eth0:1" names eth0
+ * (the port is no part of the name), empty items name nothing, '=' makes names exact, and
+ * the missing items are quoted as written.
+ */
+START_TEST(test_device_lists)
+{
+	static const char *const env[] = {
+		"NCCL_SOCKET_IFNAME", "eth0:1,,ib",
+		"NCCL_OOB_NET_IFNAME", "=eth,eth0",
+		"NCCL_IB_HCA", "mlx5_0:1,,mlx5_9:1,^x",
+		"OMPI_MCA_btl_tcp_if_include", "eth0,10.0.0.0/8,,eth9", /* exact names; a subnet names no device */
+		"GLOO_SOCKET_IFNAME", "eth,ib0",
+		"OMPI_MCA_oob_tcp_if_include", "^eth9",
+		NULL,
+	};
+	struct cd_host *h = cd_results_add_host(&res);
+	const struct cd_finding *f;
+
+	h->hostname = xstrdup("h");
+	h->part[CD_PART_NET].status = CD_ST_OK;
+	h->part[CD_PART_IB].status = CD_ST_OK;
+	cd_host_add_nic(h)->name = xstrdup("eth0");
+	cd_host_add_nic(h)->name = xstrdup("ib0");
+	cd_host_add_hca(h)->name = xstrdup("mlx5_0");
+	for (size_t i = 0; env[i]; i += 2)
+		cd_host_set_env(h, env[i], env[i + 1]);
+	ck_assert_int_eq(cd_envcat_load_default(&cat), 0);
+	cd_envlint(&res, &cat, NULL);
+	ck_assert_ptr_null(about("NCCL_SOCKET_IFNAME"));
+	ck_assert_ptr_nonnull(f = about("NCCL_OOB_NET_IFNAME"));
+	ck_assert_str_eq(f->id, "ENV006");
+	ck_assert_str_eq(f->evidence.v[1], "no interface matches 'eth'; this host has eth0, ib0");
+	ck_assert_ptr_nonnull(f = about("NCCL_IB_HCA"));
+	ck_assert_str_eq(f->id, "ENV007");
+	ck_assert_str_eq(f->evidence.v[1], "no HCA matches 'mlx5_9:1,^x'; this host has mlx5_0");
+	ck_assert_ptr_nonnull(f = about("OMPI_MCA_btl_tcp_if_include"));
+	ck_assert_str_eq(f->evidence.v[1], "no interface matches 'eth9'; this host has eth0, ib0");
+	ck_assert_ptr_nonnull(f = about("GLOO_SOCKET_IFNAME"));
+	ck_assert_str_eq(f->evidence.v[1], "no interface matches 'eth'; this host has eth0, ib0");
+	ck_assert_ptr_null(about("OMPI_MCA_oob_tcp_if_include"));
+}
+END_TEST
+
+/* A host with eth0 and mlx5_0 port 1, its environment UCX_NET_DEVICES=value, linted. */
+static void lint_ucx(const char *value)
+{
+	struct cd_host *h = cd_results_add_host(&res);
+	struct cd_hca *c = cd_host_add_hca(h);
+
+	h->hostname = xstrdup("h");
+	h->part[CD_PART_NET].status = CD_ST_OK;
+	h->part[CD_PART_IB].status = CD_ST_OK;
+	cd_host_add_nic(h)->name = xstrdup("eth0");
+	c->name = xstrdup("mlx5_0");
+	cd_hca_add_port(c)->port = 1;
+	cd_host_set_env(h, "UCX_NET_DEVICES", value);
+	if (!cat.n)
+		ck_assert_int_eq(cd_envcat_load_default(&cat), 0);
+	cd_envlint(&res, &cat, NULL);
+}
+
+/*
+ * UCX_NET_DEVICES through the matcher the judge uses (cd_ucx_net_device_match): an HCA's
+ * port it lacks is missing, a device's base name names its ports, "all" and an exclusion
+ * list ('^', ucs's allow-list negation) name nothing that could be missing.
+ */
+START_TEST(test_ucx_devices)
+{
+	const struct cd_finding *f;
+
+	lint_ucx("mlx5_0:1,eth0,mlx5_0:2,ib,mlx5_0");
+	ck_assert_ptr_nonnull(f = about("UCX_NET_DEVICES"));
+	ck_assert_str_eq(f->id, "ENV006");
+	ck_assert_str_eq(f->evidence.v[1], "no interface or HCA port matches 'mlx5_0:2,ib'");
+	cd_results_free(&res);
+	cd_results_init(&res);
+	lint_ucx("^mlx5_9:1");
+	ck_assert_ptr_null(about("UCX_NET_DEVICES"));
+	cd_results_free(&res);
+	cd_results_init(&res);
+	lint_ucx("all");
+	ck_assert_ptr_null(about("UCX_NET_DEVICES"));
+}
+END_TEST
+
 Suite *envlint_suite(void)
 {
 	Suite *s = suite_create("envlint");
@@ -217,6 +303,8 @@ Suite *envlint_suite(void)
 	tcase_add_test(tc, test_parse_prefix_and_comments);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_embedded_prefixes);
+	tcase_add_test(tc, test_device_lists);
+	tcase_add_test(tc, test_ucx_devices);
 	suite_add_tcase(s, tc);
 	return s;
 }

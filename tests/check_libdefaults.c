@@ -2,6 +2,7 @@
 /* The libraries' own interface choices (core/libdefaults.c) against their sources' rules. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,6 +300,74 @@ START_TEST(test_port_selected_down)
 }
 END_TEST
 
+/* Every item of spec as "name/port" joined by spaces, with the list's ^ and = in front. */
+static const char *items(const char *spec, int max)
+{
+	static char buf[512];
+	struct cd_nccl_list l;
+	struct cd_nccl_item it;
+	size_t used;
+
+	cd_nccl_list_init(&l, spec, max);
+	used = (size_t)snprintf(buf, sizeof(buf), "%s%s", l.not ? "^" : "", l.exact ? "=" : "");
+	while (cd_nccl_list_next(&l, &it))
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "[%.*s/%ld|%.*s]", (int)it.name_len, it.name, it.port,
+					 (int)it.text_len, it.text);
+	return buf;
+}
+
+/*
+ * The one reader of NCCL's device lists, case by case against parseStringList and
+ * matchIfList of NCCL v2.30.7 (src/misc/utils.cc): strtok_r on ',' then strsep on ':'.
+ */
+START_TEST(test_nccl_list)
+{
+	/* the items, their ports and the text as written */
+	ck_assert_str_eq(items("mlx5_0:1,mlx5_1", 0), "[mlx5_0/1|mlx5_0:1][mlx5_1/-1|mlx5_1]");
+	ck_assert_str_eq(items("^=mlx5_0:1,mlx5_1", 0), "^=[mlx5_0/1|mlx5_0:1][mlx5_1/-1|mlx5_1]");
+	ck_assert_str_eq(items("=^mlx5_0", 0), "=[^mlx5_0/-1|^mlx5_0]"); /* '^' only first: a name here */
+	/* empty entries are no items, nor is a name left empty before a port */
+	ck_assert_str_eq(items(",,mlx5_0,,:2,mlx5_1,", 0), "[mlx5_0/-1|mlx5_0][mlx5_1/-1|mlx5_1]");
+	ck_assert_str_eq(items("", 0), "");
+	ck_assert_str_eq(items(NULL, 0), "");
+	ck_assert_str_eq(items("^", 0), "^");
+	/* an empty port is any port; rail and plane fields follow it */
+	ck_assert_str_eq(items("mlx5_0:,mlx5_1::3,mlx5_2:2:0:1", 0),
+			 "[mlx5_0/-1|mlx5_0:][mlx5_1/-1|mlx5_1::3][mlx5_2/2|mlx5_2:2:0:1]");
+	/* no whitespace is trimmed */
+	ck_assert_str_eq(items(" mlx5_0, mlx5_1 ", 0), "[ mlx5_0/-1| mlx5_0][ mlx5_1 /-1| mlx5_1 ]");
+	/* only the first max items count (MAX_IB_DEVS, MAX_IFS) */
+	ck_assert_str_eq(items("a,,b,c", 2), "[a/-1|a][b/-1|b]");
+
+	/* prefixes without '=', whole names with it */
+	ck_assert(cd_nccl_list_match("mlx5_1", 0, "mlx5_10", 1));
+	ck_assert(!cd_nccl_list_match("=mlx5_1", 0, "mlx5_10", 1));
+	ck_assert(cd_nccl_list_match("=mlx5_1", 0, "mlx5_1", 1));
+	ck_assert(!cd_nccl_list_match("mlx5_10", 0, "mlx5_1", 1));
+	/* '^' selects what no item takes */
+	ck_assert(!cd_nccl_list_match("^mlx5_1", 0, "mlx5_10", 1));
+	ck_assert(cd_nccl_list_match("^=mlx5_1", 0, "mlx5_10", 1));
+	ck_assert(!cd_nccl_list_match("^=mlx5_1", 0, "mlx5_1", 1));
+	/* ports: a port given must equal, unless the device's is -1 (an interface) */
+	ck_assert(cd_nccl_list_match("mlx5_0:1", 0, "mlx5_0", 1));
+	ck_assert(!cd_nccl_list_match("mlx5_0:1", 0, "mlx5_0", 2));
+	ck_assert(cd_nccl_list_match("mlx5_0:1", 0, "mlx5_0", -1));
+	ck_assert(cd_nccl_list_match("mlx5_0:", 0, "mlx5_0", 2));
+	ck_assert(cd_nccl_list_match("^mlx5_0:1", 0, "mlx5_0", 2));
+	/* a list without items takes everything, so "^" takes nothing */
+	ck_assert(cd_nccl_list_match(",,", 0, "mlx5_0", 1));
+	ck_assert(!cd_nccl_list_match("^", 0, "mlx5_0", 1));
+	/* an empty entry takes nothing by itself (an empty prefix would take every device) */
+	ck_assert(!cd_nccl_list_match("mlx5_0,,:1", 0, "mlx5_1", 1));
+	ck_assert(!cd_nccl_ifname_match("eth0,:1", "ib0"));
+	/* whitespace is part of the name */
+	ck_assert(!cd_nccl_list_match(" mlx5_0", 0, "mlx5_0", 1));
+	/* past max, an item is not read: NCCL_SOCKET_IFNAME's 17th name takes nothing */
+	ck_assert(!cd_nccl_ifname_match("v1,v2,v3,v4,v5,v6,v7,v8,v9,v10,v11,v12,v13,v14,v15,v16,eth0", "eth0"));
+	ck_assert(cd_nccl_ifname_match("v1,v2,v3,v4,v5,v6,v7,v8,v9,v10,v11,v12,v13,v14,v15,eth0", "eth0"));
+}
+END_TEST
+
 Suite *libdefaults_suite(void)
 {
 	Suite *s = suite_create("libdefaults");
@@ -306,6 +375,7 @@ Suite *libdefaults_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_nccl_match);
+	tcase_add_test(tc, test_nccl_list);
 	tcase_add_test(tc, test_nccl_order);
 	tcase_add_test(tc, test_nccl_order_2_28);
 	tcase_add_test(tc, test_nccl_ipv6_after_ipv4);

@@ -7,8 +7,10 @@
 
 #include "conf.h"
 #include "import_nccltests.h"
+#include "measure.h"
 #include "rules.h"
 #include "score.h"
+#include "scope.h"
 #include "suites.h"
 
 static struct cd_results res;
@@ -370,6 +372,84 @@ START_TEST(test_latency_scope_host)
 }
 END_TEST
 
+/* A job's 8-byte all_reduce over all of r's hosts. */
+static void fleet_run(struct cd_results *r)
+{
+	struct cd_probe_run *p = cd_results_add_probe(r, "nccl.all_reduce");
+	struct cd_probe_sample *sm = cd_probe_add_sample(p);
+
+	p->status = CD_ST_OK;
+	sm->bytes = 8;
+	sm->time_us = 60;
+}
+
+/* A job of 65 hosts (above the 64 where scope.c keeps its answer), one mlx5_0 port each in `state`. */
+static void fleet(struct cd_results *r, const char *state)
+{
+	for (int i = 0; i < 65; i++) {
+		struct cd_host *h = cd_results_add_host(r);
+		struct cd_hca *c = cd_host_add_hca(h);
+		struct cd_ib_port *port = cd_hca_add_port(c);
+
+		h->hostname = xasprintf("node%02d", i);
+		h->part[CD_PART_IB].status = CD_ST_OK;
+		c->name = xstrdup("mlx5_0");
+		port->port = 1;
+		port->state = xstrdup(state);
+	}
+	fleet_run(r);
+}
+
+/* The transport cd_latency_ref reads for r's first run. */
+static enum cd_scope scope_of(const struct cd_results *r)
+{
+	int64_t *ranks = cd_hosts_ranks(r);
+	struct cd_lat_ref x;
+
+	ck_assert_int_eq(cd_latency_ref(r, &thr, ranks, &r->probes[0], &x), 0);
+	free(ranks);
+	ck_assert_uint_eq(x.hosts, 65);
+	ck_assert_int_eq(x.known, 1);
+	return x.scope;
+}
+
+/*
+ * Two documents judged in one process (compare OLD NEW, merge) each get their own answer
+ * to "RDMA between these hosts?": the answer kept for one is never the other's. The second
+ * half is a document that lands where a freed one was (malloc hands the block back): the
+ * same hosts array, other facts. A memo kept outside the document answered RDMA there.
+ */
+START_TEST(test_latency_scope_two_documents)
+{
+	struct cd_results a, b;
+
+	ck_assert_int_eq(cd_conf_load(&thr, NULL, NULL), 0);
+	cd_results_init(&a);
+	cd_results_init(&b);
+	fleet(&a, "active");
+	fleet(&b, "down");
+	ck_assert_int_eq(scope_of(&a), CD_SCOPE_RDMA);
+	ck_assert_int_eq(scope_of(&b), CD_SCOPE_TCP);
+	ck_assert_int_eq(scope_of(&a), CD_SCOPE_RDMA);
+	cd_results_free(&b);
+	/* b takes over a's hosts array, its ports now down; a is freed */
+	cd_results_init(&b);
+	b.hosts = a.hosts;
+	b.n_hosts = a.n_hosts;
+	b.cap_hosts = a.cap_hosts;
+	a.hosts = NULL;
+	a.n_hosts = a.cap_hosts = 0;
+	cd_results_free(&a);
+	for (size_t i = 0; i < b.n_hosts; i++) {
+		free(b.hosts[i].hcas[0].ports[0].state);
+		b.hosts[i].hcas[0].ports[0].state = xstrdup("down");
+	}
+	fleet_run(&b);
+	ck_assert_int_eq(scope_of(&b), CD_SCOPE_TCP);
+	cd_results_free(&b);
+}
+END_TEST
+
 Suite *score_suite(void)
 {
 	Suite *s = suite_create("score");
@@ -390,6 +470,7 @@ Suite *score_suite(void)
 	tcase_add_test(tc, test_stability_not_graded);
 	tcase_add_test(tc, test_latency_scope_import);
 	tcase_add_test(tc, test_latency_scope_host);
+	tcase_add_test(tc, test_latency_scope_two_documents);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -434,7 +434,7 @@ for f in ./usr/bin/commdiag ./usr/share/man/man1/commdiag.1 ./usr/share/commdiag
 	./usr/share/bash-completion/completions/commdiag \
 	./usr/libexec/commdiag/slurm-prolog ./usr/libexec/commdiag/slurm-epilog ./usr/libexec/commdiag/slurm-healthcheck \
 	./usr/libexec/commdiag/ci-preflight ./usr/share/commdiag/schema/commdiag-results-1.schema.json \
-	./usr/libexec/commdiag/slurm-epilog-collect; do
+	./usr/libexec/commdiag/slurm-epilog-collect ./usr/libexec/commdiag/commdiag-expect.sh; do
 	if grep -qxF "$f" "$TMP/installed"; then ok; else bad "make install: $f missing from: $(tr '\n' ' ' <"$TMP/installed")"; fi
 done
 if [ -x "$DEST/usr/libexec/commdiag/slurm-prolog" ]; then ok; else bad "slurm-prolog not executable"; fi
@@ -446,6 +446,29 @@ run "installed prolog" 0 env PATH="$TMP/bin:/usr/bin:/bin" "$DEST/usr/libexec/co
 	--state-dir "$TMP/state" -- --from "$DOCS/h100-faulty.json"
 update_is "installed health check drains" \
 	"scontrol [update] [NodeName=n1] [State=DRAIN] [Reason=commdiag: PCIE002 IB001 COPY001]"
+# --require auto reads the hardware through commdiag-expect.sh, installed beside the scripts
+# and found there, through the epilog's link, and through a link from another directory
+node_state IDLE
+run "installed epilog, --require auto" 0 env PATH="$PATH_FAKE" COMMDIAG_SYSFS="$TMP/sysfs" \
+	"$DEST/usr/libexec/commdiag/slurm-epilog" --node n1 --state-dir "$TMP/state" --commdiag "$BIN" \
+	-- --from "$TMP/this-host.json"
+json_true "installed epilog: the groups of the fake bus" "$TMP/state/last.json" "d['rules']['required'] == ['gpu', 'ib']"
+mkdir -p "$TMP/etc-slurm" "$TMP/lone"
+ln -s "$DEST/usr/libexec/commdiag/slurm-prolog" "$TMP/etc-slurm/prolog.sh"
+run "a link to the installed prolog, --require auto" 1 env PATH="$PATH_FAKE" COMMDIAG_SYSFS="$TMP/sysfs" \
+	"$TMP/etc-slurm/prolog.sh" --node n1 --state-dir "$TMP/state" --commdiag "$BIN" --no-drain \
+	-- --from "$TMP/this-host.json"
+json_true "linked prolog: the groups of the fake bus" "$TMP/state/last.json" "d['rules']['required'] == ['gpu', 'ib']"
+run "installed preflight, --require auto" 1 env COMMDIAG_SYSFS="$TMP/sysfs" "$DEST/usr/libexec/commdiag/ci-preflight" \
+	--commdiag "$BIN" --json "$TMP/live.json" --budget 60 -- --quick --profile cpu-only
+json_true "installed preflight: the groups of the fake bus" "$TMP/live.json" "d['rules']['required'] == ['gpu', 'nccl', 'ib']"
+# a prolog copied away from it: --require auto is refused (exit 2, nothing run), a named --require runs
+cp "$SLURM" "$TMP/lone/prolog.sh"
+run "a lone copy of the prolog, --require auto" 2 env PATH="$PATH_FAKE" "$TMP/lone/prolog.sh" --node n1 \
+	--state-dir "$TMP/state" --commdiag "$BIN" --no-drain -- --from "$TMP/this-host.json"
+err_has "a lone copy: what is missing" "--require auto needs commdiag-expect.sh beside this script"
+run "a lone copy of the prolog, --require none" 0 env PATH="$PATH_FAKE" "$TMP/lone/prolog.sh" --node n1 \
+	--state-dir "$TMP/state" --commdiag "$BIN" --no-drain --require none -- --from "$TMP/this-host.json"
 if make -s uninstall DESTDIR="$DEST" PREFIX=/usr >"$TMP/out" 2>"$TMP/err"; then ok; else bad "make uninstall: $(tail -5 "$TMP/err")"; fi
 left=$(cd "$DEST" && find . ! -type d | sort)
 if [ -z "$left" ]; then ok; else bad "make uninstall left: $left"; fi

@@ -816,6 +816,8 @@ static void hca_list_fix(struct cd_walk *w, const struct cd_finding *f, const ch
 {
 	const struct cd_host *h = finding_host(w->r, f);
 	struct cd_strv keep = { 0 };
+	struct cd_nccl_list l;
+	struct cd_nccl_item it;
 	char fixed[512];
 	int selects = 0;
 
@@ -827,28 +829,27 @@ static void hca_list_fix(struct cd_walk *w, const struct cd_finding *f, const ch
 		for (size_t k = 0; k < h->hcas[i].n_ports; k++)
 			selects |= port_active(&h->hcas[i].ports[k]) &&
 				   cd_nccl_ib_hca_match(val, h->hcas[i].name, h->hcas[i].ports[k].port);
-	if (!selects || *val == '^') {
+	cd_nccl_list_init(&l, val, CD_NCCL_MAX_IB_DEVS);
+	if (!selects || l.not) {
 		walk_emit(w, name, NULL, NULL, "%s; it selects %s of this host's active ports, and unset NCCL uses every "
 			  "active port", last, selects ? "only some" : "none");
 		return;
 	}
-	for (const char *p = val + (*val == '='); *p;) {
-		size_t len = strcspn(p, ","), name_len = strcspn(p, ":,");
+	while (cd_nccl_list_next(&l, &it)) {
 		char item[128];
 
-		if (len && len < sizeof(item)) {
-			memcpy(item, p, len);
-			item[len] = '\0';
-			for (size_t i = 0; i < h->n_hcas; i++)
-				if (name_len && !strncmp(h->hcas[i].name, item, name_len) &&
-				    (*val != '=' || strlen(h->hcas[i].name) == name_len)) {
-					push_unique(&keep, item);
-					break;
-				}
-		}
-		p += len + (p[len] == ',');
+		if (it.text_len >= sizeof(item))
+			continue;
+		memcpy(item, it.text, it.text_len);
+		item[it.text_len] = '\0';
+		/* the device is named whatever the port: a wrong port is another finding's business */
+		for (size_t i = 0; i < h->n_hcas; i++)
+			if (cd_nccl_item_match(&it, l.exact, h->hcas[i].name, -1)) {
+				push_unique(&keep, item);
+				break;
+			}
 	}
-	join(&keep, fixed, sizeof(fixed), *val == '=' ? "=" : "");
+	join(&keep, fixed, sizeof(fixed), l.exact ? "=" : "");
 	walk_emit(w, name, fixed, NULL, "%s; keep the items that name a device here", last);
 	cd_strv_free(&keep);
 }

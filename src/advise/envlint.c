@@ -13,6 +13,7 @@
 
 #include "embed.h"
 #include "envlint.h"
+#include "libdefaults.h"
 
 #define LINE_MAX_BYTES 4096
 
@@ -296,38 +297,87 @@ static int nic_matches(const struct cd_host *h, const char *item, int exact)
 	return 0;
 }
 
-static int hca_matches(const struct cd_host *h, const char *item, int exact)
+/* Append one missing item to the comma-joined list. */
+static void add_missing(char *missing, size_t len, size_t *used, int *count, const char *item, size_t n)
 {
-	char name[128];
-	size_t n = strcspn(item, ":");
+	*used += (size_t)snprintf(missing + *used, *used < len ? len - *used : 0, "%s%.*s", *count ? "," : "", (int)n,
+				  item);
+	(*count)++;
+}
 
-	if (n >= sizeof(name))
+/*
+ * The items of a NCCL list (NCCL_IB_HCA, NCCL_SOCKET_IFNAME: libdefaults.h's reader, so
+ * "eth0:1" names eth0 and ",," nothing) that match no device of h, as written, joined by
+ * commas into missing; exclusion lists never miss. Returns how many are missing.
+ */
+static int nccl_list_missing(const struct cd_host *h, const char *v, int hca, char *missing, size_t len)
+{
+	struct cd_nccl_list l;
+	struct cd_nccl_item it;
+	int count = 0;
+	size_t used = 0;
+
+	missing[0] = '\0';
+	cd_nccl_list_init(&l, v, hca ? CD_NCCL_MAX_IB_DEVS : CD_NCCL_MAX_IFS);
+	if (l.not)
 		return 0;
-	memcpy(name, item, n);
-	name[n] = '\0';
-	for (size_t i = 0; i < h->n_hcas; i++)
-		if (h->hcas[i].name && (exact ? !strcmp(h->hcas[i].name, name)
-					      : !strncmp(h->hcas[i].name, name, strlen(name))))
+	while (cd_nccl_list_next(&l, &it)) {
+		size_t i, n = hca ? h->n_hcas : h->n_nics;
+
+		for (i = 0; i < n; i++) {
+			const char *name = hca ? h->hcas[i].name : h->nics[i].name;
+
+			if (name && cd_nccl_item_match(&it, l.exact, name, -1))
+				break;
+		}
+		if (i == n)
+			add_missing(missing, len, &used, &count, it.text, it.text_len);
+	}
+	return count;
+}
+
+/* Does one item of Gloo's or Open MPI's interface list (exact names, CIDR subnets) name a device of h? */
+static int iface_item_found(const struct cd_host *h, const char *item)
+{
+	/* Open MPI accepts CIDR subnets; those name no device */
+	return strchr(item, '/') || nic_matches(h, item, 1);
+}
+
+/* Does one UCX_NET_DEVICES item select a device of h: an interface, or an HCA's port "mlx5_0:1"? */
+static int ucx_item_found(const struct cd_host *h, const char *item)
+{
+	char name[160];
+
+	if (*item == '^')
+		return 0; /* only the list's first character negates: here it is part of a name */
+	for (size_t i = 0; i < h->n_nics; i++)
+		if (h->nics[i].name && cd_ucx_net_device_match(item, h->nics[i].name))
 			return 1;
+	for (size_t i = 0; i < h->n_hcas; i++) {
+		const struct cd_hca *c = &h->hcas[i];
+
+		if (c->name && !c->n_ports && cd_ucx_net_device_match(item, c->name))
+			return 1; /* ports not known: the device's name */
+		for (size_t k = 0; c->name && k < c->n_ports; k++) {
+			snprintf(name, sizeof(name), "%s:%lld", c->name, (long long)c->ports[k].port);
+			if (cd_ucx_net_device_match(item, name))
+				return 1;
+		}
+	}
 	return 0;
 }
 
 /*
- * The names of a NCCL-style list ("[^][=]a,b") that match nothing on h, joined by
- * commas into missing; exclusion lists never miss. Returns how many are missing.
+ * The items of a plain comma-separated list (Gloo's, Open MPI's, UCX_NET_DEVICES) that
+ * found() finds on no device of h, joined by commas into missing. Returns how many.
  */
-static int list_missing(const struct cd_host *h, const char *v, int hca, int exact_always, char *missing, size_t len)
+static int list_missing(const struct cd_host *h, const char *v, int (*found)(const struct cd_host *, const char *),
+			char *missing, size_t len)
 {
-	int exact = exact_always, count = 0;
+	int count = 0;
 	size_t used = 0;
 
 	missing[0] = '\0';
-	if (*v == '^')
-		return 0;
-	if (*v == '=') {
-		exact = 1;
-		v++;
-	}
 	for (const char *p = v; *p;) {
 		size_t n = strcspn(p, ",");
 		char item[128];
@@ -335,12 +385,8 @@ static int list_missing(const struct cd_host *h, const char *v, int hca, int exa
 		if (n && n < sizeof(item)) {
 			memcpy(item, p, n);
 			item[n] = '\0';
-			/* Open MPI accepts CIDR subnets; those name no device */
-			if (!strchr(item, '/') && !(hca ? hca_matches(h, item, exact) : nic_matches(h, item, exact))) {
-				used += (size_t)snprintf(missing + used, used < len ? len - used : 0, "%s%s",
-							 count ? "," : "", item);
-				count++;
-			}
+			if (!found(h, item))
+				add_missing(missing, len, &used, &count, item, n);
 		}
 		p += n + (p[n] == ',');
 	}
@@ -380,11 +426,11 @@ static int device_check(struct cd_results *r, const struct cd_host *h, const str
 {
 	static const struct {
 		const char *name;
-		int hca, exact;
+		int hca, nccl; /* nccl: NCCL's list syntax, else exact names */
 	} devs[] = {
-		{ "NCCL_SOCKET_IFNAME", 0, 0 }, { "NCCL_OOB_NET_IFNAME", 0, 0 }, { "GLOO_SOCKET_IFNAME", 0, 1 },
-		{ "OMPI_MCA_btl_tcp_if_include", 0, 1 }, { "OMPI_MCA_oob_tcp_if_include", 0, 1 },
-		{ "NCCL_IB_HCA", 1, 0 },
+		{ "NCCL_SOCKET_IFNAME", 0, 1 }, { "NCCL_OOB_NET_IFNAME", 0, 1 }, { "GLOO_SOCKET_IFNAME", 0, 0 },
+		{ "OMPI_MCA_btl_tcp_if_include", 0, 0 }, { "OMPI_MCA_oob_tcp_if_include", 0, 0 },
+		{ "NCCL_IB_HCA", 1, 1 },
 	};
 	char missing[256], have[512];
 
@@ -395,7 +441,10 @@ static int device_check(struct cd_results *r, const struct cd_host *h, const str
 
 		if (strcmp(devs[i].name, s->name) || h->part[part].status != CD_ST_OK)
 			continue;
-		if (!list_missing(h, s->value, devs[i].hca, devs[i].exact, missing, sizeof(missing)))
+		/* an exclusion list never misses; a leading '=' is not part of a name */
+		if (!(devs[i].nccl ? nccl_list_missing(h, s->value, devs[i].hca, missing, sizeof(missing))
+		      : *s->value != '^' && list_missing(h, s->value + (*s->value == '='), iface_item_found, missing,
+							 sizeof(missing))))
 			return 0;
 		list_names(h, devs[i].hca, have, sizeof(have));
 		f = add(r, h, devs[i].hca ? "ENV007" : "ENV006", CD_SEV_FAIL, s,
@@ -405,34 +454,13 @@ static int device_check(struct cd_results *r, const struct cd_host *h, const str
 				    missing, have);
 		return 1;
 	}
-	if (!strcmp(s->name, "UCX_NET_DEVICES") && strcmp(s->value, "all") && h->part[CD_PART_NET].status == CD_ST_OK &&
-	    h->part[CD_PART_IB].status == CD_ST_OK) {
-		/* UCX lists netdevs ("eth0") and HCA ports ("mlx5_0:1") together */
-		size_t used = 0;
-		int count = 0;
+	if (!strcmp(s->name, "UCX_NET_DEVICES") && h->part[CD_PART_NET].status == CD_ST_OK &&
+	    h->part[CD_PART_IB].status == CD_ST_OK && *s->value != '^' && /* an exclusion list never misses */
+	    list_missing(h, s->value, ucx_item_found, missing, sizeof(missing))) {
+		struct cd_finding *f = add(r, h, "ENV006", CD_SEV_FAIL, s, "names a device that does not exist on this host");
 
-		missing[0] = '\0';
-		for (const char *p = s->value; *p;) {
-			size_t n = strcspn(p, ",");
-			char item[128];
-
-			if (n && n < sizeof(item)) {
-				memcpy(item, p, n);
-				item[n] = '\0';
-				if (!nic_matches(h, item, 1) && !hca_matches(h, item, 1)) {
-					used += (size_t)snprintf(missing + used, used < sizeof(missing) ? sizeof(missing) - used : 0,
-								 "%s%s", count ? "," : "", item);
-					count++;
-				}
-			}
-			p += n + (p[n] == ',');
-		}
-		if (count) {
-			struct cd_finding *f = add(r, h, "ENV006", CD_SEV_FAIL, s, "names a device that does not exist on this host");
-
-			cd_finding_evidence(f, "no interface or HCA port matches '%s'", missing);
-			return 1;
-		}
+		cd_finding_evidence(f, "no interface or HCA port matches '%s'", missing);
+		return 1;
 	}
 	return 0;
 }

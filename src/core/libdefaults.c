@@ -29,39 +29,65 @@ const char *cd_host_env(const struct cd_host *h, const char *key)
 	return NULL;
 }
 
-/* matchIf: a prefix of `name`, or with exact the whole of it. */
-static int match_one(const char *name, const char *item, size_t len, int exact)
+/* ---- NCCL's device lists: one reader (parseStringList) and one matcher (matchIfList) ---- */
+
+void cd_nccl_list_init(struct cd_nccl_list *l, const char *spec, int max)
 {
-	if (exact)
-		return strlen(name) == len && !strncmp(name, item, len);
-	return !strncmp(name, item, len);
+	memset(l, 0, sizeof(*l));
+	l->rest = spec ? spec : "";
+	l->max = max;
+	if (*l->rest == '^')
+		l->not = 1, l->rest++;
+	if (*l->rest == '=')
+		l->exact = 1, l->rest++;
+}
+
+int cd_nccl_list_next(struct cd_nccl_list *l, struct cd_nccl_item *it)
+{
+	while (*l->rest && (!l->max || l->seen < l->max)) {
+		const char *p = l->rest;
+		size_t len = strcspn(p, ","), name_len = strcspn(p, ":,");
+
+		l->rest = p + len + (p[len] == ',');
+		if (!name_len)
+			continue; /* "" between commas, or ":1": no name, not an item */
+		it->name = it->text = p;
+		it->name_len = name_len;
+		it->text_len = len;
+		/* the second ':'-field; empty ("dev:", "dev::1") or absent is any port */
+		it->port = name_len + 1 < len && p[name_len + 1] != ':' ? atol(p + name_len + 1) : -1;
+		l->seen++;
+		return 1;
+	}
+	return 0;
+}
+
+int cd_nccl_item_match(const struct cd_nccl_item *it, int exact, const char *name, int64_t port)
+{
+	if ((exact && strlen(name) != it->name_len) || strncmp(name, it->name, it->name_len))
+		return 0;
+	return it->port == -1 || port == -1 || it->port == port;
+}
+
+int cd_nccl_list_match(const char *spec, int max, const char *name, int64_t port)
+{
+	struct cd_nccl_list l;
+	struct cd_nccl_item it;
+	int any = 0, items = 0;
+
+	cd_nccl_list_init(&l, spec, max);
+	while (!any && cd_nccl_list_next(&l, &it)) {
+		items++;
+		any = cd_nccl_item_match(&it, l.exact, name, port);
+	}
+	/* an empty list matches everything (matchIfList's exception), so "^" matches nothing */
+	return (any || !items) ^ l.not;
 }
 
 int cd_nccl_ifname_match(const char *spec, const char *name)
 {
-	int not = 0, exact = 0, any = 0, items = 0;
-	const char *p;
-
-	if (!spec || !name)
-		return 0;
-	if (*spec == '^')
-		not = 1, spec++;
-	if (*spec == '=')
-		exact = 1, spec++;
-	for (p = spec; *p;) {
-		size_t len = strcspn(p, ",");
-		size_t name_len = strcspn(p, ":,"); /* "eth0:1": the port is not part of the name */
-
-		if (len) {
-			items++;
-			any |= match_one(name, p, name_len, exact);
-		}
-		p += len + (p[len] == ',');
-	}
-	/* an empty list matches everything (matchIfList's exception), so "^" matches nothing */
-	if (!items)
-		any = 1;
-	return any ^ not;
+	/* ncclFindInterfaces passes port -1: "eth0:1" names eth0 */
+	return spec && name && cd_nccl_list_match(spec, CD_NCCL_MAX_IFS, name, -1);
 }
 
 /* An address findInterfaces accepts: IPv4, or IPv6 other than ::1 (link-local included). */
@@ -247,30 +273,9 @@ int cd_host_rdma_active(const struct cd_host *h)
 
 int cd_nccl_ib_hca_match(const char *spec, const char *dev, int64_t port)
 {
-	int not = 0, exact = 0, any = 0, items = 0;
-
 	if (!spec || !dev)
 		return spec == NULL;
-	if (*spec == '^')
-		not = 1, spec++;
-	if (*spec == '=')
-		exact = 1, spec++;
-	for (const char *p = spec; *p;) {
-		size_t len = strcspn(p, ","), name_len = strcspn(p, ":,");
-
-		/* parseStringList skips an item with an empty name; "dev:" or "dev::1" has no port (-1) */
-		if (name_len) {
-			long want = name_len + 1 < len && p[name_len + 1] != ':' ? atol(p + name_len + 1) : -1;
-
-			items++;
-			if (match_one(dev, p, name_len, exact) && (want == -1 || port == -1 || want == port))
-				any = 1;
-		}
-		p += len + (p[len] == ',');
-	}
-	if (!items)
-		any = 1;
-	return any ^ not;
+	return cd_nccl_list_match(spec, CD_NCCL_MAX_IB_DEVS, dev, port);
 }
 
 int cd_ucx_net_device_match(const char *spec, const char *name)

@@ -14,11 +14,48 @@
 #include "results.h"
 
 /*
- * NCCL's interface list matching (src/misc/utils.cc matchIfList, parseStringList): a
- * comma-separated list of name prefixes; a leading '^' selects the interfaces that match
- * none of them, a leading '=' (after any '^') makes the names exact; "name:port" ignores
- * the port here. 1 when `name` is selected.
+ * A NCCL device list: NCCL_IB_HCA, NCCL_SOCKET_IFNAME, NCCL_OOB_NET_IFNAME. NCCL reads
+ * them all the same way, so commdiag does too, through this one reader: a leading '^'
+ * selects what matches none of the items, then a leading '=' makes the names exact (else
+ * each is a name prefix: "mlx5_1" takes mlx5_10); items are "name[:port[:rail[:plane]]]"
+ * split at ','. As src/misc/utils.cc parseStringList (v2.30.7; the hand loop of v2.12 to
+ * v2.30.4 reads these the same): an item with an empty name (",,", ":1") is skipped, no
+ * whitespace is trimmed (" mlx5_1" names nothing), an empty or absent port is any port
+ * (before v2.30.7 "dev:" read port 0, which no device has), and only the first `max` items
+ * count (MAX_IB_DEVS 32, MAX_IFS 16).
  */
+struct cd_nccl_list {
+	int not, exact;         /* the leading '^' and '=' */
+	const char *rest;       /* what is left to read */
+	int seen, max;          /* items read so far; 0: no limit */
+};
+
+struct cd_nccl_item {
+	const char *name;       /* into the list, not NUL-terminated */
+	size_t name_len;
+	const char *text;       /* the whole item as written ("mlx5_0:1") */
+	size_t text_len;
+	long port;              /* -1: any */
+};
+
+enum { CD_NCCL_MAX_IB_DEVS = 32, CD_NCCL_MAX_IFS = 16 };
+
+/* Start reading spec (NULL reads as empty). */
+void cd_nccl_list_init(struct cd_nccl_list *l, const char *spec, int max);
+
+/* The next item into *it: 1, or 0 at the end. */
+int cd_nccl_list_next(struct cd_nccl_list *l, struct cd_nccl_item *it);
+
+/* matchIf + matchPort: does the item (exact or a prefix) take device `name`, port `port` (-1: any)? */
+int cd_nccl_item_match(const struct cd_nccl_item *it, int exact, const char *name, int64_t port);
+
+/*
+ * matchIfList(...) ^ searchNot over the whole list: 1 when `name` (port `port`, -1 for an
+ * interface) is selected. A list without items selects everything, so "^" selects nothing.
+ */
+int cd_nccl_list_match(const char *spec, int max, const char *name, int64_t port);
+
+/* NCCL_SOCKET_IFNAME-style matching of an interface (no port); NULL spec or name: 0. */
 int cd_nccl_ifname_match(const char *spec, const char *name);
 
 /*
@@ -67,8 +104,8 @@ unsigned cd_iface_users(const struct cd_host *h, const struct cd_nic *n);
 
 /*
  * NCCL_IB_HCA matching (src/transport/net_ib/init.cc ncclIbInitDevices → matchIfList, the
- * same in v2.12 … v2.28): items "dev[:port]" are name prefixes (whole names after '='), a
- * port given must equal; '^' inverts. Unset (NULL) selects every port. 1 when selected.
+ * same in v2.12 … v2.30): the list above with a port (-1: any). Unset (NULL) selects
+ * every port. 1 when selected.
  */
 int cd_nccl_ib_hca_match(const char *spec, const char *dev, int64_t port);
 

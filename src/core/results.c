@@ -579,6 +579,13 @@ void cd_results_clear_judgement(struct cd_results *r)
 	cd_score_free(&r->score);
 }
 
+void cd_rdma_memo_free(struct cd_rdma_memo *m)
+{
+	if (m)
+		free(m->idx);
+	free(m);
+}
+
 void cd_results_free(struct cd_results *r)
 {
 	if (!r)
@@ -605,6 +612,8 @@ void cd_results_free(struct cd_results *r)
 	free(r->run.merged);
 	cd_host_lookup_free(r->lookup);
 	r->lookup = NULL;
+	cd_rdma_memo_free(r->rdma_memo);
+	r->rdma_memo = NULL;
 	for (size_t i = 0; i < r->n_hosts; i++)
 		host_free(&r->hosts[i]);
 	free(r->hosts);

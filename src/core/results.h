@@ -498,9 +498,26 @@ struct cd_results {
 	/* Not part of the saved document: PyTorch watchdog reports from logs (explain), for hang's judge. */
 	struct cd_wd_report *watchdog;
 	size_t n_watchdog, cap_watchdog;
+	/*
+	 * Not part of the document either: the judge's last answer to "do these hosts talk over
+	 * RDMA?" (scope.c), which the rules and the score ask of every rank's run of a job, for
+	 * the same hosts (issue 18). Kept here, not in a static, so that two documents judged in
+	 * one process (compare, merge, a document loaded where a freed one was) never get each
+	 * other's answer. Freed with the document.
+	 */
+	struct cd_rdma_memo *rdma_memo;
 };
 
 void cd_host_lookup_free(struct cd_host_lookup *l);
+
+struct cd_rdma_memo {
+	const struct cd_host *hosts; /* r->hosts and r->n_hosts when kept */
+	size_t n_hosts;
+	size_t n, *idx;              /* the hosts asked about, as indices (owned) */
+	int nccl;                    /* asked for NCCL (its settings can turn RDMA off) */
+	int answer;                  /* 1 RDMA, 0 TCP, -1 not known */
+};
+void cd_rdma_memo_free(struct cd_rdma_memo *m);
 
 /* A document with the defaults every field needs (nulls, not zeros). */
 void cd_results_init(struct cd_results *r);

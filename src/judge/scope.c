@@ -79,31 +79,31 @@ static int hosts_rdma(const struct cd_results *r, const size_t *idx, size_t n, i
 /*
  * A job's collectives span the same hosts, and the rules and the score ask this of every
  * rank's run: N × N at thousands of hosts (issue 18). Above 64 hosts the last answer is
- * kept for the same hosts array and host set; facts do not change while a document is
- * judged.
+ * kept in the document (r->rdma_memo) for the same hosts array and host set; facts do not
+ * change while a document is judged.
  */
 static int hosts_rdma_memo(const struct cd_results *r, const size_t *idx, size_t n, int nccl)
 {
-	static struct {
-		const struct cd_host *hosts;
-		size_t n_hosts, n, *idx;
-		int nccl, t;
-	} m;
+	/* the memo is no part of the document: the documents it is kept for are never const objects */
+	struct cd_results *w = (struct cd_results *)r;
+	struct cd_rdma_memo *m = w->rdma_memo;
 
 	if (n <= 64)
 		return hosts_rdma(r, idx, n, nccl);
-	if (m.idx && m.hosts == r->hosts && m.n_hosts == r->n_hosts && m.n == n && m.nccl == nccl &&
-	    !memcmp(m.idx, idx, n * sizeof(*idx)))
-		return m.t;
-	free(m.idx);
-	m.idx = xmalloc(n * sizeof(*idx));
-	memcpy(m.idx, idx, n * sizeof(*idx));
-	m.hosts = r->hosts;
-	m.n_hosts = r->n_hosts;
-	m.n = n;
-	m.nccl = nccl;
-	m.t = hosts_rdma(r, idx, n, nccl);
-	return m.t;
+	if (m && m->hosts == r->hosts && m->n_hosts == r->n_hosts && m->n == n && m->nccl == nccl &&
+	    !memcmp(m->idx, idx, n * sizeof(*idx)))
+		return m->answer;
+	if (!m)
+		m = w->rdma_memo = xcalloc(1, sizeof(*m));
+	free(m->idx);
+	m->idx = xmalloc(n * sizeof(*idx));
+	memcpy(m->idx, idx, n * sizeof(*idx));
+	m->hosts = r->hosts;
+	m->n_hosts = r->n_hosts;
+	m->n = n;
+	m->nccl = nccl;
+	m->answer = hosts_rdma(r, idx, n, nccl);
+	return m->answer;
 }
 
 int cd_latency_ref(const struct cd_results *r, const struct cd_conf *c, const int64_t *ranks,
