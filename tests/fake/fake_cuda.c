@@ -14,6 +14,8 @@
  *          hgx8:  the timed model of an 8-GPU node (below)
  *          hgx8-nograph: the same model, whose cuStreamBeginCapture fails (CUDA_ERROR_NOT_SUPPORTED),
  *                 as a driver that cannot capture would: the probes' fallback to direct launches
+ *                 (so does every mode but hgx8: their fake NCCL, moving data at each call,
+ *                 knows nothing of capture, and their collectives must run when launched)
  * FAKE_CUDA_DELAY_MS=N makes every copy take N ms longer (a slow link: a run long
  * enough for the progress line).
  * FAKE_CUDA_STATS=FILE: the calls worth counting (context creations, peer enables),
@@ -950,7 +952,8 @@ CUresult cuStreamSynchronize(CUstream s)
  */
 CUresult cuStreamBeginCapture_v2(CUstream s, int capmode)
 {
-	if (mode("hgx8-nograph"))
+	/* outside the model the fake NCCL moves data at each call and cannot be captured: no graphs there */
+	if (!model() || mode("hgx8-nograph"))
 		return CUDA_ERROR_NOT_SUPPORTED;
 	if (!s || capmode < 0 || capmode > 2)
 		return CUDA_ERROR_INVALID_VALUE;
