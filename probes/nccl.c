@@ -621,19 +621,20 @@ static int launch_group(struct cd_probe_env *env, size_t bytes)
 /*
  * nccl-tests' method with -G (its CUDA graph mode): the collectives of a sample are
  * captured once per size into one graph per GPU stream, COLL_GRAPH_OPS in each, and a
- * sample launches those graphs COLL_BATCH / COLL_GRAPH_OPS times back to back (the GPUs
- * one after another, from this thread) and waits once. A group over n blocking
+ * sample launches those graphs twice back to back (the GPUs one after another, from this
+ * thread) and waits once: the second launches are made while the first graphs run. A group over n blocking
  * communicators launches n kernels, one host launch each; a graph launch costs about
  * one, so the host's cost per collective drops COLL_GRAPH_OPS-fold and stays below a
  * small collective's device time. The sample's time is the first GPU's stream time from
- * the end of its first graph to the end of the last, over the collectives between
- * (events), or else the clock's over all of them. Where no graph can be made (a driver
+ * the end of its first graph to the end of the second, over its collectives (events), or
+ * else the clock's over all of them. Two graphs, not more: a rank late for each sample
+ * (COMMDIAG_FAULT=late_rank) must still add more than NCCL003's minimum per collective. Where no graph can be made (a driver
  * without stream capture, a capture NCCL refuses, the non-blocking communicators whose
  * launches NCCL's own thread makes), the same collectives are launched back to back as
  * nccl-tests does without -G, and the run's reason says why.
  */
 #define COLL_GRAPH_OPS 4
-#define COLL_BATCH (5 * COLL_GRAPH_OPS)
+#define COLL_BATCH (2 * COLL_GRAPH_OPS)
 
 /* Free (or, after an abort, forget: the GPUs may still run them) the current graphs. */
 static void graph_free(struct world *w, int destroy)
