@@ -49,7 +49,7 @@ struct world {
 	ncclComm_t *timed;      /* the blocking twins of comm the collectives use; NULL: they use comm */
 	CUstream *s;
 	CUdeviceptr *send, *recv;
-	CUevent ev[2];          /* on the first GPU's stream: after a sample's first launch, after its last */
+	CUevent ev[2];          /* on the first GPU's stream: after a sample's first graph's worth, after its last */
 	int launched;           /* collectives in the current sample (those in a launched graph included) */
 	int pending;            /* a group was launched since the last completion: a non-blocking one may be in progress */
 	/* the current run's graphs (nccl-tests' -G): one per GPU of COLL_GRAPH_OPS collectives of one size */
@@ -621,17 +621,18 @@ static int launch_group(struct cd_probe_env *env, size_t bytes)
 /*
  * nccl-tests' method with -G (its CUDA graph mode): the collectives of a sample are
  * captured once per size into one graph per GPU stream, COLL_GRAPH_OPS in each, and a
- * sample launches those graphs twice back to back (the GPUs one after another, from this
- * thread) and waits once: the second launches are made while the first graphs run. A group over n blocking
- * communicators launches n kernels, one host launch each; a graph launch costs about
- * one, so the host's cost per collective drops COLL_GRAPH_OPS-fold and stays below a
- * small collective's device time. The sample's time is the first GPU's stream time from
- * the end of its first graph to the end of the second, over its collectives (events), or
- * else the clock's over all of them. Two graphs, not more: a rank late for each sample
- * (COMMDIAG_FAULT=late_rank) must still add more than NCCL003's minimum per collective. Where no graph can be made (a driver
- * without stream capture, a capture NCCL refuses, the non-blocking communicators whose
- * launches NCCL's own thread makes), the same collectives are launched back to back as
- * nccl-tests does without -G, and the run's reason says why.
+ * sample launches those graphs twice (the GPUs one after another, from this thread; the
+ * second launches are made while the first graphs run) and waits once. A group over n
+ * blocking communicators launches n kernels, one host launch each; a graph launch costs
+ * about one, so the host's cost per collective drops COLL_GRAPH_OPS-fold and stays below
+ * a small collective's device time. The sample's time is the first GPU's stream time
+ * from the end of its first graph to the end of the second, over its collectives
+ * (events), or else the clock's over all of them. Two graphs, not more: a rank late for
+ * each sample (COMMDIAG_FAULT=late_rank) must still add more than NCCL003's minimum per
+ * collective. Where no graph can be made (a driver without stream capture, a capture NCCL
+ * refuses, the non-blocking communicators, whose launches NCCL's own thread makes), the
+ * same collectives are launched back to back as nccl-tests does without -G, and the
+ * run's reason says why.
  */
 #define COLL_GRAPH_OPS 4
 #define COLL_BATCH (2 * COLL_GRAPH_OPS)
