@@ -9,14 +9,20 @@
 # X is what the model delivers as nvbandwidth (copies: bytes / (latency + bytes / bw),
 # device time of copies queued behind a held stream) or nccl-tests (busbw of the
 # collective's device time) would report it, in GB/s; Y is commdiag's busbw (the median
-# over GPUs, pairs or the communicator). Rows marked host-bound are sizes whose device
-# time is below the host's cost of one launch of the probe: a group over 8 blocking
-# communicators (the timed twins, as nccl-tests' -g 8) launches 8 kernels, 8 x launch_ns.
-# No back-to-back method, nccl-tests' included, reaches the device's rate there: those
-# rows add what nccl-tests -g 8 reads on the model (bus bytes / the launches' time). Then `check wall_s=W`: the
-# default `commdiag check` on the modelled node, in seconds of this machine's time.
+# over GPUs, pairs or the communicator). The collectives are timed as nccl-tests -G
+# does: captured into one CUDA graph per GPU (4 collectives each), the graphs launched
+# back to back, one launch (launch_ns) per GPU per graph, so the host's cost of a
+# collective is 8 x launch_ns / 4, below its device time at every size of the model.
+# A run whose collectives could not be captured (its reason says so; FAKE_CUDA=hgx8-nograph
+# makes the driver refuse) launches them back to back: a group over 8 blocking
+# communicators (the timed twins, as nccl-tests' -g 8) launches 8 kernels, 8 x launch_ns,
+# more than a small collective's device time. Its rows are marked host-bound where that
+# is so, with what nccl-tests -g 8 without -G reads on the model (bus bytes / the
+# launches' time). Then `check wall_s=W`: the default `commdiag check` on the modelled
+# node, in seconds of this machine's time.
 #   bench/gpu_model.sh [./commdiag]       (CC to pick the compiler; CHECK=0 skips the
-#                                          check run; KEEP=1 keeps the JSON documents)
+#                                          check run; KEEP=1 keeps the JSON documents;
+#                                          FAKE_CUDA=hgx8-nograph: the fallback's rows)
 set -eu
 BIN=$(realpath "${1:-./commdiag}")
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +32,7 @@ TMP=$(mktemp -d)
 
 "$CC" -std=c11 -D_GNU_SOURCE -O2 -shared -fPIC -o "$TMP/libcuda.so.1" "$SRC/tests/fake/fake_cuda.c"
 "$CC" -std=c11 -D_GNU_SOURCE -O2 -shared -fPIC -o "$TMP/libnccl.so.2" "$SRC/tests/fake/fake_nccl_world.c" -lrt -ldl
-MODEL=(env FAKE_CUDA=hgx8 FAKE_CUDA_STATS="$TMP/stats" FAKE_NCCL_TIMEOUT_S=600
+MODEL=(env FAKE_CUDA="${FAKE_CUDA:-hgx8}" FAKE_CUDA_STATS="$TMP/stats" FAKE_NCCL_TIMEOUT_S=600
 	LD_PRELOAD="$TMP/libcuda.so.1" LD_LIBRARY_PATH="$TMP")
 
 # one process per family, as `check` runs them: the GPU cache is made once
@@ -45,7 +51,8 @@ for line in open(f"{tmp}/stats"):
 print("model: " + " ".join(f"{k}={P[k]:g}" for k in (
     "h2d_gbs", "d2h_gbs", "p2p_gbs", "hbm_gbs", "copy_lat_ns", "nccl_lat_ns", "ar_busbw_gbs", "coll_busbw_gbs")))
 print("host costs (ns): " + " ".join(f"{k}={P[k]:g}" for k in (
-    "launch_ns", "query_ns", "sync_ns", "nccl_group_ns", "ctx_ns", "alloc_ns")))
+    "launch_ns", "query_ns", "sync_ns", "nccl_group_ns", "ctx_ns", "alloc_ns")) + " (a graph launch: launch_ns)")
+print(f"graphs: {P.get('captures', 0):g} captured, {P.get('graph_launches', 0):g} launches (nccl run)")
 N = 8
 
 def copy_x(bw, traffic):
@@ -76,7 +83,7 @@ for f in ("copy", "nccl"):
     except ValueError:
         print(f"{f}: no result: {open(f'{tmp}/{f}.err').read().strip()[-300:]}")
 for name in model:
-    rows = {}
+    rows, direct = {}, False
     for run in runs:
         if run["name"] != name:
             continue
@@ -84,15 +91,16 @@ for name in model:
             print(f"{name} {run.get('variant') or ''} status={run['status']}: {run.get('reason')}")
         if run.get("variant") == "in_place":
             continue
+        direct |= "back to back" in (run.get("reason") or "")
         for r in run.get("results") or []:
             if r.get("busbw_gbyte_s"):
                 rows.setdefault(r["bytes"], []).append(r["busbw_gbyte_s"])
     for b in sorted(rows):
         x, y = model[name](b), statistics.median(rows[b])
         note = ""
-        # device time per operation below the host's cost of launching one (a kernel per GPU,
-        # through the blocking communicators): no back-to-back method keeps up
-        if name.startswith("nccl.") and b * factor[name] / x < N * P["launch_ns"]:
+        # launched directly (no graph): device time per operation below the host's cost of
+        # launching one (a kernel per GPU, through the blocking communicators)
+        if direct and name.startswith("nccl.") and b * factor[name] / x < N * P["launch_ns"]:
             # what nccl-tests -g 8 reads there: one group's launches per collective
             t = N * P["launch_ns"]
             note = f" host-bound nccl-tests={b * factor[name] / t:.1f} (measured/nccl-tests={y * t / (b * factor[name]):.3f})"

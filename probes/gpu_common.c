@@ -136,6 +136,89 @@ int64_t cd_gpu_check_device(struct cd_probe_env *env, const struct cd_cuda_api *
 	return wrong;
 }
 
+/* ---- graphs over a set of GPUs' streams ---- */
+
+void cd_gpu_graphs_free(struct cd_gpu_graphs *g, const struct cd_cuda_api *cu, const CUcontext *ctx, int destroy)
+{
+	for (int i = 0; destroy && g->exec && i < g->n; i++)
+		if (g->exec[i]) {
+			cu->CtxSetCurrent(ctx[i]);
+			cu->GraphExecDestroy(g->exec[i]);
+		}
+	free(g->exec);
+	g->exec = NULL;
+	g->n = 0;
+}
+
+int cd_gpu_graphs_capture(struct cd_gpu_graphs *g, struct cd_probe_env *env, const struct cd_cuda_api *cu,
+			  const CUcontext *ctx, const CUstream *s, int n, int (*issue)(struct cd_probe_env *, void *),
+			  void *arg, int times)
+{
+	CUgraph *graph;
+	const char *what = NULL;
+	CUresult r = CUDA_SUCCESS, er;
+	int begun = 0, rc = 0;
+	char buf[32];
+
+	cd_gpu_graphs_free(g, cu, ctx, 1);
+	g->why[0] = '\0';
+	if (!cu->StreamBeginCapture || !cu->StreamEndCapture || !cu->GraphInstantiate || !cu->GraphLaunch ||
+	    !cu->GraphExecDestroy || !cu->GraphDestroy) {
+		snprintf(g->why, sizeof(g->why), "this driver has no stream capture and graphs (CUDA 11.4 and later)");
+		return 0;
+	}
+	graph = xcalloc((size_t)n, sizeof(*graph));
+	g->exec = xcalloc((size_t)n, sizeof(*g->exec));
+	g->n = n;
+	for (; begun < n; begun++) {
+		cu->CtxSetCurrent(ctx[begun]);
+		if ((r = cu->StreamBeginCapture(s[begun], CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)) != CUDA_SUCCESS) {
+			what = "cuStreamBeginCapture";
+			break;
+		}
+	}
+	for (int k = 0; !what && rc == 0 && k < times; k++)
+		rc = issue(env, arg);
+	for (int i = 0; i < begun; i++) {
+		cu->CtxSetCurrent(ctx[i]);
+		if ((er = cu->StreamEndCapture(s[i], &graph[i])) != CUDA_SUCCESS && !what && rc == 0) {
+			r = er;
+			what = "cuStreamEndCapture";
+		}
+	}
+	for (int i = 0; !what && rc == 0 && i < n; i++) {
+		cu->CtxSetCurrent(ctx[i]);
+		if ((r = cu->GraphInstantiate(&g->exec[i], graph[i], 0)) != CUDA_SUCCESS)
+			what = "cuGraphInstantiateWithFlags";
+	}
+	for (int i = 0; i < n; i++)
+		if (graph[i]) {
+			cu->CtxSetCurrent(ctx[i]);
+			cu->GraphDestroy(graph[i]); /* the executable graph is a copy */
+		}
+	free(graph);
+	cu->CtxSetCurrent(ctx[0]);
+	if (!what && rc == 0)
+		return 1;
+	cd_gpu_graphs_free(g, cu, ctx, 1);
+	if (what)
+		snprintf(g->why, sizeof(g->why), "%s: %s", what, cd_cu_strerror(cu, r, buf, sizeof(buf)));
+	return what ? 0 : rc;
+}
+
+int cd_gpu_graphs_launch(struct cd_gpu_graphs *g, struct cd_probe_env *env, const struct cd_cuda_api *cu,
+			 const CUcontext *ctx, const CUstream *s)
+{
+	CUresult r;
+
+	for (int i = 0; i < g->n; i++) {
+		cu->CtxSetCurrent(ctx[i]);
+		if ((r = cu->GraphLaunch(g->exec[i], s[i])) != CUDA_SUCCESS)
+			return cd_gpu_fail(env, cu, r, "cuGraphLaunch");
+	}
+	return 0;
+}
+
 /* ---- the per-process cache ---- */
 
 static struct cd_gpu_dev *gpus[CD_GPU_MAX];

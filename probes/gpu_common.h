@@ -71,6 +71,28 @@ int cd_gpu_stream_wait(struct cd_probe_env *env, const struct cd_cuda_api *cu, C
 /* A CUDA call's failure into env->why: "cuMemAlloc(268435456 bytes) on GPU 0: CUDA_ERROR_OUT_OF_MEMORY". */
 int cd_gpu_fail(struct cd_probe_env *env, const struct cd_cuda_api *cu, CUresult r, const char *what);
 
+/*
+ * One CUDA graph per stream of a set of GPUs, captured from what a probe issues on those
+ * streams (nccl-tests' -G): capture begun on every stream (thread-local mode, as
+ * nccl-tests' timed loop), issue(arg) called `times`, capture ended on every stream begun
+ * whatever failed (a stream left capturing refuses everything else), and an executable
+ * graph instantiated per stream. The graphs are launched as one, stream after stream.
+ */
+struct cd_gpu_graphs {
+	CUgraphExec *exec;  /* one per stream; NULL when none is made */
+	int n;
+	char why[160];      /* why the last capture failed */
+};
+/* 1 made; 0 the driver cannot (why set); else issue's return (< 0: env->why says why). */
+int cd_gpu_graphs_capture(struct cd_gpu_graphs *g, struct cd_probe_env *env, const struct cd_cuda_api *cu,
+			  const CUcontext *ctx, const CUstream *s, int n, int (*issue)(struct cd_probe_env *, void *),
+			  void *arg, int times);
+/* Launch every stream's graph: 0, or -1 with env->why. */
+int cd_gpu_graphs_launch(struct cd_gpu_graphs *g, struct cd_probe_env *env, const struct cd_cuda_api *cu,
+			 const CUcontext *ctx, const CUstream *s);
+/* Destroy the graphs (destroy 0, after an abort: forget them, the GPUs may still run them). */
+void cd_gpu_graphs_free(struct cd_gpu_graphs *g, const struct cd_cuda_api *cu, const CUcontext *ctx, int destroy);
+
 /* The pattern word of element i, seeded so different buffers differ. */
 static inline uint32_t cd_gpu_pattern(uint32_t seed, size_t i)
 {

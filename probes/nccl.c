@@ -49,8 +49,14 @@ struct world {
 	ncclComm_t *timed;      /* the blocking twins of comm the collectives use; NULL: they use comm */
 	CUstream *s;
 	CUdeviceptr *send, *recv;
-	CUevent ev[2];          /* on the first GPU's stream: after a sample's first launch, after its last */
-	int launched;           /* launches in the current sample */
+	CUevent ev[2];          /* on the first GPU's stream: after a sample's first graph's worth, after its last */
+	int launched;           /* collectives in the current sample (those in a launched graph included) */
+	int pending;            /* a group was launched since the last completion: a non-blocking one may be in progress */
+	/* the current run's graphs (nccl-tests' -G): one per GPU of COLL_GRAPH_OPS collectives of one size */
+	struct cd_gpu_graphs graphs;
+	int graph;              /* 1 graphs hold g_bytes' collectives, 0 none yet, -1 not this run (graph_why) */
+	size_t g_bytes;
+	char graph_why[256];
 	void *host;             /* pinned, for the data check */
 	size_t cap;             /* bytes allocated per buffer */
 	double init_us;
@@ -80,9 +86,12 @@ static ncclComm_t comm_of(const struct world *w, int i)
 	return w->timed ? w->timed[i] : w->comm[i];
 }
 
+static void graph_free(struct world *w, int destroy);
+
 /* An abort returns at once whatever the communicator waits for: the twins, then their parents. */
 static void world_abort(struct world *w)
 {
+	graph_free(w, 0);
 	for (int i = 0; i < w->n; i++)
 		if (w->timed && w->timed[i])
 			w->nc->CommAbort(w->timed[i]);
@@ -252,6 +261,7 @@ static void world_free(struct world *w)
 {
 	int peer = w->peer;
 
+	graph_free(w, w->state == 1);
 	if (w->state == 1) {
 		/* as nccl-tests: every communicator first, so none is left using a buffer being freed */
 		for (int i = 0; i < w->n; i++) {
@@ -518,7 +528,13 @@ static int fill_inputs(struct cd_probe_env *env, const struct coll_state *cs, si
 static int coll_setup(struct cd_probe_env *env, size_t max)
 {
 	struct world *w = ((const struct coll_state *)env->priv)->w;
-	int ok = w->state == 1 && world_buffers(w, env, max) == 0;
+	int ok;
+
+	/* each run (a collective and variant) captures its own graphs, and says if it could not */
+	graph_free(w, w->state == 1);
+	w->graph = 0;
+	w->graph_why[0] = '\0';
+	ok = w->state == 1 && world_buffers(w, env, max) == 0;
 
 	/* under MPI a collective some ranks never join would only end at the deadline */
 	if (w->procs > 1 && world_agree(w, ok, env->deadline) != 1) {
@@ -531,7 +547,8 @@ static int coll_setup(struct cd_probe_env *env, size_t max)
 	return ok ? 0 : -1;
 }
 
-static int coll_start(struct cd_probe_env *env, size_t bytes)
+/* One collective on every GPU of this process, as one group (launched, or recorded while the streams capture). */
+static int launch_group(struct cd_probe_env *env, size_t bytes)
 {
 	const struct coll_state *cs = env->priv;
 	struct world *w = cs->w;
@@ -541,8 +558,9 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 
 	counts(cs->c, bytes, w->total, &ns, &nr);
 	/* a non-blocking communicator takes nothing new while its last launch is in progress (a blocking one: never) */
-	if (w->launched && (rc = wait_comms(w, env)) < 0)
+	if (w->pending && (rc = wait_comms(w, env)) < 0)
 		return rc;
+	w->pending = 1;
 	if ((r = w->nc->GroupStart()) != ncclSuccess)
 		return nccl_fail(w, env, r, "ncclGroupStart");
 	for (int i = 0; i < w->n && r == ncclSuccess; i++) {
@@ -597,24 +615,103 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 	r = w->nc->GroupEnd();
 	if (r != ncclSuccess && r != ncclInProgress)
 		return nccl_fail(w, env, r, "ncclGroupEnd");
-	/* the sample's time starts when its first collective ends: its launch is not in it */
-	if (++w->launched == 1 && w->ev[0]) {
+	return 0;
+}
+
+/*
+ * nccl-tests' method with -G (its CUDA graph mode): the collectives of a sample are
+ * captured once per size into one graph per GPU stream, COLL_GRAPH_OPS in each, and a
+ * sample launches those graphs twice (the GPUs one after another, from this thread; the
+ * second launches are made while the first graphs run) and waits once. A group over n
+ * blocking communicators launches n kernels, one host launch each; a graph launch costs
+ * about one, so the host's cost per collective drops COLL_GRAPH_OPS-fold and stays below
+ * a small collective's device time. The sample's time is the first GPU's stream time
+ * from the end of its first graph to the end of the second, over its collectives
+ * (events), or else the clock's over all of them. Two graphs, not more: a rank late for
+ * each sample (COMMDIAG_FAULT=late_rank) must still add more than NCCL003's minimum per
+ * collective. Where no graph can be made (a driver without stream capture, a capture NCCL
+ * refuses, the non-blocking communicators, whose launches NCCL's own thread makes), the
+ * same collectives are launched back to back as nccl-tests does without -G, and the
+ * run's reason says why.
+ */
+#define COLL_GRAPH_OPS 4
+#define COLL_BATCH (2 * COLL_GRAPH_OPS)
+
+/* Free (or, after an abort, forget: the GPUs may still run them) the current graphs. */
+static void graph_free(struct world *w, int destroy)
+{
+	if (w->graphs.exec)
+		cd_gpu_graphs_free(&w->graphs, w->cu, w->ctx, destroy);
+	if (w->graph > 0)
+		w->graph = 0;
+}
+
+static int issue_one(struct cd_probe_env *env, void *bytes)
+{
+	return launch_group(env, *(size_t *)bytes);
+}
+
+/* 1 when this size's graphs are ready to launch, 0 to launch directly (graph_why); -1 / CD_PROBE_TIMEOUT failed. */
+static int graph_ready(struct cd_probe_env *env, size_t bytes)
+{
+	struct world *w = ((const struct coll_state *)env->priv)->w;
+	const char *why = "the non-blocking communicators launch from NCCL's thread, outside a capture";
+	int rc = 0;
+
+	if (w->graph < 0)
+		return 0;
+	if (w->graph > 0 && w->g_bytes == bytes)
+		return 1;
+	graph_free(w, 1);
+	if (w->timed)
+		rc = cd_gpu_graphs_capture(&w->graphs, env, w->cu, w->ctx, w->s, w->n, issue_one, &bytes, COLL_GRAPH_OPS);
+	w->pending = 0; /* captured, not launched */
+	if (rc > 0) {
+		w->graph = 1;
+		w->g_bytes = bytes;
+		return 1;
+	}
+	/* past the deadline, or an error that aborted the communicators: nothing to fall back on */
+	if (rc == CD_PROBE_TIMEOUT || (rc < 0 && w->state == -2))
+		return rc;
+	if (w->timed)
+		why = rc < 0 ? env->why : w->graphs.why;
+	w->graph = -1;
+	snprintf(w->graph_why, sizeof(w->graph_why), "from %zu bytes on: %s%.160s", bytes,
+		 rc < 0 ? "NCCL refused the capture: " : "", why);
+	env->why[0] = '\0'; /* the run goes on, launching directly */
+	return 0;
+}
+
+static int coll_start(struct cd_probe_env *env, size_t bytes)
+{
+	const struct coll_state *cs = env->priv;
+	struct world *w = cs->w;
+	int rc = 0;
+
+	if (w->launched % COLL_GRAPH_OPS == 0 && (rc = graph_ready(env, bytes)) > 0) {
+		if (cd_gpu_graphs_launch(&w->graphs, env, w->cu, w->ctx, w->s) < 0)
+			return -1;
+		w->pending = 1;
+	} else if (rc < 0) {
+		return rc;
+	} else if (w->graph <= 0 && (rc = launch_group(env, bytes)) < 0) {
+		return rc;
+	} /* else: a collective of the graph launched at this graph's first start */
+	/* the sample's time starts when its first COLL_GRAPH_OPS collectives end: their launch is not in it */
+	if (++w->launched == COLL_GRAPH_OPS && w->ev[0]) {
 		w->cu->CtxSetCurrent(w->ctx[0]);
 		w->cu->EventRecord(w->ev[0], w->s[0]);
 	}
 	return 0;
 }
 
-/*
- * nccl-tests' method: a sample's collectives are launched back to back and waited for
- * once; its time is the first GPU's stream time from the end of the first collective to
- * the end of the last, over the others (events), or the clock's when there are none.
- */
-#define COLL_BATCH 5
-
 static int coll_begin(struct cd_probe_env *env)
 {
-	((const struct coll_state *)env->priv)->w->launched = 0;
+	struct world *w = ((const struct coll_state *)env->priv)->w;
+
+	w->launched = 0;
+	w->pending = 0; /* the last sample was polled done */
 	return 0;
 }
 
@@ -623,7 +720,7 @@ static int coll_end(struct cd_probe_env *env)
 	struct world *w = ((const struct coll_state *)env->priv)->w;
 	CUresult r;
 
-	if (!w->ev[1] || w->launched < 2)
+	if (!w->ev[1] || w->launched <= COLL_GRAPH_OPS)
 		return 0;
 	w->cu->CtxSetCurrent(w->ctx[0]);
 	r = w->cu->EventRecord(w->ev[1], w->s[0]);
@@ -635,9 +732,11 @@ static int coll_op_us(struct cd_probe_env *env, double *us)
 	struct world *w = ((const struct coll_state *)env->priv)->w;
 	float ms = 0;
 
-	if (!w->ev[1] || w->launched < 2 || w->cu->EventElapsedTime(&ms, w->ev[0], w->ev[1]) != CUDA_SUCCESS)
+	/* -1: the harness's clock over the whole sample, divided by its COLL_BATCH collectives */
+	if (!w->ev[1] || w->launched <= COLL_GRAPH_OPS ||
+	    w->cu->EventElapsedTime(&ms, w->ev[0], w->ev[1]) != CUDA_SUCCESS)
 		return -1;
-	*us = (double)ms * 1e3 / (w->launched - 1);
+	*us = (double)ms * 1e3 / (w->launched - COLL_GRAPH_OPS);
 	return 0;
 }
 
@@ -691,7 +790,8 @@ static int64_t coll_check(struct cd_probe_env *env, size_t bytes)
 
 	counts(cs->c, bytes, w->total, &ns, &nr);
 	per = cs->c == C_ALLTOALL ? ns / (size_t)w->total : ns;
-	if ((rc = fill_inputs(env, cs, bytes)) < 0 || coll_start(env, bytes) < 0)
+	/* launched directly, outside the graphs: its inputs are fresh, and a graph holds the timed ones' */
+	if ((rc = fill_inputs(env, cs, bytes)) < 0 || launch_group(env, bytes) < 0)
 		return -1;
 	while ((rc = coll_poll(env)) == 0) {
 		if (cd_stop || cd_now_s() >= env->deadline) {
@@ -719,6 +819,19 @@ static int64_t coll_check(struct cd_probe_env *env, size_t bytes)
 			wrong += out[k] != expected(cs->c, g, k, per ? per : 1, w->total);
 	}
 	return wrong;
+}
+
+/*
+ * An ok run whose collectives could not be captured says so in its reason, as nccl.init
+ * says why it has no blocking twins: its small sizes may read host-bound.
+ */
+static void method_note(const struct world *w, struct cd_probe_run *run)
+{
+	if (run->status != CD_ST_OK || !w->graph_why[0] || run->reason)
+		return;
+	run->reason = xasprintf("timed as %d collectives launched back to back per sample (nccl-tests without -G), "
+				"not as graphs, %s; host-bound where a collective takes less on the GPUs than its launch",
+				COLL_BATCH, w->graph_why);
 }
 
 /* Untimed, so a rank that arrives late keeps its own times short and lengthens the others' (NCCL003). */
@@ -905,6 +1018,7 @@ static void run_coll(const struct cd_probe_def *d, struct cd_probe_ctx *ctx)
 		run = cd_probe_new_run(ctx, d, dev, -1);
 		run->variant = xstrdup(cs.in_place ? "in_place" : "out_of_place");
 		cd_probe_run_on(ctx, d, &p, &env, run);
+		method_note(&W, run);
 		if (was == 1 && W.state == -2)
 			snprintf(W.why, sizeof(W.why), "aborted after a %s in %s %s",
 				 run->status == CD_ST_TIMEOUT ? "timeout" : "communicator error", d->name, run->variant);
@@ -1000,6 +1114,7 @@ static double pair_run(void *arg, int peer, int initiator, int phase)
 	env.nranks = w.total;
 	env.priv = &cs;
 	cd_probe_run_on(a->ctx, a->d, &p, &env, run);
+	method_note(&w, run);
 	bw = cd_probe_bw(run);
 	/* a pair that failed may have a kernel still waiting on the other side: only an abort frees it */
 	if (run->status != CD_ST_OK && w.state == 1)

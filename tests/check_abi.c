@@ -58,7 +58,10 @@
 	X(MemcpyPeerAsync, cuMemcpyPeerAsync) X(MemsetD32Async, cuMemsetD32Async) X(StreamCreate, cuStreamCreate) \
 	X(StreamDestroy, cuStreamDestroy) X(StreamQuery, cuStreamQuery) X(EventCreate, cuEventCreate) \
 	X(EventDestroy, cuEventDestroy) X(EventRecord, cuEventRecord) X(EventElapsedTime, cuEventElapsedTime) \
-	X(StreamWaitValue32, cuStreamWaitValue32) X(MemHostGetDevicePointer, cuMemHostGetDevicePointer)
+	X(StreamWaitValue32, cuStreamWaitValue32) X(MemHostGetDevicePointer, cuMemHostGetDevicePointer) \
+	X(StreamBeginCapture, cuStreamBeginCapture) X(StreamEndCapture, cuStreamEndCapture) \
+	X(GraphInstantiate, cuGraphInstantiate) X(GraphLaunch, cuGraphLaunch) X(GraphExecDestroy, cuGraphExecDestroy) \
+	X(GraphDestroy, cuGraphDestroy)
 
 #define NCCL_ABI(X) \
 	X(GetVersion, ncclGetVersion) X(GetErrorString, ncclGetErrorString) X(GetLastError, ncclGetLastError) \

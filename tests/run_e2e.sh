@@ -439,6 +439,25 @@ if command -v "$CC" >/dev/null; then
 	if grep -qx "splits 8" "$TMP/nccl.stats" && grep -qx "nonblocking_groups 1" "$TMP/nccl.stats" &&
 		grep -qE "^blocking_groups [1-9]" "$TMP/nccl.stats"; then ok
 	else bad "model: 8 splits, one non-blocking group (the warm-up), the rest blocking: $(tr '\n' ' ' <"$TMP/nccl.stats" 2>&1)"; fi
+	# nccl-tests' -G: per variant, 4 collectives captured into a graph on each of the 8 GPUs (2 variants:
+	# 16 captures, 8 captured groups), then 3 samples (-w 1 -n 2) of 2 graph launches on each GPU
+	if grep -qx "captures 16" "$TMP/model.stats" && grep -qx "graph_launches 96" "$TMP/model.stats" &&
+		grep -qx "captured_groups 8" "$TMP/nccl.stats"; then ok
+	else bad "model: the collectives timed as graphs: $(grep -E 'captures|graph_launches' "$TMP/model.stats" | tr '\n' ' ') $(grep captured "$TMP/nccl.stats")"; fi
+	# a driver that cannot capture: the same collectives launched back to back, the runs say so, data right
+	"${MODEL[@]}" FAKE_CUDA=hgx8-nograph FAKE_NCCL_STATS="$TMP/nccl.stats" "$BIN" probe nccl.init nccl.all_reduce \
+		-b 1M -e 1M -n 2 -w 1 --json >"$TMP/model.json" 2>/dev/null
+	json_true "model, no stream capture: ok, the reason names the fallback and the driver's error" "$TMP/model.json" \
+		'[(p["name"], p["status"]) for p in d["probes"]] == [("nccl.init", "ok"), ("nccl.all_reduce", "ok"), ("nccl.all_reduce", "ok")] and all("launched back to back" in p["reason"] and "cuStreamBeginCapture: CUDA_ERROR_NOT_SUPPORTED" in p["reason"] and p["results"][0]["errors"] == 0 for p in d["probes"][1:])'
+	if grep -qx "graph_launches 0" "$TMP/model.stats" && grep -qx "captured_groups 0" "$TMP/nccl.stats" &&
+		grep -qx "blocking_groups 50" "$TMP/nccl.stats"; then ok
+	else bad "model, no stream capture: 8 direct groups a sample and the checks: $(grep graph_launches "$TMP/model.stats") $(tr '\n' ' ' <"$TMP/nccl.stats")"; fi
+	# the data check runs outside the graphs: a wrong element on GPU 1 is found
+	"${MODEL[@]}" FAKE_NCCL_CORRUPT=1 "$BIN" probe nccl.init nccl.all_reduce -b 1M -e 1M -n 2 -w 1 --json \
+		>"$TMP/model.json" 2>/dev/null
+	json_true "model, graphs: wrong data on GPU 1 is counted by the check" "$TMP/model.json" \
+		'[(p["status"], p["phase"]) for p in d["probes"][1:]] == [("error", "check")] * 2 and all(p["results"][0]["errors"] == 1 for p in d["probes"][1:])'
+	if grep -qx "captures 16" "$TMP/model.stats"; then ok; else bad "model, corrupt NCCL: timed as graphs: $(grep captures "$TMP/model.stats")"; fi
 	# an NCCL before 2.18 (no ncclCommSplit): the non-blocking communicators, and nccl.init says what that costs
 	mkdir -p "$TMP/fake-nosplit" && cp "$TMP/fake/libcuda.so.1" "$TMP/fake-nosplit/" &&
 		"$CC" -std=c11 -D_GNU_SOURCE -DFAKE_NCCL_NO_SPLIT -shared -fPIC -o "$TMP/fake-nosplit/libnccl.so.2" \

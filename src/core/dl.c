@@ -105,6 +105,12 @@ const struct cd_dl_sym cd_dl_cuda_syms[] = {
 	{ "cuEventElapsedTime_v2", (void **)&cu.EventElapsedTime, 1 },
 	{ "cuStreamWaitValue32_v2", (void **)&cu.StreamWaitValue32, 1 },
 	{ "cuMemHostGetDevicePointer_v2", (void **)&cu.MemHostGetDevicePointer, 1 },
+	{ "cuStreamBeginCapture_v2", (void **)&cu.StreamBeginCapture, 1 },
+	{ "cuStreamEndCapture", (void **)&cu.StreamEndCapture, 1 },
+	{ "cuGraphInstantiateWithFlags", (void **)&cu.GraphInstantiate, 1 },
+	{ "cuGraphLaunch", (void **)&cu.GraphLaunch, 1 },
+	{ "cuGraphExecDestroy", (void **)&cu.GraphExecDestroy, 1 },
+	{ "cuGraphDestroy", (void **)&cu.GraphDestroy, 1 },
 	{ NULL, NULL, 0 },
 };
 

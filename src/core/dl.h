@@ -73,6 +73,13 @@ struct cd_cuda_api {
 	CUresult (*EventElapsedTime)(float *, CUevent, CUevent);  /* _v2 (CUDA >= 12.8), else the first */
 	CUresult (*StreamWaitValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 	CUresult (*MemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned int);
+	/* optional: the collectives captured into one graph per GPU, nccl-tests' -G (CUDA >= 11.4) */
+	CUresult (*StreamBeginCapture)(CUstream, CUstreamCaptureMode);          /* _v2 */
+	CUresult (*StreamEndCapture)(CUstream, CUgraph *);
+	CUresult (*GraphInstantiate)(CUgraphExec *, CUgraph, unsigned long long); /* cuGraphInstantiateWithFlags */
+	CUresult (*GraphLaunch)(CUgraphExec, CUstream);
+	CUresult (*GraphExecDestroy)(CUgraphExec);
+	CUresult (*GraphDestroy)(CUgraph);
 };
 
 struct cd_nccl_api {

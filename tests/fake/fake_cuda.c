@@ -12,6 +12,10 @@
  *          corrupt: two devices whose device-to-host copies flip one byte
  *          stuck: one device whose streams never finish (cuStreamQuery: not ready)
  *          hgx8:  the timed model of an 8-GPU node (below)
+ *          hgx8-nograph: the same model, whose cuStreamBeginCapture fails (CUDA_ERROR_NOT_SUPPORTED),
+ *                 as a driver that cannot capture would: the probes' fallback to direct launches
+ *                 (so does every mode but hgx8: their fake NCCL, moving data at each call,
+ *                 knows nothing of capture, and their collectives must run when launched)
  * FAKE_CUDA_DELAY_MS=N makes every copy take N ms longer (a slow link: a run long
  * enough for the progress line).
  * FAKE_CUDA_STATS=FILE: the calls worth counting (context creations, peer enables),
@@ -26,7 +30,15 @@
  * a stream whose work is done in the model moves the host clock to that end (a poller
  * that notices completion at once), so a harness's wall clock reads the model; events
  * stamp the stream time. cuStreamWaitValue32 holds a stream until the host writes the
- * word; what was queued behind it runs from then. Copies above 1 MiB whose source
+ * word; what was queued behind it runs from then. Stream capture and graphs (nccl-tests'
+ * -G): while a stream captures, the fake NCCL's collectives on it (fake_model_collective)
+ * are recorded into its graph, not run, and copies, memsets, events and queries on it fail
+ * with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (not modelled) and invalidate the capture, as
+ * the real driver does for what it cannot capture. cuGraphLaunch costs the host one launch
+ * (launch_ns: a graph launch costs about what one kernel launch does, which is why nccl-tests
+ * has -G) and queues the recorded device time on its stream; a collective recorded in the
+ * graphs of several streams starts when every one of them has reached it, so graphs
+ * launched one after another by one thread run their collectives together. Copies above 1 MiB whose source
  * holds what the destination holds already (both copies of the same buffer, of the same
  * size, and sampled bytes equal) move no bytes again: the data the check reads is the
  * same. A whole device block that receives a copy shares a copy-on-write snapshot of the
@@ -80,6 +92,16 @@ static int mode(const char *m)
 	return !strcmp(v, m);
 }
 
+/* The timed model (hgx8, and hgx8-nograph: the same node, a driver that cannot capture). */
+static int model(void)
+{
+	static int m = -1;
+
+	if (m < 0)
+		m = mode("hgx8") || mode("hgx8-nograph");
+	return m;
+}
+
 CUresult cuInit(unsigned int flags)
 {
 	const char *mark = getenv("FAKE_CUDA_MARK");
@@ -101,7 +123,7 @@ CUresult cuDriverGetVersion(int *v)
 #ifndef MISSING_SYMBOL
 CUresult cuDeviceGetCount(int *n)
 {
-	*n = mode("hgx8") ? 8 : mode("four") ? 4 : mode("two") || mode("corrupt") ? 2 : 1;
+	*n = model() ? 8 : mode("four") ? 4 : mode("two") || mode("corrupt") ? 2 : 1;
 	return mode("count") ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
 }
 #endif
@@ -115,7 +137,7 @@ CUresult cuDeviceGet(CUdevice *d, int i)
 CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 {
 	(void)d;
-	strncpy(name, mode("hgx8") ? "NVIDIA H100 80GB HBM3" : "Fake GPU", (size_t)len);
+	strncpy(name, model() ? "NVIDIA H100 80GB HBM3" : "Fake GPU", (size_t)len);
 	return CUDA_SUCCESS;
 }
 
@@ -124,7 +146,7 @@ CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice d)
 	static const char *const hgx[8] = { "0000:18:00.0", "0000:2A:00.0", "0000:3A:00.0", "0000:5D:00.0",
 					    "0000:9A:00.0", "0000:AB:00.0", "0000:BA:00.0", "0000:DB:00.0" };
 
-	if (mode("hgx8")) {
+	if (model()) {
 		strncpy(bus, hgx[d & 7], (size_t)len);
 		return CUDA_SUCCESS;
 	}
@@ -142,7 +164,7 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d)
 CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d)
 {
 	memset(u->bytes, 0xab, sizeof(u->bytes));
-	if (mode("hgx8"))
+	if (model())
 		u->bytes[15] = (char)d;
 	return CUDA_SUCCESS;
 }
@@ -185,15 +207,6 @@ double fake_model_param(const char *name)
 		if (!strcmp(params[i].name, name))
 			return params[i].v;
 	return 0;
-}
-
-static int model(void)
-{
-	static int m = -1;
-
-	if (m < 0)
-		m = mode("hgx8");
-	return m;
 }
 
 static _Atomic long long v_off; /* ns the model added to the real monotonic clock */
@@ -255,6 +268,7 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 
 static struct {
 	long ctx_creates, ctx_destroys, peer_enables, wait_values, events;
+	long captures, graph_launches; /* captures ended with a graph; cuGraphLaunch calls (written at exit too) */
 } stats;
 
 static void stats_write(void)
@@ -264,8 +278,9 @@ static void stats_write(void)
 
 	if (!path || !(f = fopen(path, "w")))
 		return;
-	fprintf(f, "ctx_creates %ld\nctx_destroys %ld\npeer_enables %ld\nwait_values %ld\nevents %ld\n",
-		stats.ctx_creates, stats.ctx_destroys, stats.peer_enables, stats.wait_values, stats.events);
+	fprintf(f, "ctx_creates %ld\nctx_destroys %ld\npeer_enables %ld\nwait_values %ld\nevents %ld\n"
+		"captures %ld\ngraph_launches %ld\n", stats.ctx_creates, stats.ctx_destroys, stats.peer_enables,
+		stats.wait_values, stats.events, stats.captures, stats.graph_launches);
 	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
 		fprintf(f, "%s %g\n", params[i].name, params[i].v);
 	fclose(f);
@@ -278,18 +293,45 @@ static struct fake_ctx {
 } ctxs[8];
 static _Thread_local struct fake_ctx *cur;
 
+struct fake_coll;
+
+/* Work queued on a stream that cannot run it yet (held, or waiting in a collective for other streams). */
 struct pending {
 	long long dur;
+	long long at;          /* host time it was launched: it starts no earlier */
 	struct fake_event *ev; /* a record, when not NULL */
+	struct fake_coll *coll; /* a collective of several streams, when not NULL */
 };
+
+/* What a capture recorded: the device time of each collective it saw, in order. */
+struct fake_graph {
+	struct fake_coll **coll;
+	size_t n, cap;
+	int invalid;            /* something the model cannot capture was issued: ending the capture fails */
+};
+typedef struct fake_graph *CUgraph;
+typedef struct fake_graph *CUgraphExec;
 
 struct fake_stream {
 	int dev;
 	long long end;          /* virtual time the queued work ends */
 	const volatile uint32_t *wait; /* held until (int32_t)(*wait - value) >= 0 */
 	uint32_t value;
-	struct pending *q;      /* queued behind the wait */
-	size_t nq, capq;
+	struct pending *q;      /* queued: q[hq] is the next to run */
+	size_t hq, nq, capq;
+	struct fake_coll *joined; /* q[hq], a collective this stream reached: waiting for the others */
+	struct fake_graph *cap; /* capturing into it; NULL when not */
+};
+
+/*
+ * One collective over n streams, as the fake NCCL's group launches it (one kernel per GPU
+ * that wait for each other): it starts when all n have reached it and lasts dur on each.
+ * Shared by the queue entries and graphs that name it; freed with the last reference.
+ */
+struct fake_coll {
+	int n, arrived, refs;
+	long long dur, ready;
+	struct fake_stream *who[64];
 };
 
 struct fake_event {
@@ -297,30 +339,93 @@ struct fake_event {
 	int recorded, held;
 };
 
-/* A held stream whose word was written runs what it queued, from now. */
-static void stream_release(struct fake_stream *s)
+static struct fake_coll *coll_new(int n, long long dur)
 {
-	long long t;
+	struct fake_coll *c = calloc(1, sizeof(*c));
 
-	if (!s->wait || (int32_t)(*s->wait - s->value) < 0)
-		return;
-	s->wait = NULL;
-	t = host_ns();
-	if (s->end > t)
-		t = s->end;
-	for (size_t i = 0; i < s->nq; i++) {
-		t += s->q[i].dur;
-		if (s->q[i].ev) {
-			s->q[i].ev->t = t;
-			s->q[i].ev->held = 0;
-		}
-	}
-	s->end = t;
-	s->nq = 0;
+	if (!c)
+		abort();
+	c->n = n > 64 ? 64 : n;
+	c->dur = dur;
+	return c;
 }
 
-static void stream_push(struct fake_stream *s, long long dur, struct fake_event *ev)
+static void coll_put(struct fake_coll *c)
 {
+	if (c && !--c->refs)
+		free(c);
+}
+
+static void stream_advance(struct fake_stream *s);
+CUresult cuGraphDestroy(CUgraph g);
+
+/* The last of a collective's streams reached it: it runs on all of them, from the latest arrival. */
+static void coll_run(struct fake_coll *c)
+{
+	struct fake_stream *who[64];
+	int n = c->arrived;
+	long long end = c->ready + c->dur;
+
+	memcpy(who, c->who, (size_t)n * sizeof(*who));
+	c->arrived = 0;
+	c->ready = 0;
+	for (int i = 0; i < n; i++) {
+		who[i]->end = end;
+		who[i]->joined = NULL;
+		who[i]->hq++;
+		coll_put(c);
+	}
+	for (int i = 0; i < n; i++)
+		stream_advance(who[i]);
+}
+
+/*
+ * Run what s has queued, as far as it can: nothing while it is held (its word not yet
+ * written), and up to a collective that waits for other streams. Each entry starts at the
+ * later of its launch and the end of the one before.
+ */
+static void stream_advance(struct fake_stream *s)
+{
+	if (s->wait) {
+		long long t = host_ns();
+
+		if ((int32_t)(*s->wait - s->value) < 0)
+			return;
+		s->wait = NULL;
+		if (s->end < t) /* released now: what was queued runs from here */
+			s->end = t;
+	}
+	while (s->hq < s->nq) {
+		struct pending *p = &s->q[s->hq];
+		long long t = s->end > p->at ? s->end : p->at;
+
+		if (p->coll) {
+			struct fake_coll *c = p->coll;
+
+			if (s->joined == c)
+				return; /* still waiting for the others */
+			s->joined = c;
+			c->who[c->arrived++] = s;
+			if (t > c->ready)
+				c->ready = t;
+			if (c->arrived >= c->n)
+				coll_run(c); /* advances s, and the others, past it */
+			return;
+		}
+		s->end = t + p->dur;
+		if (p->ev) {
+			p->ev->t = s->end;
+			p->ev->held = 0;
+		}
+		s->hq++;
+	}
+	s->hq = s->nq = 0;
+}
+
+static void stream_push(struct fake_stream *s, long long dur, struct fake_event *ev, struct fake_coll *coll)
+{
+	if (s->hq && s->hq == s->nq)
+		s->hq = s->nq = 0;
 	if (s->nq == s->capq) {
 		size_t cap = s->capq ? 2 * s->capq : 64;
 		struct pending *q = realloc(s->q, cap * sizeof(*q));
@@ -330,45 +435,85 @@ static void stream_push(struct fake_stream *s, long long dur, struct fake_event 
 		s->q = q;
 		s->capq = cap;
 	}
-	s->q[s->nq++] = (struct pending){ dur, ev };
+	if (coll)
+		coll->refs++;
+	s->q[s->nq++] = (struct pending){ dur, host_ns(), ev, coll };
 }
 
 /* Queue dur ns of work on s, launched now (after the launch's host cost). */
 static void stream_run(struct fake_stream *s, long long dur)
 {
-	long long t;
-
 	if (!model() || !s)
 		return;
 	host_cost(fake_model_param("launch_ns"));
-	stream_release(s);
-	if (s->wait) {
-		stream_push(s, dur, NULL);
-		return;
+	stream_push(s, dur, NULL, NULL);
+	stream_advance(s);
+}
+
+/* What the model cannot capture, issued on a capturing stream: the capture is invalidated, as the driver does. */
+#define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900
+#define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901
+#define CUDA_ERROR_ILLEGAL_STATE 401
+static int capture_refused(struct fake_stream *s)
+{
+	if (!s || !s->cap)
+		return 0;
+	s->cap->invalid = 1;
+	return 1;
+}
+
+static void graph_add(struct fake_graph *g, struct fake_coll *c)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 16;
+		struct fake_coll **p = realloc(g->coll, cap * sizeof(*p));
+
+		if (!p)
+			abort();
+		g->coll = p;
+		g->cap = cap;
 	}
-	t = host_ns();
-	s->end = (s->end > t ? s->end : t) + dur;
+	c->refs++;
+	g->coll[g->n++] = c;
 }
 
 /*
  * For the fake NCCL: one collective over n streams (one per GPU), launched by a group
  * that cost the host host_ns_cost: it starts when every stream is free and lasts dur.
+ * While the streams capture, it is recorded into each one's graph instead: 1 (the data
+ * does not move now), 0 when queued to run, -1 when only some of the streams capture
+ * (the real driver invalidates such a capture; so does the model).
  */
-void fake_model_collective(struct fake_stream **s, int n, long long dur, long long host_ns_cost);
-void fake_model_collective(struct fake_stream **s, int n, long long dur, long long host_ns_cost)
+int fake_model_collective(struct fake_stream **s, int n, long long dur, long long host_ns_cost);
+int fake_model_collective(struct fake_stream **s, int n, long long dur, long long host_ns_cost)
 {
-	long long t;
+	struct fake_coll *c;
+	int live = 0, capturing = 0;
 
 	if (!model())
-		return;
+		return 0;
 	host_cost((double)host_ns_cost);
-	t = host_ns();
+	for (int i = 0; i < n; i++) {
+		live += s[i] != NULL;
+		capturing += s[i] && s[i]->cap;
+	}
+	if (capturing && capturing != live) {
+		for (int i = 0; i < n; i++)
+			capture_refused(s[i]);
+		return -1;
+	}
+	c = coll_new(live, dur);
+	c->refs++; /* held while it is handed out */
 	for (int i = 0; i < n; i++)
-		if (s[i] && s[i]->end > t)
-			t = s[i]->end;
-	for (int i = 0; i < n; i++)
+		if (s[i] && capturing)
+			graph_add(s[i]->cap, c);
+		else if (s[i])
+			stream_push(s[i], 0, NULL, c);
+	for (int i = 0; i < n && !capturing; i++)
 		if (s[i])
-			s[i]->end = t + dur;
+			stream_advance(s[i]);
+	coll_put(c);
+	return capturing ? 1 : 0;
 }
 
 /* Memsets so far: the fake NCCL moves real data only in a group that follows one (fresh inputs). */
@@ -667,6 +812,8 @@ static void move(void *dst, const void *src, size_t n, int dev)
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	slow_link();
 	move((void *)(uintptr_t)dst, src, n, 1);
 	stream_run(s, copy_ns(n, fake_model_param("h2d_gbs"), 1));
@@ -675,6 +822,8 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstre
 
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	slow_link();
 	move(dst, (const void *)(uintptr_t)src, n, 0);
 	if (mode("corrupt") && n)
@@ -685,6 +834,8 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	slow_link();
 	move((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, 1);
 	stream_run(s, copy_ns(n, fake_model_param("hbm_gbs"), 2));
@@ -696,6 +847,8 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcon
 	/* NVLink where the source context mapped the destination's memory, else staged through the host */
 	int peer = sc && dc && sc->peer[dc->dev];
 
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	slow_link();
 	move((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, 1);
 	stream_run(s, copy_ns(n, fake_model_param(peer ? "p2p_gbs" : "staged_gbs"), 1));
@@ -707,6 +860,8 @@ CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream s)
 	unsigned int *w = (unsigned int *)(uintptr_t)p;
 	size_t done = n < 1024 ? n : 1024;
 
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	for (size_t i = 0; i < done; i++)
 		w[i] = v;
 	/* the rest copied from what is set, doubling: memcpy's speed, not a word at a time */
@@ -734,8 +889,13 @@ CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 
 CUresult cuStreamDestroy_v2(CUstream s)
 {
-	if (s)
+	if (s) {
+		for (size_t i = s->hq; i < s->nq; i++)
+			coll_put(s->q[i].coll);
 		free(s->q);
+		if (s->cap)
+			cuGraphDestroy(s->cap);
+	}
 	free(s);
 	return CUDA_SUCCESS;
 }
@@ -744,14 +904,16 @@ CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, uint32_t value, un
 {
 	if (flags != 0) /* CU_STREAM_WAIT_VALUE_GEQ only */
 		return CUDA_ERROR_INVALID_VALUE;
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	host_cost(fake_model_param("launch_ns"));
-	stream_release(s);
+	stream_advance(s);
 	if (!s->wait) {
 		s->wait = (const volatile uint32_t *)(uintptr_t)addr;
 		s->value = value;
 		stats.wait_values++;
 	}
-	stream_release(s); /* already satisfied: nothing held */
+	stream_advance(s); /* already satisfied: nothing held */
 	return CUDA_SUCCESS;
 }
 
@@ -759,9 +921,11 @@ CUresult cuStreamQuery(CUstream s)
 {
 	if (mode("stuck"))
 		return CUDA_ERROR_NOT_READY;
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	host_cost(fake_model_param("query_ns"));
-	stream_release(s);
-	if (s->wait)
+	stream_advance(s);
+	if (s->wait || s->hq < s->nq)
 		return CUDA_ERROR_NOT_READY;
 	host_until(s->end); /* done in the model: the poller notices at once */
 	return CUDA_SUCCESS;
@@ -771,11 +935,99 @@ CUresult cuStreamSynchronize(CUstream s)
 {
 	if (mode("stuck"))
 		return CUDA_ERROR_NOT_READY;
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	host_cost(fake_model_param("sync_ns"));
-	stream_release(s);
-	if (s->wait)
+	stream_advance(s);
+	if (s->wait || s->hq < s->nq)
 		return CUDA_ERROR_NOT_READY; /* the real one would wait for ever */
 	host_until(s->end);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * Stream capture and graphs (see the top). Capture records only what the model times as
+ * device work of a graph, the fake NCCL's collectives; mode (global, thread-local, relaxed)
+ * is checked, not modelled: the model has no other thread to refuse.
+ */
+CUresult cuStreamBeginCapture_v2(CUstream s, int capmode)
+{
+	/* outside the model the fake NCCL moves data at each call and cannot be captured: no graphs there */
+	if (!model() || mode("hgx8-nograph"))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (!s || capmode < 0 || capmode > 2)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (s->cap)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	if (!(s->cap = calloc(1, sizeof(*s->cap))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph g)
+{
+	if (!g)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < g->n; i++)
+		coll_put(g->coll[i]);
+	free(g->coll);
+	free(g);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+	struct fake_graph *cap = s ? s->cap : NULL;
+
+	*g = NULL;
+	if (!cap)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	s->cap = NULL;
+	if (cap->invalid) {
+		cuGraphDestroy(cap);
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	}
+	*g = cap;
+	stats.captures++;
+	stats_write();
+	return CUDA_SUCCESS;
+}
+
+/* An executable copy of the graph; a one-off host cost, modelled as an allocation's. */
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
+{
+	struct fake_graph *x;
+
+	(void)flags;
+	*e = NULL;
+	if (!g || !(x = calloc(1, sizeof(*x))))
+		return g ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < g->n; i++)
+		graph_add(x, g->coll[i]);
+	host_cost(fake_model_param("alloc_ns"));
+	*e = x;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec e)
+{
+	return cuGraphDestroy(e);
+}
+
+/* One launch's host cost, then every recorded collective queued on s, in order. */
+CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
+{
+	if (!e || !s)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (capture_refused(s)) /* a graph launched into a capture: legal in CUDA, not modelled */
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	stats.graph_launches++;
+	if (!model())
+		return CUDA_SUCCESS;
+	host_cost(fake_model_param("launch_ns"));
+	for (size_t i = 0; i < e->n; i++)
+		stream_push(s, 0, NULL, e->coll[i]);
+	stream_advance(s);
 	return CUDA_SUCCESS;
 }
 
@@ -794,20 +1046,14 @@ CUresult cuEventDestroy_v2(CUevent e)
 
 CUresult cuEventRecord(CUevent e, CUstream s)
 {
-	long long t = host_ns();
-
+	if (capture_refused(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	host_cost(fake_model_param("launch_ns") / 5);
 	stats.events++;
 	e->recorded = 1;
-	stream_release(s);
-	if (s->wait) {
-		e->held = 1;
-		stream_push(s, 0, e);
-		return CUDA_SUCCESS;
-	}
-	e->held = 0;
-	e->t = s->end > t ? s->end : t;
-	s->end = e->t;
+	e->held = 1; /* until the stream reaches it */
+	stream_push(s, 0, e, NULL);
+	stream_advance(s);
 	return CUDA_SUCCESS;
 }
 
@@ -844,7 +1090,11 @@ CUresult cuGetErrorName(CUresult r, const char **s)
 {
 	*s = r == CUDA_ERROR_NO_DEVICE ? "CUDA_ERROR_NO_DEVICE" : r == CUDA_ERROR_UNKNOWN ? "CUDA_ERROR_UNKNOWN" :
 	     r == CUDA_ERROR_NOT_READY ? "CUDA_ERROR_NOT_READY" :
-	     r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED ? "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED" : NULL;
+	     r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED ? "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED" :
+	     r == CUDA_ERROR_NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED" :
+	     r == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED ? "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" :
+	     r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ? "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED" :
+	     r == CUDA_ERROR_ILLEGAL_STATE ? "CUDA_ERROR_ILLEGAL_STATE" : NULL;
 	return *s ? CUDA_SUCCESS : 1;
 }
 
@@ -853,4 +1103,10 @@ __attribute__((constructor)) static void stats_init(void)
 {
 	if (model())
 		stats_write();
+}
+
+/* Counters that change too often to write each time (events, graph launches): at exit. */
+__attribute__((destructor)) static void stats_fini(void)
+{
+	stats_write();
 }

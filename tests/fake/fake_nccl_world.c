@@ -17,7 +17,8 @@
  *          RANK * is every rank of this process (set for one MPI rank: a slow GPU or NIC there)
  * FAKE_NCCL_CORRUPT=RANK: rank RANK's all_reduce output is 1.0 too high in its first element
  * FAKE_NCCL_STATS=FILE: at exit, this process's count of splits and of groups of operations
- *          on blocking communicators and on non-blocking ones (a group with one of each: the latter)
+ *          on blocking communicators and on non-blocking ones (a group with one of each: the latter),
+ *          and how many groups were recorded into CUDA graphs (the timed model's stream capture)
  * Faked: ncclFloat sums only, through AllReduce, AllGather, ReduceScatter, Broadcast, Reduce
  * and Send/Recv, in place or not, done before the call (or ncclGroupEnd) returns, and
  * ncclCommSplit of a whole world (color 0, key = the rank; none with -DFAKE_NCCL_NO_SPLIT,
@@ -26,7 +27,8 @@
  * Under the timed model of fake_cuda.c (FAKE_CUDA=hgx8, that library LD_PRELOADed),
  * each group costs the host what NCCL's launch does (a thread per ncclGroupEnd for a
  * non-blocking communicator, 50 µs; a kernel launch, 5 µs, per blocking one) and puts a
- * collective of latency + bus bytes / bus bandwidth on every stream of the group; data
+ * collective of latency + bus bytes / bus bandwidth on every stream of the group (recorded
+ * into the streams' graphs instead while they capture: no data moves then); data
  * moves only in a group that follows a cuMemsetD32Async (fresh inputs: a data check), when
  * every rank of the world is in this process; and when each rank's input is one value
  * (three samples agree, as the probes' data checks fill them) the outputs are written
@@ -168,6 +170,7 @@ static struct {
 	unsigned long splits;           /* communicators made by ncclCommSplit */
 	unsigned long blocking_groups;  /* groups of operations (or lone ones) on blocking communicators only */
 	unsigned long nonblocking_groups;
+	unsigned long captured_groups;  /* of those, recorded into CUDA graphs (the timed model's capture) */
 } stats;
 
 __attribute__((destructor)) static void stats_write(void)
@@ -177,8 +180,8 @@ __attribute__((destructor)) static void stats_write(void)
 
 	if (!f)
 		return;
-	fprintf(f, "splits %lu\nblocking_groups %lu\nnonblocking_groups %lu\n", stats.splits, stats.blocking_groups,
-		stats.nonblocking_groups);
+	fprintf(f, "splits %lu\nblocking_groups %lu\nnonblocking_groups %lu\ncaptured_groups %lu\n", stats.splits,
+		stats.blocking_groups, stats.nonblocking_groups, stats.captured_groups);
 	fclose(f);
 }
 
@@ -918,7 +921,7 @@ static ncclResult_t compute(struct ncclComm *c, const struct op *ops, int nops)
 
 /* ---- the timed model: fake_cuda.c's, found in the process when it was LD_PRELOADed ---- */
 
-static void (*model_coll)(cudaStream_t *, int, long long, long long);
+static int (*model_coll)(cudaStream_t *, int, long long, long long);
 static double (*model_param)(const char *);
 static long (*model_memsets)(void);
 
@@ -928,7 +931,7 @@ static int model_on(void)
 
 	if (!tried) {
 		tried = 1;
-		model_coll = (void (*)(cudaStream_t *, int, long long, long long))dlsym(RTLD_DEFAULT, "fake_model_collective");
+		model_coll = (int (*)(cudaStream_t *, int, long long, long long))dlsym(RTLD_DEFAULT, "fake_model_collective");
 		model_param = (double (*)(const char *))dlsym(RTLD_DEFAULT, "fake_model_param");
 		model_memsets = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_model_memsets");
 		if (!model_coll || !model_param || !model_memsets || !model_param("nccl_lat_ns"))
@@ -965,14 +968,17 @@ static double bus_ns(const struct op *o)
 
 /*
  * The group's time on every stream it names; 1 when its data need not move (no fresh
- * inputs), 2 when it must and every rank is here (const_group may do it), else 0.
+ * inputs, or the streams capture: the group is recorded into their graphs, and a
+ * graph's launches move no data here: the probes check data outside their graphs),
+ * 2 when it must and every rank is here (const_group may do it), else 0; -1 when some
+ * of the streams capture and others do not (the driver invalidated the capture).
  */
 static int model_group(const struct op *ops, int nops, struct ncclComm *const *cs, int n)
 {
 	static long last_memsets; /* the first group after the buffers were made moves no data either */
 	cudaStream_t s[MAX_RANKS];
 	double longest = 0, host = 0;
-	int ns = 0, local = 1;
+	int ns = 0, local = 1, captured;
 	long m;
 
 	if (!model_on())
@@ -998,7 +1004,11 @@ static int model_group(const struct op *ops, int nops, struct ncclComm *const *c
 	}
 	for (int i = 0; i < n && !host; i++)
 		host = model_param("nccl_group_ns"); /* one thread per group */
-	model_coll(s, ns, (long long)(model_param("nccl_lat_ns") + longest), (long long)host);
+	captured = model_coll(s, ns, (long long)(model_param("nccl_lat_ns") + longest), (long long)host);
+	if (captured) {
+		stats.captured_groups += captured > 0;
+		return captured;
+	}
 	m = model_memsets();
 	if (m != last_memsets) {
 		last_memsets = m;
@@ -1114,6 +1124,10 @@ static ncclResult_t ops_run(const struct op *ops, int nops)
 	if ((r = model_group(ops, nops, cs, n)) == 1 || (r == 2 && const_group(ops, nops))) {
 		free(cs);
 		return ncclSuccess;
+	}
+	if (r < 0) {
+		free(cs);
+		return fail(ncclUnhandledCudaError, "a group over streams of which only some capture");
 	}
 	for (int i = 0; i < n; i++) {
 		if ((cs[i]->rank == slow || slow == ANY_RANK) && delay_ms > 0)
