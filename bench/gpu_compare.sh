@@ -30,7 +30,13 @@
 #   p2p.bw d->p      device_to_device_memcpy_write_ce  [d][p]: the same copy (d's engine, d to p);
 #                    also "p2p.bw(read)" against device_to_device_memcpy_read_ce [p][d]
 #                    (the same data direction, p's engine)
-#   nccl.X           X_perf out-of-place busbw at each size; commdiag's out-of-place busbw
+#   nccl.X           X_perf out-of-place busbw at each size; commdiag's out-of-place busbw.
+#                    commdiag captures each size's operations into one CUDA graph per GPU and
+#                    times graph launches (nccl-tests' -G method; the probe's reason says when
+#                    it fell back to launches back to back), so nccl-tests runs with -G too
+#                    (--nt-graph N, default 10 graph launches; 0: plain launches). With -g N
+#                    in one process, plain launches are host-bound below a few MiB: one thread
+#                    launches a kernel per GPU per operation.
 # nvbandwidth copies one buffer size (--size MiB, its --bufferSize, default 512): commdiag's
 # copy probes run at that size. nccl-tests and commdiag's nccl probes sweep -b..-e by 2.
 #
@@ -51,6 +57,7 @@ usage: bench/gpu_compare.sh [--commdiag BIN] [--src DIR] [--deps DIR] [--out FIL
   --size MIB      nvbandwidth's buffer and commdiag's copy size, in MiB (default 512)
   -b, -e          nccl sweep, bytes with K/M/G (default 1M, 1G)
   --colls LIST    nccl-tests collectives (default all_reduce,all_gather,reduce_scatter,broadcast,reduce,sendrecv)
+  --nt-graph N    nccl-tests' -G (CUDA graph launches per timing, default 10; 0: no graphs)
   --dry-run       fake driver and recorded references (--ref DIR, default tests/data/gpu-compare)
 EOF
 }
@@ -61,7 +68,7 @@ die() {
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-BIN='' SRC=$HERE DEPS='' OUT='' SIZE_MIB='' MINB=1M MAXB=1G DRY=0 REF=$ROOT/tests/data/gpu-compare
+BIN='' SRC=$HERE DEPS='' OUT='' SIZE_MIB='' MINB=1M MAXB=1G DRY=0 REF=$ROOT/tests/data/gpu-compare NT_GRAPH=10
 COLLS=all_reduce,all_gather,reduce_scatter,broadcast,reduce,sendrecv
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -73,6 +80,7 @@ while [ $# -gt 0 ]; do
 	-b) MINB=${2:?-b needs a size} && shift ;;
 	-e) MAXB=${2:?-e needs a size} && shift ;;
 	--colls) COLLS=${2:?--colls needs a list} && shift ;;
+	--nt-graph) NT_GRAPH=${2:?--nt-graph needs a count} && shift ;;
 	--ref) REF=${2:?--ref needs a folder} && shift ;;
 	--dry-run) DRY=1 ;;
 	-h | --help) usage && exit 0 ;;
@@ -81,6 +89,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $SIZE_MIB in '' | *[!0-9]* | 0) [ -z "$SIZE_MIB" ] || die "option '--size': expected a whole number of MiB, got '$SIZE_MIB'" ;; esac
+case $NT_GRAPH in '' | *[!0-9]*) die "option '--nt-graph': expected a whole number of graph launches (0: none), got '$NT_GRAPH'" ;; esac
 case $COLLS in *[!a-z_,]*) die "option '--colls': expected names like all_reduce,all_gather, got '$COLLS'" ;; esac
 command -v python3 >/dev/null || die "python3 is needed to read the outputs"
 OUT=${OUT:-$PWD/gpu-compare-$(hostname -s).json}
@@ -173,7 +182,7 @@ if [ "$DRY" = 0 ]; then
 		die "nvbandwidth failed: $(tail -n 5 "$REF/nvbandwidth.log")"
 	for c in "${COLL_LIST[@]}"; do
 		[ -x "$NT/build/${c}_perf" ] || die "nccl-tests has no ${c}_perf (option '--colls')"
-		"$NT/build/${c}_perf" -b "$MINB" -e "$MAXB" -f 2 -g "$NGPUS" >"$REF/${c}_perf.log" 2>&1 ||
+		"$NT/build/${c}_perf" -b "$MINB" -e "$MAXB" -f 2 -g "$NGPUS" -G "$NT_GRAPH" >"$REF/${c}_perf.log" 2>&1 ||
 			die "${c}_perf failed: $(tail -n 5 "$REF/${c}_perf.log")"
 	done
 fi
@@ -241,6 +250,9 @@ def nccl_tests(path):
         m = re.match(r"#\s*nccl-tests version (\S+)", line)
         if m:
             version = m.group(1)
+        m = re.search(r"\bgraph: (\d+)", line)
+        if m and line.startswith("#"):
+            nt_graph[path] = int(m.group(1))
         p = line.split()
         if p[:1] == ["#"] and "size" in p and "busbw" in p:
             names = p[1:]
@@ -260,6 +272,7 @@ def nccl_tests(path):
 
 
 nvb_devices = {}
+nt_graph = {}  # the -G each nccl-tests log says it ran with ('graph: N' in its header)
 cd_copy = json.load(open(f"{tmp}/cd-copy.json"))
 cd_nccl = json.load(open(f"{tmp}/cd-nccl.json"))
 host = cd_copy["hosts"][0]
@@ -336,7 +349,10 @@ record = {
     "versions": {"driver": v.get("driver"), "cuda_driver": v.get("cuda_driver"), "nccl": v.get("nccl"),
                  "commdiag": v.get("commdiag"), "nvbandwidth": nvb_version,
                  "nccl_tests": sorted({x[0] for x in nt.values() if x[0]})},
-    "settings": {"copy_bytes": size, "nccl_sizes": sorted({s["bytes"] for s in raw if s["name"].startswith("nccl.") and s["name"] != "nccl.init"})},
+    "settings": {"copy_bytes": size, "nccl_tests_graph_launches": sorted(set(nt_graph.values())),
+                 "commdiag_nccl_method": sorted({p.get("reason") or "graphs" for p in cd_nccl["probes"]
+                                                 if p["name"] != "nccl.init" and p["status"] == "ok"}),
+                 "nccl_sizes": sorted({s["bytes"] for s in raw if s["name"].startswith("nccl.") and s["name"] != "nccl.init"})},
     "nvbandwidth_devices": nvb_devices,
     "reference": {"nvbandwidth": nvb, "nccl_tests": {c: {str(b): bw for b, bw in x[1].items()} for c, x in nt.items()}},
     "commdiag": raw,

@@ -46,7 +46,7 @@ line nccl.all_gather 1024 0.06
 line nccl.all_gather 65536 2.59
 if grep -q 'nccl.all_reduce 2048 ' "$TMP/out"; then bad "a size nccl-tests did not run was compared"; else ok; fi
 json_true "record: versions, sizes, raw numbers" "$TMP/rec.json" \
-	'd["dry_run"] is True and d["versions"]["nvbandwidth"] == "v0.8" and d["versions"]["nccl_tests"] == ["2.17.8"] and d["settings"]["copy_bytes"] == 1 << 20 and [g["bus_id"] for g in d["hardware"]["gpus"]] == ["0000:ab:00.0", "0000:ac:00.0"] and len(d["comparisons"]) == 20 and all(c["ratio"] > 0 for c in d["comparisons"]) and d["reference"]["nvbandwidth"]["device_to_device_memcpy_read_ce"]["matrix"] == [[None, 21.44], [21.9, None]] and d["reference"]["nccl_tests"]["all_reduce"]["65536"] == 4.17 and any(r["name"] == "nccl.all_reduce" and r["variant"] == "out_of_place" for r in d["commdiag"])'
+	'd["dry_run"] is True and d["versions"]["nvbandwidth"] == "v0.8" and d["versions"]["nccl_tests"] == ["2.17.8"] and d["settings"]["copy_bytes"] == 1 << 20 and d["settings"]["nccl_tests_graph_launches"] == [0] and any("back to back" in m for m in d["settings"]["commdiag_nccl_method"]) and [g["bus_id"] for g in d["hardware"]["gpus"]] == ["0000:ab:00.0", "0000:ac:00.0"] and len(d["comparisons"]) == 20 and all(c["ratio"] > 0 for c in d["comparisons"]) and d["reference"]["nvbandwidth"]["device_to_device_memcpy_read_ce"]["matrix"] == [[None, 21.44], [21.9, None]] and d["reference"]["nccl_tests"]["all_reduce"]["65536"] == 4.17 and any(r["name"] == "nccl.all_reduce" and r["variant"] == "out_of_place" for r in d["commdiag"])'
 json_true "record: nvbandwidth's devices match commdiag's numbering" "$TMP/rec.json" \
 	'd["nvbandwidth_devices"]["1"]["bus_id"] == d["hardware"]["gpus"][1]["bus_id"]'
 
@@ -83,6 +83,8 @@ run "no references" 2 "$CMP" --dry-run --commdiag "$BIN" --ref "$TMP/none"
 err_has "no references" "option '--ref': '$TMP/none' has no nvbandwidth.log"
 run "bad --size" 2 "$CMP" --dry-run --commdiag "$BIN" --size 1x
 err_has "bad --size" "option '--size': expected a whole number of MiB, got '1x'"
+run "bad --nt-graph" 2 "$CMP" --dry-run --commdiag "$BIN" --nt-graph -1
+err_has "bad --nt-graph" "option '--nt-graph': expected a whole number of graph launches (0: none), got '-1'"
 run "unknown option" 2 "$CMP" --bogus
 err_has "unknown option" "gpu_compare: unknown option '--bogus'"
 run "--deps without usr/" 2 "$CMP" --dry-run --commdiag "$BIN" --deps "$TMP"
