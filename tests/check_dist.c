@@ -532,6 +532,43 @@ static void bw_run(struct cd_results *r, int rank, int peer, double gbyte_s)
 }
 
 /* The shape of check --pairs with rank 2 slow: only rank 2 is slow with every partner. */
+/* Above 16 hosts a fleet-wide finding's evidence is one line per distinct value, not per host (issue 18). */
+START_TEST(test_fleet_evidence_grouped)
+{
+	struct cd_results r;
+	const struct cd_finding *f;
+	char name[16], id[16];
+
+	cd_results_init(&r);
+	for (int i = 0; i < 40; i++) {
+		struct cd_host *h;
+		struct cd_hca *c;
+		struct cd_ib_port *p;
+
+		snprintf(name, sizeof(name), "n%02d", i);
+		snprintf(id, sizeof(id), "%d", i + 1);
+		h = host_named(&r, name, id);
+		c = cd_host_add_hca(h);
+		p = cd_hca_add_port(c);
+		c->name = xstrdup("mlx5_0");
+		p->port = 1;
+		p->rate_gbit_s = i == 7 || i == 30 ? NAN : i == 12 ? 200 : 400;
+		p->mtu_bytes = 4096;
+	}
+	cd_rules_hosts_evaluate(&r);
+	f = find(&r, "HOST004", 0);
+	ck_assert_ptr_null(f->host);
+	ck_assert_str_eq(f->subject, "RDMA link rates");
+	ck_assert_uint_eq(f->evidence.n, 3);
+	ck_assert(has_evidence(f, "37 hosts (n00, n01, n02 and 34 more): mlx5_0/1 400 Gb/s"));
+	ck_assert(has_evidence(f, "2 hosts (n07, n30): mlx5_0/1 rate n/a"));
+	ck_assert(has_evidence(f, "1 host (n12): mlx5_0/1 200 Gb/s"));
+	/* each odd host still has its own finding */
+	ck_assert_int_eq(count(&r, "HOST004"), 4);
+	cd_results_free(&r);
+}
+END_TEST
+
 START_TEST(test_straggler)
 {
 	struct cd_results r;
@@ -915,6 +952,7 @@ Suite *dist_suite(void)
 	tcase_add_test(tc, test_versions_ifaces_env);
 	tcase_add_test(tc, test_hcas_gpus_ranks);
 	tcase_add_test(tc, test_odd_host);
+	tcase_add_test(tc, test_fleet_evidence_grouped);
 	tcase_add_test(tc, test_straggler);
 	tcase_add_test(tc, test_nccl_pair_straggler);
 	tcase_add_test(tc, test_netns_fixture);

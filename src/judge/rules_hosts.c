@@ -205,6 +205,82 @@ static size_t odd_ones(struct cd_results *r, const char *id, enum cd_severity se
 	return n;
 }
 
+/*
+ * A fleet-wide finding's evidence from each host's value: one line per host up to
+ * EVIDENCE_PER_HOST hosts; above, one line per distinct value, the most common first, with
+ * its count and its first hosts (issue 18: at 4096 hosts the per-host lines were 4096 copies
+ * of the same value, 650 kB of evidence that said "all the same but two"). The odd hosts
+ * still get their own findings (odd_ones). NULL values (not known) are left out.
+ */
+#define EVIDENCE_PER_HOST 16
+#define EVIDENCE_VALUES 32
+
+static char *const *sort_vals; /* qsort has no context argument in C11 */
+
+static int cmp_by_val(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sort_vals[x], sort_vals[y]);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+struct val_group {
+	size_t first, count; /* into the sorted indices */
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct val_group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+static void evidence_by_value(struct cd_finding *f, const struct cd_results *r, char *const *val)
+{
+	size_t *idx, n = 0, ng = 0;
+	struct val_group *g;
+
+	if (r->n_hosts <= EVIDENCE_PER_HOST) {
+		for (size_t i = 0; i < r->n_hosts; i++)
+			if (val[i])
+				cd_finding_evidence(f, "%s: %s", hn(&r->hosts[i]), val[i][0] ? val[i] : "none");
+		return;
+	}
+	idx = xcalloc(r->n_hosts, sizeof(*idx));
+	for (size_t i = 0; i < r->n_hosts; i++)
+		if (val[i])
+			idx[n++] = i;
+	sort_vals = val;
+	qsort(idx, n, sizeof(*idx), cmp_by_val);
+	g = xcalloc(n + 1, sizeof(*g));
+	for (size_t i = 0; i < n; i++) {
+		if (!i || strcmp(val[idx[i]], val[idx[i - 1]]))
+			g[ng++] = (struct val_group){ i, 0 };
+		g[ng - 1].count++;
+	}
+	qsort(g, ng, sizeof(*g), cmp_group);
+	for (size_t k = 0; k < ng && k < EVIDENCE_VALUES; k++) {
+		char names[160] = "";
+		size_t off = 0, shown = 0;
+		const char *v = val[idx[g[k].first]];
+
+		for (; shown < g[k].count && shown < 3; shown++)
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", shown ? ", " : "",
+						hn(&r->hosts[idx[g[k].first + shown]]));
+		if (g[k].count > shown)
+			snprintf(names + off, sizeof(names) - off, " and %zu more", g[k].count - shown);
+		cd_finding_evidence(f, "%zu host%s (%s): %s", g[k].count, g[k].count == 1 ? "" : "s", names,
+				    v[0] ? v : "none");
+	}
+	if (ng > EVIDENCE_VALUES)
+		cd_finding_evidence(f, "and %zu more distinct values (the JSON document has every host's)", ng - EVIDENCE_VALUES);
+	free(g);
+	free(idx);
+}
+
 static void free_vals(char **val, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -443,6 +519,7 @@ static int rule_iface_names(struct cd_results *r)
 	ix = cd_reach_index_new(r);
 	f = cd_results_add_finding(r, "HOST003", CD_SEV_WARN, NULL, "interfaces",
 				   "interface names differ between hosts");
+	per = xcalloc(r->n_hosts, sizeof(*per));
 	for (size_t i = 0; i < r->n_hosts; i++) {
 		const struct cd_host *h = &r->hosts[i];
 		const char *c = chosen_iface(ix, h);
@@ -452,7 +529,7 @@ static int rule_iface_names(struct cd_results *r)
 		for (size_t k = 0; k < h->n_nics && lo < sizeof(list) - 40; k++)
 			if (nic_carries(&h->nics[k]))
 				lo += (size_t)snprintf(list + lo, sizeof(list) - lo, "%s%s", lo ? ", " : "", h->nics[k].name);
-		cd_finding_evidence(f, "%s: %s%s%s", hn(h), lo ? list : "none", c ? "; would use " : "", c ? c : "");
+		per[i] = xasprintf("%s%s%s", lo ? list : "none", c ? "; would use " : "", c ? c : "");
 		if (!c)
 			continue;
 		if (!value[0])
@@ -465,14 +542,16 @@ static int rule_iface_names(struct cd_results *r)
 		if (!strstr(value, c) && off < sizeof(value) - 40)
 			off += (size_t)snprintf(value + off, sizeof(value) - off, "%s%s", off ? "," : "", c);
 	}
+	evidence_by_value(f, r, per);
 	if (strlen(prefix) >= 2 && strchr(value, ','))
 		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s (a prefix) matches on all hosts; so does %s", prefix, value);
 	else if (off)
 		cd_finding_evidence(f, "NCCL_SOCKET_IFNAME=%s matches on all hosts (a list of prefixes)", value);
 	cd_reach_index_free(ix);
-	per = xcalloc(r->n_hosts, sizeof(*per));
-	for (size_t i = 0; i < r->n_hosts; i++)
+	for (size_t i = 0; i < r->n_hosts; i++) {
+		free(per[i]);
 		per[i] = carried_names(&r->hosts[i]);
+	}
 	odd_ones(r, "HOST003", CD_SEV_WARN, "interfaces", "this host's interface names differ from most hosts'", per);
 	free_vals(per, r->n_hosts);
 	return 1;
@@ -494,7 +573,10 @@ static void hca_sig(const struct cd_host *h, int what, char *buf, size_t len)
 		for (size_t p = 0; p < c->n_ports && off < len - 48; p++) {
 			const struct cd_ib_port *pt = &c->ports[p];
 
-			if (what == 1)
+			if (what == 1 && isnan(pt->rate_gbit_s)) /* a port down has no rate */
+				off += (size_t)snprintf(buf + off, len - off, "%s%s/%" PRId64 " rate n/a", off ? ", " : "",
+							c->name, pt->port);
+			else if (what == 1)
 				off += (size_t)snprintf(buf + off, len - off, "%s%s/%" PRId64 " %.0f Gb/s", off ? ", " : "",
 							c->name, pt->port, pt->rate_gbit_s);
 			else
@@ -527,9 +609,9 @@ static int rule_hcas(struct cd_results *r)
 		per = xcalloc(r->n_hosts, sizeof(*per));
 		for (size_t i = 0; i < r->n_hosts; i++) {
 			hca_sig(&r->hosts[i], w, sig, sizeof(sig));
-			cd_finding_evidence(f, "%s: %s", hn(&r->hosts[i]), sig[0] ? sig : "none");
 			per[i] = xstrdup(sig);
 		}
+		evidence_by_value(f, r, per);
 		odd_ones(r, "HOST004", CD_SEV_WARN, what[w], "this host's RDMA devices differ from most hosts'", per);
 		free_vals(per, r->n_hosts);
 		n++;
