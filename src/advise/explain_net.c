@@ -33,6 +33,7 @@ struct net_host {
 	int gid_linklocal;   /* 1 fe80::, 0 IPv4-mapped, -1 unknown */
 	char gid_env[32];    /* NCCL_IB_GID_INDEX set by environment */
 	long mtu;            /* bytes; 0 unknown */
+	int gid_fe80;        /* a completion error's localGid is fe80:: */
 	int gdr_on, gdr_off, acs, iommu;
 };
 
@@ -109,10 +110,14 @@ static int status_is(const char *line, const char *code)
 	return strstr(line, a) || strstr(line, b) || (strstr(line, "status=") && strstr(line, c));
 }
 
-/* "… NET/IB … mtu 5 GID 3 (80FE/…)" or "… mtu 5 LID 7 …": the QP a host opened. */
+/*
+ * "… NET/IB … mtu 5 GID 3 (80FE/…)" or "… mtu 5 LID 7 …": the QP a host opened (2.21 and
+ * 2.22 print "query_ece={…}" between the MTU and the GID).
+ */
 static void qp_line(struct net_host *h, const char *m)
 {
 	char *end;
+	const char *g;
 	long e = strtol(m + 5, &end, 10);
 
 	if (end == m + 5)
@@ -121,13 +126,32 @@ static void qp_line(struct net_host *h, const char *m)
 		h->mtu = mtu_bytes(e);
 	if (!strncmp(end, " LID ", 5)) {
 		h->ib = 1;
-	} else if (!strncmp(end, " GID ", 5)) {
-		const char *p = end + 5;
+	} else if ((g = strstr(end, " GID ")) && isdigit((unsigned char)g[5])) {
+		const char *p = g + 5;
 
 		h->roce = 1;
 		h->gid_index = strtol(p, NULL, 10);
 		if ((p = strchr(p, '(')))
 			h->gid_linklocal = !strncmp(p, "(80FE/", 6) ? 1 : !strncmp(p, "(0/", 3) ? 0 : h->gid_linklocal;
+	}
+}
+
+/*
+ * A completion error names the GIDs (" localGid fe80::… remoteGid …", since 2.18): an
+ * IPv4-mapped one exists only on RoCE v2; fe80:: is what InfiniBand always has, so it
+ * says "link-local" only where the link layer is known to be RoCE.
+ */
+static void completion_gid(struct net_host *h, const char *line)
+{
+	const char *g = strstr(line, " localGid ");
+
+	if (!g)
+		return;
+	if (!strncmp(g + 10, "::ffff:", 7)) {
+		h->roce = 1;
+		h->gid_linklocal = 0;
+	} else if (!strncmp(g + 10, "fe80:", 5) && h->gid_linklocal < 0) {
+		h->gid_fe80 = 1;
 	}
 }
 
@@ -164,6 +188,7 @@ void cd_net_line(struct cd_net *n, const char *host, const char *line)
 	}
 
 	if (strstr(line, "Got completion") || strstr(line, "retry counter exceeded")) {
+		completion_gid(h, line);
 		if (status_is(line, "12") || strstr(line, "transport retry counter exceeded"))
 			n->st12 = err = 1;
 		else if (status_is(line, "4"))
@@ -187,6 +212,7 @@ int cd_net_has_error(const struct cd_net *n)
 
 struct weighed {
 	int on, ruled_out, score;
+	int strong; /* a fact that by itself is the cause (two MTUs): counts twice */
 	char why[2][4][NET_LINE]; /* [0] for, [1] against */
 	int k[2];
 };
@@ -217,7 +243,7 @@ static int gdr_on(const struct net_host *h) { return h->gdr_on; }
 static int gdr_only_off(const struct net_host *h) { return h->gdr_off && !h->gdr_on; }
 static int acs_on(const struct net_host *h) { return h->acs; }
 static int iommu_on(const struct net_host *h) { return h->iommu; }
-static int gid_ll(const struct net_host *h) { return h->gid_linklocal == 1; }
+static int gid_ll(const struct net_host *h) { return h->gid_linklocal == 1 || (h->gid_fe80 && h->roce); }
 static int gid_v4(const struct net_host *h) { return h->gid_linklocal == 0; }
 static int gid_env(const struct net_host *h) { return *h->gid_env != '\0'; }
 
@@ -321,6 +347,7 @@ static void weigh_mtu(const struct cd_net *n, struct weighed *w)
 		snprintf(buf, sizeof(buf), "%.60s reports MTU %s, %.60s MTU %s", *a->name ? a->name : "the log", va,
 			 *b->name ? b->name : "the log", vb);
 		note(w, 0, "%s%s", buf, ": larger frames are dropped");
+		w->strong = 1;
 	} else {
 		int hosts = 0;
 
@@ -345,7 +372,7 @@ const char *cd_net_candidates(const struct cd_net *n, struct cd_finding *f)
 	weigh_acs(n, &w[C_ACS]);
 	weigh_mtu(n, &w[C_MTU]);
 	for (int c = 0; c < N_CAND; c++) {
-		w[c].score = w[c].k[0] - w[c].k[1] - (w[c].ruled_out ? 100 : 0);
+		w[c].score = w[c].k[0] + w[c].strong - w[c].k[1] - (w[c].ruled_out ? 100 : 0);
 		if (w[c].on)
 			order[k++] = c;
 	}
