@@ -688,6 +688,10 @@ START_TEST(test_candidates_mtu)
 	ck_assert(candidate_line("   against: the GID index in use on srvA, srvB is IPv4-mapped (RoCE v2): the right "
 				 "kind of GID"));
 	ck_assert(first_advice_has("MTU"));
+	/* the facts are the document's: each host's port carries the MTU its QP line showed */
+	ck_assert_int_eq(host("srvA")->hcas[0].ports[0].mtu_bytes, 4096);
+	ck_assert_int_eq(host("srvB")->hcas[0].ports[0].mtu_bytes, 1024);
+	ck_assert_str_eq(host("srvB")->hcas[0].ports[0].link_layer, "ethernet");
 }
 END_TEST
 

@@ -962,6 +962,7 @@ static void finish(struct state *st, struct cd_host *first)
 						    st->r->hosts[i].hostname, b);
 		}
 	}
+	cd_net_to_hosts(st->net, st->r);
 	catalogue_finish(st);
 	versions_finish(st);
 	{

@@ -33,6 +33,7 @@ struct net_host {
 	int gid_linklocal;   /* 1 fe80::, 0 IPv4-mapped, -1 unknown */
 	char gid_env[32];    /* NCCL_IB_GID_INDEX set by environment */
 	long mtu;            /* bytes; 0 unknown */
+	long dev_mtu[8];     /* per NCCL IB device index (the [d] of "NET/IB : Using"), bytes; 0 unknown */
 	int gid_fe80;        /* a completion error's localGid is fe80:: */
 	int gdr_on, gdr_off, acs, iommu;
 };
@@ -114,16 +115,18 @@ static int status_is(const char *line, const char *code)
  * "… NET/IB … mtu 5 GID 3 (80FE/…)" or "… mtu 5 LID 7 …": the QP a host opened (2.21 and
  * 2.22 print "query_ece={…}" between the MTU and the GID).
  */
-static void qp_line(struct net_host *h, const char *m)
+static void qp_line(struct net_host *h, const char *line, const char *m)
 {
 	char *end;
-	const char *g;
-	long e = strtol(m + 5, &end, 10);
+	const char *g, *d = strstr(line, "IbDev ") ? strstr(line, "IbDev ") + 6 : strstr(line, " Dev ") + 5;
+	long e = strtol(m + 5, &end, 10), dev = isdigit((unsigned char)*d) ? strtol(d, NULL, 10) : -1;
 
 	if (end == m + 5)
 		return;
 	if (mtu_bytes(e))
 		h->mtu = mtu_bytes(e);
+	if (mtu_bytes(e) && dev >= 0 && dev < 8)
+		h->dev_mtu[dev] = mtu_bytes(e);
 	if (!strncmp(end, " LID ", 5)) {
 		h->ib = 1;
 	} else if ((g = strstr(end, " GID ")) && isdigit((unsigned char)g[5])) {
@@ -167,8 +170,8 @@ void cd_net_line(struct cd_net *n, const char *host, const char *line)
 				h->roce = 1;
 			else if (!strncmp(s, "/IB", 3) && !isalnum((unsigned char)s[3]))
 				h->ib = 1;
-	} else if (strstr(line, "NET/IB") && (p = strstr(line, " mtu ")) && strstr(line, "Port ")) {
-		qp_line(h, p);
+	} else if (strstr(line, "NET/IB") && (p = strstr(line, " mtu ")) && strstr(line, "Port ") && strstr(line, "Dev ")) {
+		qp_line(h, line, p);
 	} else if ((p = strstr(line, "active_mtu:"))) {
 		const char *q = strchr(p, '(');
 		long v = q ? mtu_bytes(strtol(q + 1, NULL, 10)) : strtol(p + 11, NULL, 10);
@@ -203,6 +206,20 @@ void cd_net_line(struct cd_net *n, const char *host, const char *line)
 	}
 	if (err && !*n->first_error)
 		snprintf(n->first_error, sizeof(n->first_error), "%s", line);
+}
+
+void cd_net_to_hosts(const struct cd_net *n, struct cd_results *r)
+{
+	for (int i = 0; i < n->n; i++)
+		for (size_t k = 0; k < r->n_hosts; k++) {
+			struct cd_host *h = &r->hosts[k];
+
+			if (!h->hostname || strcmp(h->hostname, n->h[i].name))
+				continue;
+			for (size_t d = 0; d < h->n_hcas && d < 8; d++)
+				if (n->h[i].dev_mtu[d] && h->hcas[d].n_ports)
+					h->hcas[d].ports[0].mtu_bytes = n->h[i].dev_mtu[d];
+		}
 }
 
 int cd_net_has_error(const struct cd_net *n)

@@ -26,6 +26,12 @@ void cd_net_line(struct cd_net *n, const char *host, const char *line);
  */
 const char *cd_net_candidates(const struct cd_net *n, struct cd_finding *f);
 
+/*
+ * The MTU each host's QP lines report, onto the port of the HCA NCCL numbered so (the
+ * order of its "NET/IB : Using" list, which is the order explain added the HCAs in).
+ */
+void cd_net_to_hosts(const struct cd_net *n, struct cd_results *r);
+
 /* Does the log show an RDMA error the candidates are about? */
 int cd_net_has_error(const struct cd_net *n);
 
