@@ -459,6 +459,7 @@ void cd_net_order_advice(struct cd_results *r)
 	int best = -1, gid_out = 0;
 	size_t i;
 
+	/* several logs in one document: the first log's candidates order the advice (one list) */
 	for (i = 0; i < r->n_findings && !f; i++)
 		if (!strcmp(r->findings[i].id, "LOG030"))
 			f = &r->findings[i];
