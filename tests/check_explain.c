@@ -723,6 +723,29 @@ START_TEST(test_candidates_ruled_out)
 }
 END_TEST
 
+/* NCCL 2.21's QP line (query_ece between mtu and GID), ibv_devinfo's active_mtu, the kernel's IOMMU line. */
+START_TEST(test_candidates_other_forms)
+{
+	parse("a1:10:11 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 88 mtu 5 query_ece={supported=1, "
+	      "vendor_id=0x15b3, options=0x30000002, comp_mask=0x0} GID 3 (0/100030AFFFF0000) fifoRkey=0x1 fifoLkey=0x1\n"
+	      "b2:20:21 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 99 mtu 5 query_ece={supported=1, "
+	      "vendor_id=0x15b3, options=0x30000002, comp_mask=0x0} GID 3 (0/200030AFFFF0000) fifoRkey=0x1 fifoLkey=0x1\n"
+	      "b2:20:21 [0] NCCL WARN NET/IB: Got completion from peer 10.3.0.1<1> with status=12 opcode=0 len=0 "
+	      "vendor err 129 (Send)\n");
+	ck_assert_str_eq(first("LOG030")->subject, "RoCE GID index or routing");
+	ck_assert(candidate_line("x. MTU mismatch between hosts (ruled out)"));
+	ck_assert(candidate_line("   against: every host reports MTU 4096"));
+	teardown();
+	setup();
+	parse("			active_mtu:		1024 (3)\n"
+	      "[    0.912345] iommu: Default domain type: Translated\n"
+	      "h:1:2 [0] NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=4 opcode=0 len=0 vendor err 81 "
+	      "(Send)\n");
+	ck_assert_str_eq(first("LOG030")->subject, "PCIe ACS or the IOMMU blocking GPUDirect RDMA");
+	ck_assert(candidate_line("   for: the IOMMU translates DMA (not passthrough) on t.log"));
+}
+END_TEST
+
 /*
  * A healthy two-host RoCE log with addresses: the tree alone would advise a GID index (NCCL
  * 2.18 on RoCE); with no network error nothing that picks a network survives.
@@ -877,6 +900,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_candidates_mtu);
 	tcase_add_test(tc, test_candidates_unknown_fabric);
 	tcase_add_test(tc, test_candidates_ruled_out);
+	tcase_add_test(tc, test_candidates_other_forms);
 	tcase_add_test(tc, test_healthy_roce_no_network_advice);
 	tcase_add_test(tc, test_graph_file);
 	tcase_add_test(tc, test_ucx_ud_timeout);
