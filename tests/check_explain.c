@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The log parser: prefixes of interleaved ranks, facts, findings, and any bytes at all. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -587,6 +588,185 @@ START_TEST(test_network_settings_need_errors)
 }
 END_TEST
 
+/* ---- candidate causes of an RDMA error (LOG030): tests/data/explain/README.md ---- */
+
+/* Parse a fixture and walk the tree; then vet, as `commdiag explain` does, when vet is set. */
+static void explain_file_vet(const char *name, int vet)
+{
+	char path[256], *text;
+	FILE *fp;
+	long n;
+
+	snprintf(path, sizeof(path), "tests/data/explain/%s", name);
+	fp = fopen(path, "rb");
+	ck_assert_msg(fp != NULL, "%s: cannot open", path);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	text = calloc(1, (size_t)n + 1);
+	ck_assert_uint_eq(fread(text, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	cd_explain_parse(&res, text, (size_t)n, name);
+	free(text);
+	cd_advise(&res);
+	if (vet)
+		cd_explain_vet(&res);
+}
+
+static void explain_file(const char *name)
+{
+	explain_file_vet(name, 1);
+}
+
+/* Does the first advice name word (in its variable or its value)? */
+static int first_advice_has(const char *word)
+{
+	const struct cd_advice *a = res.n_advice ? &res.advice[0] : NULL;
+
+	return a && ((a->env && strstr(a->env, word)) || (a->value && strstr(a->value, word)));
+}
+
+/* Is this evidence line (exactly) among LOG030's? */
+static int candidate_line(const char *line)
+{
+	const struct cd_finding *f = first("LOG030");
+
+	for (size_t i = 0; f && i < f->evidence.n; i++)
+		if (!strcmp(f->evidence.v[i], line))
+			return 1;
+	return 0;
+}
+
+START_TEST(test_candidates_roce_gid)
+{
+	explain_file("roce-gid.log");
+	ck_assert_ptr_nonnull(first("LOG030"));
+	ck_assert_str_eq(first("LOG030")->subject, "RoCE GID index or routing");
+	ck_assert(candidate_line("1. RoCE GID index or routing"));
+	ck_assert(candidate_line("   for: the GID index in use on nodeA, nodeB is link-local (fe80::): RoCE v1 or no "
+				 "IPv4 address, not routable"));
+	ck_assert(candidate_line("2. InfiniBand link, cable or subnet manager"));
+	ck_assert(candidate_line("   against: link layer RoCE on nodeA, nodeB: Ethernet, no subnet manager; a GID or "
+				 "route fails the same way"));
+	ck_assert(candidate_line("x. MTU mismatch between hosts (ruled out)"));
+	ck_assert(first_advice_has("NCCL_IB_GID_INDEX"));
+}
+END_TEST
+
+/* InfiniBand proven by NCCL's own lines: no GID advice from anyone, the link's fix first. */
+START_TEST(test_candidates_ib_no_gid)
+{
+	explain_file("ib-retry.log");
+	ck_assert_str_eq(first("LOG030")->subject, "InfiniBand link, cable or subnet manager");
+	ck_assert(candidate_line("x. RoCE GID index or routing (ruled out)"));
+	ck_assert(candidate_line("   against: link layer InfiniBand on gpu07, gpu08: the LID routes, no GID index is "
+				 "involved"));
+	ck_assert(first_advice_has("ibstat"));
+	ck_assert_ptr_null(advice_with("GID_INDEX"));
+	ck_assert_ptr_null(advice_with("show_gids"));
+	ck_assert_ptr_nonnull(advice_with("NCCL_IB_TIMEOUT")); /* still there, after the link's check */
+}
+END_TEST
+
+START_TEST(test_candidates_acs)
+{
+	explain_file("acs-gdr.log");
+	ck_assert_str_eq(first("LOG030")->subject, "PCIe ACS or the IOMMU blocking GPUDirect RDMA");
+	ck_assert(candidate_line("   for: GPUDirect RDMA is on (dgx3): the HCA writes GPU memory across the PCIe switches"));
+	ck_assert(candidate_line("   for: ACS redirect is on (ACSCtl ReqRedir+/CmpltRedir+) on dgx3"));
+	ck_assert(first_advice_has("ACS"));
+}
+END_TEST
+
+/* Two hosts' MTUs outweigh the RoCE facts, and the IPv4-mapped GID counts against the GID. */
+START_TEST(test_candidates_mtu)
+{
+	explain_file("mtu-mismatch.log");
+	ck_assert_str_eq(first("LOG030")->subject, "MTU mismatch between hosts");
+	ck_assert(candidate_line("   for: srvA reports MTU 4096, srvB MTU 1024: larger frames are dropped"));
+	ck_assert(candidate_line("2. RoCE GID index or routing"));
+	ck_assert(candidate_line("   against: the GID index in use on srvA, srvB is IPv4-mapped (RoCE v2): the right "
+				 "kind of GID"));
+	ck_assert(first_advice_has("MTU"));
+	/* the facts are the document's: each host's port carries the MTU its QP line showed */
+	ck_assert_int_eq(host("srvA")->hcas[0].ports[0].mtu_bytes, 4096);
+	ck_assert_int_eq(host("srvB")->hcas[0].ports[0].mtu_bytes, 1024);
+	ck_assert_str_eq(host("srvB")->hcas[0].ports[0].link_layer, "ethernet");
+}
+END_TEST
+
+/* No link layer in the log: the GID stays first (status 12 alone fits it as well as a link). */
+START_TEST(test_candidates_unknown_fabric)
+{
+	parse("w1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, "
+	      "vendor err 129\n");
+	cd_advise(&res);
+	cd_explain_vet(&res);
+	ck_assert_str_eq(first("LOG030")->subject, "RoCE GID index or routing");
+	ck_assert(first_advice_has("NCCL_IB_GID_INDEX"));
+	ck_assert_ptr_nonnull(advice_with("NCCL_IB_TIMEOUT"));
+}
+END_TEST
+
+/* GPUDirect RDMA off rules ACS out; a lone status 5 (flush) makes no candidate at all. */
+START_TEST(test_candidates_ruled_out)
+{
+	parse("h:1:2 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 0 / HCA 0 (distance 7 > 5)\n"
+	      "h:1:2 [0] NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=4 opcode=0 len=0 vendor err 81 "
+	      "(Send)\n");
+	ck_assert_ptr_null(first("LOG030"));
+	teardown();
+	setup();
+	parse("h:1:2 [0] NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=5 opcode=0 len=0 vendor err 249 "
+	      "(Recv)\n");
+	ck_assert_ptr_null(first("LOG030"));
+}
+END_TEST
+
+/* NCCL 2.21's QP line (query_ece between mtu and GID), ibv_devinfo's active_mtu, the kernel's IOMMU line. */
+START_TEST(test_candidates_other_forms)
+{
+	parse("a1:10:11 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 88 mtu 5 query_ece={supported=1, "
+	      "vendor_id=0x15b3, options=0x30000002, comp_mask=0x0} GID 3 (0/100030AFFFF0000) fifoRkey=0x1 fifoLkey=0x1\n"
+	      "b2:20:21 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 99 mtu 5 query_ece={supported=1, "
+	      "vendor_id=0x15b3, options=0x30000002, comp_mask=0x0} GID 3 (0/200030AFFFF0000) fifoRkey=0x1 fifoLkey=0x1\n"
+	      "b2:20:21 [0] NCCL WARN NET/IB: Got completion from peer 10.3.0.1<1> with status=12 opcode=0 len=0 "
+	      "vendor err 129 (Send)\n");
+	ck_assert_str_eq(first("LOG030")->subject, "RoCE GID index or routing");
+	ck_assert(candidate_line("x. MTU mismatch between hosts (ruled out)"));
+	ck_assert(candidate_line("   against: every host reports MTU 4096"));
+	teardown();
+	setup();
+	parse("			active_mtu:		1024 (3)\n"
+	      "[    0.912345] iommu: Default domain type: Translated\n"
+	      "h:1:2 [0] NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=4 opcode=0 len=0 vendor err 81 "
+	      "(Send)\n");
+	ck_assert_str_eq(first("LOG030")->subject, "PCIe ACS or the IOMMU blocking GPUDirect RDMA");
+	ck_assert(candidate_line("   for: the IOMMU translates DMA (not passthrough) on t.log"));
+}
+END_TEST
+
+/*
+ * A healthy two-host RoCE log with addresses: the tree alone would advise a GID index (NCCL
+ * 2.18 on RoCE); with no network error nothing that picks a network survives.
+ */
+START_TEST(test_healthy_roce_no_network_advice)
+{
+	static const char *const vars[] = { "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "btl_tcp_if_include",
+					    "UCX_NET_DEVICES", "GLOO_SOCKET_IFNAME" };
+
+	explain_file("healthy-roce.log");
+	ck_assert_uint_eq(res.n_hosts, 2);
+	ck_assert_ptr_null(first("LOG030"));
+	for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
+		ck_assert_msg(!advice_with(vars[k]), "%s advised from a log without a network error", vars[k]);
+	teardown();
+	setup();
+	explain_file_vet("healthy-roce.log", 0); /* before the vet: the tree did propose it */
+	ck_assert_ptr_nonnull(advice_with("NCCL_IB_GID_INDEX"));
+}
+END_TEST
+
 /* NCCL's interface lists, with and without the "[N]" index: every item, the first one whole. */
 START_TEST(test_socket_iface_lists)
 {
@@ -714,6 +894,14 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_timeout_advice);
 	tcase_add_test(tc, test_network_settings_need_errors);
 	tcase_add_test(tc, test_socket_iface_lists);
+	tcase_add_test(tc, test_candidates_roce_gid);
+	tcase_add_test(tc, test_candidates_ib_no_gid);
+	tcase_add_test(tc, test_candidates_acs);
+	tcase_add_test(tc, test_candidates_mtu);
+	tcase_add_test(tc, test_candidates_unknown_fabric);
+	tcase_add_test(tc, test_candidates_ruled_out);
+	tcase_add_test(tc, test_candidates_other_forms);
+	tcase_add_test(tc, test_healthy_roce_no_network_advice);
 	tcase_add_test(tc, test_graph_file);
 	tcase_add_test(tc, test_ucx_ud_timeout);
 	suite_add_tcase(s, tc);

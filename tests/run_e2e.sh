@@ -756,6 +756,23 @@ LOG
 "$BIN" explain "$TMP/plugin.log" --json >"$TMP/plugin.json" 2>"$TMP/err"
 json_true "explain: net plugins differ between hosts" "$TMP/plugin.json" \
 	'[f for f in d["findings"] if f["id"] == "LOG009" and f["subject"] == "nccl net plugin"] and [a for a in d["advice"] if "same NCCL net plugin" in (a["value"] or "")] and [h["nccl_net_plugin"] for h in d["hosts"]] == ["Libfabric (v10)", "internal"]'
+out_without() { if grep -qF -- "$2" "$TMP/out"; then bad "$1: stdout has '$2'"; else ok; fi; }
+# candidate causes of an RDMA error (LOG030), fixtures in NCCL's formats (tests/data/explain/README.md):
+# the best supported cause's fix first; no GID advice on InfiniBand; no network setting without a network error
+for c in "roce-gid:RoCE GID index or routing:NCCL_IB_GID_INDEX" "ib-retry:InfiniBand link, cable or subnet manager:ibstat" \
+	"acs-gdr:PCIe ACS or the IOMMU blocking GPUDirect RDMA:ACS" "mtu-mismatch:MTU mismatch between hosts:MTU"; do
+	IFS=: read -r log best word <<<"$c"
+	"$BIN" explain "$DATA/explain/$log.log" --json >"$TMP/cand.json" 2>"$TMP/err"
+	json_true "explain $log: '$best' first, its fix the first advice" "$TMP/cand.json" \
+		"[f['subject'] for f in d['findings'] if f['id'] == 'LOG030'] == ['$best'] and '$word' in ((d['advice'][0]['env'] or '') + (d['advice'][0]['value'] or ''))"
+done
+"$BIN" explain "$DATA/explain/ib-retry.log" >"$TMP/out" 2>&1
+out_has "explain prints the candidates with evidence against" "against: link layer InfiniBand on gpu07, gpu08"
+out_without "explain: no GID advice when the log shows InfiniBand" "GID_INDEX"
+"$BIN" explain "$DATA/explain/healthy-roce.log" --shell >"$TMP/out" 2>&1
+out_without "explain: a healthy RoCE log gives no network setting" "NCCL_IB_GID_INDEX"
+out_without "explain: a healthy RoCE log gives no interface setting" "SOCKET_IFNAME"
+out_without "explain: a healthy RoCE log gives no HCA setting" "NCCL_IB_HCA"
 "$BIN" score "$DATA/docs/advise/plugin-differ.json" --json >"$TMP/plugin.json" 2>/dev/null
 json_true "HOST002: net plugins differ" "$TMP/plugin.json" '[f for f in d["findings"] if f["id"] == "HOST002" and f["subject"] == "nccl net plugin" and f["severity"] == "fail"]'
 run "explain without a file" 2 "$BIN" explain

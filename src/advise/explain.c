@@ -14,6 +14,7 @@
 
 #include "explain.h"
 #include "explain_catalog.h"
+#include "explain_net.h"
 #include "explain_torch.h"
 #include "explain_versions.h"
 
@@ -54,6 +55,7 @@ struct state {
 	struct cause_seen *seen;        /* one per catalogue entry */
 	int ompi_connect_box;           /* inside Open MPI's "failed to TCP connect" help box */
 	struct cd_vers_log *vers;       /* the versions, architectures and drivers the log shows */
+	struct cd_net *net;             /* RDMA facts and errors, for the candidate causes (LOG030) */
 	long lineno;
 };
 
@@ -816,6 +818,7 @@ static void classify(struct state *st, const char *line)
 	cd_vers_log_line(st->vers, h->hostname, h->host_id_source && !strcmp(h->host_id_source, CD_EXPLAIN_NO_HOST),
 			 line);
 	parse_result_trace(st, line);
+	cd_net_line(st->net, h->hostname, line);
 	if (strstr(line, "Open MPI failed to TCP connect to a peer MPI process"))
 		st->ompi_connect_box = 1; /* its "Message: connect() to ADDR failed" line follows */
 
@@ -959,8 +962,16 @@ static void finish(struct state *st, struct cd_host *first)
 						    st->r->hosts[i].hostname, b);
 		}
 	}
+	cd_net_to_hosts(st->net, st->r);
 	catalogue_finish(st);
 	versions_finish(st);
+	{
+		const char *best = cd_net_candidates(st->net, NULL);
+
+		if (best && (f = log_finding(st, "LOG030", CD_SEV_INFO, first, best,
+					     "candidate causes of the RDMA error, best supported first", NULL)))
+			cd_net_candidates(st->net, f);
+	}
 	if (st->ib_none && st->net_socket)
 		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
 	if ((st->errors || st->warns) && !cause_found(st)) {
@@ -1006,6 +1017,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	st->first_finding = r->n_findings;
 	st->torch = cd_torch_new();
 	st->vers = cd_vers_log_new();
+	st->net = cd_net_new();
 	st->causes = cd_causes_default();
 	st->seen = xcalloc(st->causes ? st->causes->n + 1 : 1, sizeof(*st->seen));
 	while (text && pos < len) {
@@ -1038,6 +1050,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	free(line);
 	cd_torch_free(st->torch);
 	cd_vers_log_free(st->vers);
+	cd_net_free(st->net);
 	free(st->seen);
 	free(st);
 	return n;
@@ -1094,6 +1107,7 @@ void cd_explain_vet(struct cd_results *r)
 {
 	size_t k = 0;
 
+	cd_net_order_advice(r); /* the best supported candidate's fix first */
 	if (network_error(r))
 		return;
 	for (size_t i = 0; i < r->n_advice; i++) {
