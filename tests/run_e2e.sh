@@ -769,6 +769,10 @@ done
 "$BIN" explain "$DATA/explain/ib-retry.log" >"$TMP/out" 2>&1
 out_has "explain prints the candidates with evidence against" "against: link layer InfiniBand on gpu07, gpu08"
 out_without "explain: no GID advice when the log shows InfiniBand" "GID_INDEX"
+# a specific catalogue entry's fix stays ahead of the weighing's: the rail case (an IPv4-mapped
+# GID timing out on the way to RTR, nccl#2013) is NCCL_CROSS_NIC, not the GID index
+"$BIN" explain "$DATA/logs/rails-nccl-2013.log" --shell 2>/dev/null | sed '/^$/d' | head -1 >"$TMP/out"
+out_has "explain: the rail entry's fix first, before the candidates' GID advice" "NCCL_CROSS_NIC='0'"
 "$BIN" explain "$DATA/explain/healthy-roce.log" --shell >"$TMP/out" 2>&1
 out_without "explain: a healthy RoCE log gives no network setting" "NCCL_IB_GID_INDEX"
 out_without "explain: a healthy RoCE log gives no interface setting" "SOCKET_IFNAME"

@@ -147,13 +147,19 @@ static void qp_line(struct net_host *h, const char *line, const char *m)
 static void completion_gid(struct net_host *h, const char *line)
 {
 	const char *g = strstr(line, " localGid ");
+	size_t skip = 10;
 
+	/* ibv_modify_qp's failure on the way to RTR says ", local GID index %d, local GID %s" (2.19 and later) */
+	if (!g && (g = strstr(line, ", local GID ")) && !strncmp(g + 12, "index", 5))
+		g = strstr(g + 12, ", local GID ");
+	if (g && !strncmp(g, ", local GID ", 12))
+		skip = 12;
 	if (!g)
 		return;
-	if (!strncmp(g + 10, "::ffff:", 7)) {
+	if (!strncmp(g + skip, "::ffff:", 7)) {
 		h->roce = 1;
 		h->gid_linklocal = 0;
-	} else if (!strncmp(g + 10, "fe80:", 5) && h->gid_linklocal < 0) {
+	} else if (!strncmp(g + skip, "fe80:", 5) && h->gid_linklocal < 0) {
 		h->gid_fe80 = 1;
 	}
 }
@@ -201,6 +207,7 @@ void cd_net_line(struct cd_net *n, const char *host, const char *line)
 	} else if (strstr(line, "local access violation")) {
 		n->access = err = 1;
 	} else if (strstr(line, "ibv_modify_qp failed")) {
+		completion_gid(h, line);
 		n->qp_fail = err = 1;
 		n->qp_timeout |= strstr(line, "failed with 110 ") || strstr(line, "Connection timed out");
 	}
@@ -445,12 +452,31 @@ static void drop_advice(struct cd_results *r, size_t i)
 	r->n_advice--;
 }
 
+/*
+ * Advice a specific catalogue entry gave: its message and its require/rule_out lines
+ * matched, which says more than the weighing of general facts does (the rail case: an
+ * IPv4-mapped GID timing out on the way to RTR is routing between rails, not the index).
+ */
+static int from_catalogue(const struct cd_advice *a)
+{
+	for (size_t k = 0; k < a->path.n; k++)
+		if (!strncmp(a->path.v[k], "cause catalogue [", 17))
+			return 1;
+	return 0;
+}
+
+/* Move advice i up, to the front but behind what specific catalogue entries gave. */
 static void to_front(struct cd_results *r, size_t i)
 {
 	struct cd_advice t = r->advice[i];
+	size_t at = 0;
 
-	memmove(&r->advice[1], &r->advice[0], i * sizeof(t));
-	r->advice[0] = t;
+	while (at < i && from_catalogue(&r->advice[at]))
+		at++;
+	if (at >= i)
+		return;
+	memmove(&r->advice[at + 1], &r->advice[at], (i - at) * sizeof(t));
+	r->advice[at] = t;
 }
 
 void cd_net_order_advice(struct cd_results *r)
