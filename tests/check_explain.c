@@ -533,13 +533,20 @@ static int entry_cited(const char *id, const char *entry)
 	return 0;
 }
 
-/* One case: its log must make the finding through the entry (alone, so nothing more specific claims it). */
-static void libmsgs_case(const char *entry, const char *id, const char *log)
+/*
+ * One case: its log must make the finding through the entry (alone, so nothing more specific
+ * claims it), or, for a negative case, must not cite the entry at all (a rule_out holds).
+ */
+static void libmsgs_case(const char *entry, const char *id, const char *log, int negative)
 {
 	setup();
 	parse(log);
-	ck_assert_msg(first(id) != NULL, "[%s]: no %s from:\n%s", entry, id, log);
-	ck_assert_msg(entry_cited(id, entry), "[%s] is not what made %s from:\n%s", entry, id, log);
+	if (negative)
+		ck_assert_msg(!entry_cited(id, entry), "[%s] is cited, though ruled out, from:\n%s", entry, log);
+	else {
+		ck_assert_msg(first(id) != NULL, "[%s]: no %s from:\n%s", entry, id, log);
+		ck_assert_msg(entry_cited(id, entry), "[%s] is not what made %s from:\n%s", entry, id, log);
+	}
 	teardown();
 }
 
@@ -553,6 +560,7 @@ START_TEST(test_catalogue_libmsgs)
 	FILE *f = fopen("tests/data/catalog/libmsgs.log", "r");
 	char line[1024], entry[96] = "", id[16] = "", *log = NULL;
 	size_t n = 0, cases = 0, covered = 0;
+	int negative = 0, negatives = 0;
 	unsigned seen[256] = { 0 };
 
 	ck_assert_ptr_nonnull(c);
@@ -563,14 +571,16 @@ START_TEST(test_catalogue_libmsgs)
 		more = fgets(line, sizeof(line), f) != NULL;
 		if (more && line[0] == '#')
 			continue;
-		if (!more || !strncmp(line, "== ", 3)) {
+		if (!more || !strncmp(line, "== ", 3) || !strncmp(line, "!= ", 3)) {
 			if (*entry) {
-				libmsgs_case(entry, id, log ? log : "");
+				libmsgs_case(entry, id, log ? log : "", negative);
 				cases++;
+				negatives += negative;
 			}
 			n = 0;
 			if (log)
 				log[0] = '\0';
+			negative = more && line[0] == '!';
 			if (more)
 				ck_assert_int_eq(sscanf(line + 3, "%95s %15s", entry, id), 2);
 			continue;
@@ -580,7 +590,7 @@ START_TEST(test_catalogue_libmsgs)
 		memcpy(log + n, line, strlen(line) + 1);
 		n += strlen(line);
 		line[strcspn(line, "\n")] = '\0';
-		for (size_t i = 0; i < c->n; i++)
+		for (size_t i = 0; i < c->n && !negative; i++)
 			if (!strcmp(c->v[i].id, entry))
 				for (int k = 0; k < c->v[i].n_match; k++)
 					if (cd_cause_match(c->v[i].match[k], line))
@@ -598,6 +608,7 @@ START_TEST(test_catalogue_libmsgs)
 				      c->v[i].match[k]);
 	}
 	ck_assert_uint_ge(cases, 60);
+	ck_assert_int_ge(negatives, 1);
 	ck_assert_uint_ge(covered, 20);
 }
 END_TEST
