@@ -514,6 +514,105 @@ START_TEST(test_causes_from_catalogue)
 }
 END_TEST
 
+/* ---- tests/data/catalog/libmsgs.log: the other libraries' error paths, one case per entry form ---- */
+
+/* Does the finding id carry "[entry]" in its evidence, or an advice its path? */
+static int entry_cited(const char *id, const char *entry)
+{
+	char tag[96];
+
+	snprintf(tag, sizeof(tag), "[%s]", entry);
+	for (size_t i = 0; i < res.n_findings; i++)
+		for (size_t k = 0; !strcmp(res.findings[i].id, id) && k < res.findings[i].evidence.n; k++)
+			if (strstr(res.findings[i].evidence.v[k], tag))
+				return 1;
+	for (size_t i = 0; i < res.n_advice; i++)
+		for (size_t k = 0; k < res.advice[i].path.n; k++)
+			if (strstr(res.advice[i].path.v[k], tag))
+				return 1;
+	return 0;
+}
+
+/*
+ * One case: its log must make the finding through the entry (alone, so nothing more specific
+ * claims it), or, for a negative case, must not cite the entry at all (a rule_out holds).
+ */
+static void libmsgs_case(const char *entry, const char *id, const char *log, int negative)
+{
+	setup();
+	parse(log);
+	if (negative)
+		ck_assert_msg(!entry_cited(id, entry), "[%s] is cited, though ruled out, from:\n%s", entry, log);
+	else {
+		ck_assert_msg(first(id) != NULL, "[%s]: no %s from:\n%s", entry, id, log);
+		ck_assert_msg(entry_cited(id, entry), "[%s] is not what made %s from:\n%s", entry, id, log);
+	}
+	teardown();
+}
+
+/*
+ * Every case of the fixture holds, and every match line of the entries it names matches one
+ * of their cases' lines: an entry that stops matching the text its library prints fails here.
+ */
+START_TEST(test_catalogue_libmsgs)
+{
+	const struct cd_causes *c = cd_causes_default();
+	FILE *f = fopen("tests/data/catalog/libmsgs.log", "r");
+	char line[1024], entry[96] = "", id[16] = "", *log = NULL;
+	size_t n = 0, cases = 0, covered = 0;
+	int negative = 0, negatives = 0;
+	unsigned seen[256] = { 0 };
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_le(c->n, 256);
+	teardown();
+	for (int more = 1; more;) {
+		more = fgets(line, sizeof(line), f) != NULL;
+		if (more && line[0] == '#')
+			continue;
+		if (!more || !strncmp(line, "== ", 3) || !strncmp(line, "!= ", 3)) {
+			if (*entry) {
+				libmsgs_case(entry, id, log ? log : "", negative);
+				cases++;
+				negatives += negative;
+			}
+			n = 0;
+			if (log)
+				log[0] = '\0';
+			negative = more && line[0] == '!';
+			if (more)
+				ck_assert_int_eq(sscanf(line + 3, "%95s %15s", entry, id), 2);
+			continue;
+		}
+		log = realloc(log, n + strlen(line) + 1);
+		ck_assert_ptr_nonnull(log);
+		memcpy(log + n, line, strlen(line) + 1);
+		n += strlen(line);
+		line[strcspn(line, "\n")] = '\0';
+		for (size_t i = 0; i < c->n && !negative; i++)
+			if (!strcmp(c->v[i].id, entry))
+				for (int k = 0; k < c->v[i].n_match; k++)
+					if (cd_cause_match(c->v[i].match[k], line))
+						seen[i] |= 1u << k;
+	}
+	fclose(f);
+	free(log);
+	setup();
+	for (size_t i = 0; i < c->n; i++) {
+		if (!seen[i])
+			continue;
+		covered++;
+		for (int k = 0; k < c->v[i].n_match; k++)
+			ck_assert_msg(seen[i] & (1u << k), "[%s] match '%s' has no case in libmsgs.log", c->v[i].id,
+				      c->v[i].match[k]);
+	}
+	ck_assert_uint_ge(cases, 60);
+	ck_assert_int_ge(negatives, 1);
+	ck_assert_uint_ge(covered, 20);
+}
+END_TEST
+
 /* Open MPI's boxed help text: the header names the failure, its Message line the address. */
 START_TEST(test_ompi_help_box)
 {
@@ -904,6 +1003,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_healthy_roce_no_network_advice);
 	tcase_add_test(tc, test_graph_file);
 	tcase_add_test(tc, test_ucx_ud_timeout);
+	tcase_add_test(tc, test_catalogue_libmsgs);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_edit_distance);

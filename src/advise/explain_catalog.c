@@ -23,7 +23,7 @@ static const char *const classes[] = {
 	"rdma-gdr",     "rdma-hca",      "rdma-dmabuf",      "setting-buffsize", "setting-iface", "limits-fd",
 	"versions",     "ofi",           "timeout",          "shm",              "nvls",          "cuda-driver",
 	"gpu-arch",     "cuda-fault",    "rendezvous",       "launcher",      "setting-graph",
-	"release",      "build",
+	"release",      "build",         "memory-limit",
 };
 
 /* explain's own readers title these; the catalogue need not */
