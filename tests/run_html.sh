@@ -66,7 +66,8 @@ d["hosts"][0]["nics"][-1]["name"] = '"><img src=x onerror=alert(2)>'
 d["hosts"][0]["env"]["NCCL_SOCKET_IFNAME"] = "</pre><script>alert(3)</script>"
 json.dump(d, open(sys.argv[2], "w"))
 EOF
-render evil 0 check --from "$TMP/evil.json"
+# exit 1: ENV006, the injected NCCL_SOCKET_IFNAME names no interface of the host
+render evil 1 check --from "$TMP/evil.json"
 expect "evil: self-contained" hc static "$TMP/evil.html"
 expect "evil: markup stays text" hc inject "$TMP/evil.html" "$EVIL"
 
