@@ -29,11 +29,11 @@ while IFS=$'\t' read -r want line; do
 	got=$(grep -o 'cause catalogue \[[a-z0-9.-]*\]' "$TMP/out" | head -n 1)
 	if [ "$got" = "cause catalogue [$want]" ]; then ok; else bad "case $n: want [$want], got '${got:-no catalogue advice}' for: $line"; fi
 done <"$F"
-[ "$n" -ge 60 ] && ok || bad "only $n cases in $F"
+if [ "$n" -ge 60 ]; then ok; else bad "only $n cases in $F"; fi
 
 # every entry of the section is exercised
 ids=$(awk '/^# ---- NCCL non-network error paths \(ncclwarn\) ----/{on=1; next} on && /^# ---- /{on=0} on && /^\[/{gsub(/[][]/, ""); print}' "$CAT")
-[ -n "$ids" ] && ok || bad "no ncclwarn section in $CAT"
+if [ -n "$ids" ]; then ok; else bad "no ncclwarn section in $CAT"; fi
 for id in $ids; do
 	if cut -f1 "$F" | grep -qxF -- "$id"; then ok; else bad "entry [$id] has no line in $F"; fi
 done
