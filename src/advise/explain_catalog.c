@@ -24,6 +24,8 @@ static const char *const classes[] = {
 	"versions",     "ofi",           "timeout",          "shm",              "nvls",          "cuda-driver",
 	"gpu-arch",     "cuda-fault",    "rendezvous",       "launcher",      "setting-graph",
 	"release",      "build",         "memory-limit",
+	"p2p",          /* GPU peer access refused: neither shm (no segment) nor rdma (no HCA) */
+	"memory",       /* NCCL's own buffers did not fit: not cuMem's driver support, not shm */
 };
 
 /* explain's own readers title these; the catalogue need not */
