@@ -955,7 +955,51 @@ static int cmp_key(const void *a, const void *b)
  * path ("hosts[0].env"); NULL when none. Sorting each object's keys keeps it
  * O(n log n): a document may have an env map of any size.
  */
+/*
+ * Whether any object under v has a key twice, without the path: the common answer is no,
+ * and at 4096 hosts the path's snprintf per nested value and a sort per small object were
+ * a tenth of `check --from`. Small objects compare pairwise (no allocation); the path is
+ * built only when there is a duplicate to name.
+ */
+static const char *duplicate_key_at(const cJSON *v, char *path, size_t len);
+
+static int any_duplicate_key(const cJSON *v)
+{
+	const cJSON *c, *stack_keys[64], **keys = stack_keys;
+	size_t n = 0;
+	int dup = 0;
+
+	if (cJSON_IsObject(v)) {
+		for (c = v->child; c; c = c->next)
+			n++;
+		if (n > 64)
+			keys = xcalloc(n, sizeof(*keys));
+		n = 0;
+		for (c = v->child; c; c = c->next)
+			keys[n++] = c;
+		if (n > 1)
+			qsort(keys, n, sizeof(*keys), cmp_key);
+		for (size_t i = 1; i < n && !dup; i++)
+			dup = !strcmp(keys[i - 1]->string, keys[i]->string);
+		if (keys != stack_keys)
+			free(keys);
+		if (dup)
+			return 1;
+	}
+	for (c = v->child; c; c = c->next)
+		if ((c->type & (cJSON_Object | cJSON_Array)) && any_duplicate_key(c))
+			return 1;
+	return 0;
+}
+
 const char *cd_json_duplicate_key(const cJSON *v, char *path, size_t len)
+{
+	if (!v || (!path[0] && !any_duplicate_key(v)))
+		return NULL;
+	return duplicate_key_at(v, path, len);
+}
+
+static const char *duplicate_key_at(const cJSON *v, char *path, size_t len)
 {
 	size_t n = 0, used = strlen(path), i = 0;
 	const cJSON *c;
@@ -984,7 +1028,7 @@ const char *cd_json_duplicate_key(const cJSON *v, char *path, size_t len)
 			snprintf(path + used, len - used, "%s%s", used ? "." : "", c->string);
 		else
 			snprintf(path + used, len - used, "[%zu]", i);
-		dup = cd_json_duplicate_key(c, path, len);
+		dup = duplicate_key_at(c, path, len);
 		if (!dup)
 			path[used] = '\0';
 	}
