@@ -78,6 +78,9 @@ for f in prometheus html; do
 done
 bad "--format prometheus, bad document" "$E results: '$D/not-json.txt': line 1: not valid JSON (byte 0)" \
 	report --from "$D/not-json.txt" --format prometheus -o "$O"
+# a key given twice, deep in the document: refused with its path (readers disagree on which counts)
+bad "a key twice" "$E results: '$D/duplicate-key.json': hosts[0].env: key 'NCCL_DEBUG' appears twice: expected each key once" \
+	report --from "$D/duplicate-key.json" -o "$O"
 bad "--fail-on critical" "$E option '--fail-on': unknown severity 'critical': expected info, warn or fail" \
 	check --fail-on critical -o "$O"
 bad "report without --from" "$E report: which document? use 'commdiag report --from FILE.json' ('-' for stdin)" \
