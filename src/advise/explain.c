@@ -1093,16 +1093,6 @@ static int network_setting(const struct cd_advice *a)
 	return a->env && !strncmp(a->env, "OMPI_MCA_", 9) && strstr(a->env, "_if_");
 }
 
-static void free_advice(struct cd_advice *a)
-{
-	free(a->env);
-	free(a->value);
-	free(a->host);
-	cd_strv_free(&a->findings);
-	cd_strv_free(&a->path);
-	free(a->why);
-}
-
 void cd_explain_vet(struct cd_results *r)
 {
 	size_t k = 0;
@@ -1112,7 +1102,7 @@ void cd_explain_vet(struct cd_results *r)
 		return;
 	for (size_t i = 0; i < r->n_advice; i++) {
 		if (network_setting(&r->advice[i])) {
-			free_advice(&r->advice[i]);
+			cd_advice_free(&r->advice[i]);
 			continue;
 		}
 		if (k != i)

@@ -470,43 +470,20 @@ static void free_loaded(void)
 
 const struct cd_causes *cd_causes_default(void)
 {
-	const char *path = getenv("COMMDIAG_CAUSES");
+	const char *text, *name;
+	char *owned;
+	size_t len = 0;
+	int rc;
 
 	if (load_state)
 		return load_state > 0 ? &loaded : NULL;
 	load_state = -1;
-	if (path && *path) {
-		const char *kind = NULL;
-		FILE *f = cd_open_input(path, &kind);
-		size_t len = 0;
-		char *text;
-		int rc;
-
-		if (!f) {
-			cd_error("explain: COMMDIAG_CAUSES '%s' %s%s", path, kind ? "is " : "cannot be opened: ",
-				 kind ? kind : strerror(errno));
-			return NULL;
-		}
-		text = cd_read_file(f, (size_t)16 << 20, &len);
-		fclose(f);
-		if (!text) {
-			cd_error("explain: cannot read COMMDIAG_CAUSES '%s' (or it is over 16 MiB)", path);
-			return NULL;
-		}
-		rc = cd_causes_parse(&loaded, text, len, path);
-		free(text);
-		if (rc < 0)
-			return NULL;
-	} else {
-		const struct cd_embedded_file *e = cd_embedded("causes.catalog");
-
-		if (!e) {
-			cd_error("explain: the embedded catalogue 'causes.catalog' is missing");
-			return NULL;
-		}
-		if (cd_causes_parse(&loaded, e->data, e->len, "causes.catalog") < 0)
-			return NULL;
-	}
+	if (!(text = cd_rules_text("explain", "COMMDIAG_CAUSES", "causes.catalog", &len, &name, &owned)))
+		return NULL;
+	rc = cd_causes_parse(&loaded, text, len, name);
+	free(owned);
+	if (rc < 0)
+		return NULL;
 	load_state = 1;
 	atexit(free_loaded);
 	return &loaded;

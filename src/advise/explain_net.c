@@ -438,20 +438,6 @@ static int advice_names(const struct cd_advice *a, const char *word)
 	return (a->env && strstr(a->env, word)) || (a->value && strstr(a->value, word));
 }
 
-static void drop_advice(struct cd_results *r, size_t i)
-{
-	struct cd_advice *a = &r->advice[i];
-
-	free(a->env);
-	free(a->value);
-	free(a->host);
-	cd_strv_free(&a->findings);
-	cd_strv_free(&a->path);
-	free(a->why);
-	memmove(a, a + 1, (r->n_advice - i - 1) * sizeof(*a));
-	r->n_advice--;
-}
-
 /*
  * Advice a specific catalogue entry gave: its message and its require/rule_out lines
  * matched, which says more than the weighing of general facts does (the rail case: an
@@ -499,7 +485,7 @@ void cd_net_order_advice(struct cd_results *r)
 	/* InfiniBand proven: a GID index is no fix, whoever proposed it */
 	for (i = r->n_advice; gid_out && i-- > 0;)
 		if (advice_names(&r->advice[i], "GID_INDEX") || advice_names(&r->advice[i], "show_gids"))
-			drop_advice(r, i);
+			cd_results_drop_advice(r, i);
 	if (best < 0)
 		return;
 	for (i = 0; i < r->n_advice; i++)

@@ -20,4 +20,13 @@ extern const struct cd_embedded_file cd_embedded_files[];
 /* The embedded file called name, or NULL. */
 const struct cd_embedded_file *cd_embedded(const char *name);
 
+/*
+ * A rules file's text: the file the environment variable env names (read whole, at most
+ * 16 MiB; *owned is set to the text to free), else the embedded file. *name says which,
+ * for the parser's messages. NULL after an error (who said what already printed, prefixed
+ * with who: "explain").
+ */
+const char *cd_rules_text(const char *who, const char *env, const char *file, size_t *len, const char **name,
+			  char **owned);
+
 #endif

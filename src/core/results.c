@@ -430,6 +430,24 @@ struct cd_advice *cd_results_add_advice(struct cd_results *r)
 	return CD_PUSH(r->advice, r->n_advice, r->cap_advice);
 }
 
+void cd_advice_free(struct cd_advice *a)
+{
+	free(a->env);
+	free(a->value);
+	free(a->host);
+	free(a->why);
+	cd_strv_free(&a->findings);
+	cd_strv_free(&a->path);
+}
+
+/* Remove advice item i, keeping the order of the others (the order is the advice's rank). */
+void cd_results_drop_advice(struct cd_results *r, size_t i)
+{
+	cd_advice_free(&r->advice[i]);
+	memmove(&r->advice[i], &r->advice[i + 1], (r->n_advice - i - 1) * sizeof(r->advice[i]));
+	r->n_advice--;
+}
+
 int cd_results_worst(const struct cd_results *r)
 {
 	int worst = -1;
@@ -564,16 +582,8 @@ void cd_results_clear_judgement(struct cd_results *r)
 	for (size_t i = 0; i < r->n_findings; i++)
 		cd_finding_free(&r->findings[i]);
 	r->n_findings = 0;
-	for (size_t i = 0; i < r->n_advice; i++) {
-		struct cd_advice *a = &r->advice[i];
-
-		free(a->env);
-		free(a->value);
-		free(a->host);
-		free(a->why);
-		cd_strv_free(&a->findings);
-		cd_strv_free(&a->path);
-	}
+	for (size_t i = 0; i < r->n_advice; i++)
+		cd_advice_free(&r->advice[i]);
 	r->n_advice = 0;
 	cd_rules_run_free(&r->rules);
 	cd_score_free(&r->score);

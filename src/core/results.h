@@ -558,6 +558,8 @@ struct cd_finding *cd_results_add_finding(struct cd_results *r, const char *id, 
 					  const char *host, const char *subject, const char *title);
 void cd_finding_evidence(struct cd_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct cd_advice *cd_results_add_advice(struct cd_results *r);
+void cd_advice_free(struct cd_advice *a);
+void cd_results_drop_advice(struct cd_results *r, size_t i);
 struct cd_probe_run *cd_results_add_probe(struct cd_results *r, const char *name);
 struct cd_probe_sample *cd_probe_add_sample(struct cd_probe_run *p);
 struct cd_import *cd_results_add_import(struct cd_results *r, const char *file, const char *format);
