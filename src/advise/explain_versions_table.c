@@ -109,17 +109,28 @@ static int fail(const struct parser *ps, const char *what, const char *got)
 	return cd_error("explain: %s:%d: %s", ps->name, ps->line, what);
 }
 
+/* s is a whole number within lo..hi (strtol's syntax, nothing after it): its value in *out. */
+static int whole(const char *s, long lo, long hi, int *out)
+{
+	char *e;
+	long v = strtol(s, &e, 10);
+
+	if (e == s || *e || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 static int sm_list(const struct parser *ps, char *s, struct cd_vers_row *r)
 {
 	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
-		char *e;
-		long v = strtol(t, &e, 10);
+		int v;
 
-		if (*e || v < 10 || v > 999 || e == t)
+		if (whole(t, 10, 999, &v))
 			return fail(ps, "expected a list of architectures like 80,90,100", t);
 		if (r->n_sm >= CD_VERS_MAX_SM)
 			return fail(ps, "more than 16 architectures in one row", NULL);
-		r->sm[r->n_sm++] = (int)v;
+		r->sm[r->n_sm++] = v;
 	}
 	return 0;
 }
@@ -151,13 +162,9 @@ static int row(const struct parser *ps, char *s, struct cd_vers_row *r)
 		if (r->last < 0 || *e || r->last < r->first)
 			return fail(ps, "expected an NCCL release no older than the first", f[2]);
 		if (!build) {
-			char *end;
-			long v = strtol(f[3], &end, 10);
-
-			if (*end || v < 1000 || v > 99990)
+			if (whole(f[3], 1000, 99990, &r->min_api))
 				return fail(ps, "expected a driver API version like 11030", f[3]);
 			r->kind = CD_VERS_NCCL_DRIVER;
-			r->min_api = (int)v;
 			snprintf(r->what, sizeof(r->what), "%s", f[4]);
 			return 0;
 		}
@@ -173,43 +180,27 @@ static int row(const struct parser *ps, char *s, struct cd_vers_row *r)
 		}
 		if (sm_list(ps, f[5], r))
 			return -1;
-		{
-			char *end;
-			long v = strtol(f[6], &end, 10);
-
-			if (*end || v < 10 || v > 999)
-				return fail(ps, "expected the PTX architecture like 90", f[6]);
-			r->ptx = (int)v;
-		}
+		if (whole(f[6], 10, 999, &r->ptx))
+			return fail(ps, "expected the PTX architecture like 90", f[6]);
 		return 0;
 	}
 	if (!strcmp(f[0], "cuda-driver")) {
-		char *end;
-		long v;
-
 		if (n != 3)
 			return fail(ps, "expected 'cuda-driver MAJOR MIN_LINUX_DRIVER'", f[0]);
-		v = strtol(f[1], &end, 10);
-		if (*end || v < 1 || v > 99)
+		if (whole(f[1], 1, 99, &r->major))
 			return fail(ps, "expected a CUDA major release like 12", f[1]);
 		if (!cd_vers_driver_ok(f[2], strlen(f[2])) || strlen(f[2]) >= sizeof(r->min_driver))
 			return fail(ps, "expected a Linux driver version like 525.60.13", f[2]);
 		r->kind = CD_VERS_CUDA_DRIVER;
-		r->major = (int)v;
 		snprintf(r->min_driver, sizeof(r->min_driver), "%s", f[2]);
 		return 0;
 	}
 	if (!strcmp(f[0], "cuda-header")) {
-		char *end;
-		long v;
-
 		if (n != 2)
 			return fail(ps, "expected 'cuda-header CUDA_VERSION'", f[0]);
-		v = strtol(f[1], &end, 10);
-		if (*end || v < 1000 || v > 99990)
+		if (whole(f[1], 1000, 99990, &r->min_api))
 			return fail(ps, "expected a CUDA_VERSION like 13000", f[1]);
 		r->kind = CD_VERS_HEADER;
-		r->min_api = (int)v;
 		return 0;
 	}
 	return fail(ps, "expected a row kind: nccl-build, nccl-driver, cuda-driver or cuda-header", f[0]);
