@@ -77,6 +77,22 @@ START_TEST(test_parse_size)
 }
 END_TEST
 
+START_TEST(test_version_num)
+{
+	ck_assert_int_eq(cd_version_num("2.21.5"), 22105);
+	ck_assert_int_eq(cd_version_num("2.21"), 22100);
+	ck_assert_int_eq(cd_version_num("2.21.5+cuda12.4"), 22105);
+	ck_assert(cd_version_num("2.18.1") < cd_version_num("2.21.5"));
+	ck_assert_int_eq(cd_version_num("2"), -1);
+	ck_assert_int_eq(cd_version_num("x.1"), -1);
+	ck_assert_int_eq(cd_version_num(NULL), -1);
+	ck_assert_int_eq(cd_version_num("2.100.1"), -1);
+	/* the fuzzer's input: components far past a long's range */
+	ck_assert_int_eq(cd_version_num("99999999999999999999.9"), -1);
+	ck_assert_int_eq(cd_version_num("922337203685.99.99"), -1);
+}
+END_TEST
+
 START_TEST(test_parse_seconds)
 {
 	double v = -7;
@@ -312,6 +328,7 @@ Suite *util_suite(void)
 
 	tcase_add_test(tc, test_parse_size);
 	tcase_add_test(tc, test_parse_seconds);
+	tcase_add_test(tc, test_version_num);
 	tcase_add_test(tc, test_vec_push);
 	tcase_add_test(tc, test_read_line);
 	tcase_add_test(tc, test_read_file);

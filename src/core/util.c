@@ -361,13 +361,38 @@ int cd_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/*
+ * "2.21.5" -> 22105 ("2.21" -> 22100; text after the numbers, as in
+ * "2.21.5+cuda12.4", is ignored).  Minor and patch must stay below 100 or
+ * the number would not order versions; a version outside that, or a
+ * component too long to be a version at all, is unknown (-1) rather than
+ * an overflow (sscanf's %ld had no bound: found by fuzz_outputs).
+ */
 long cd_version_num(const char *v)
 {
-	long a = 0, b = 0, c = 0;
+	long part[3] = { 0, 0, 0 };
+	int n = 0;
 
-	if (!v || sscanf(v, "%ld.%ld.%ld", &a, &b, &c) < 2)
+	if (!v)
 		return -1;
-	return a * 10000 + b * 100 + c;
+	while (n < 3) {
+		int digits = 0;
+
+		while (*v >= '0' && *v <= '9') {
+			if (++digits > 6)
+				return -1;
+			part[n] = part[n] * 10 + (*v++ - '0');
+		}
+		if (!digits)
+			break;
+		n++;
+		if (*v != '.')
+			break;
+		v++;
+	}
+	if (n < 2 || part[1] > 99 || part[2] > 99)
+		return -1;
+	return part[0] * 10000 + part[1] * 100 + part[2];
 }
 
 double cd_now_s(void)
