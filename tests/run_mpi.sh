@@ -28,8 +28,10 @@ MPIRUN="mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS -x NO_COLOR"
 "$BIN" check --json >"$TMP/one.json" 2>"$TMP/err"
 json_true "plain run is one rank" "$TMP/one.json" 'd["run"]["ranks"] == 1 and d["run"]["launcher"] is None and d["ranks"] == []'
 
-# 1. four ranks: one valid document (only rank 0 prints), MPI results, no cross-host findings
-$MPIRUN -np 4 "$BIN" check --json >"$TMP/four.json" 2>"$TMP/err"
+# 1. four ranks: one valid document (only rank 0 prints), MPI results, no cross-host findings.
+# Fewer iterations than the defaults: four spinning ranks on two cores that other work also
+# uses take over 30 s (--probe-timeout) for mpi.allreduce's 100 per size (seen at load 8)
+$MPIRUN -np 4 "$BIN" check --json -n 10 -w 2 >"$TMP/four.json" 2>"$TMP/err"
 rc=$?
 if [ $rc -le 1 ]; then ok; else bad "4 ranks: exit $rc: $(tail -c 400 "$TMP/err")"; fi
 json_true "4 ranks, one document" "$TMP/four.json" 'd["run"]["ranks"] == 4 and d["run"]["launcher_ranks"] == 4 and len(d["hosts"]) == 1 and [k["rank"] for k in d["ranks"]] == [0, 1, 2, 3] and all(k["answered"] and k["host_index"] == 0 for k in d["ranks"])'
@@ -39,7 +41,9 @@ json_true "mpi.bw" "$TMP/four.json" '[p for p in d["probes"] if p["name"] == "mp
 json_true "mpi.allreduce" "$TMP/four.json" '[p for p in d["probes"] if p["name"] == "mpi.allreduce" and p["status"] == "ok" and p["nranks"] == 4]'
 json_true "tcp skipped on one host" "$TMP/four.json" 'all(p["status"] == "skipped" and "two hosts" in p["reason"] for p in d["probes"] if p["name"].startswith("tcp."))'
 json_true "no cross-host findings" "$TMP/four.json" 'not [f for f in d["findings"] if f["id"][:4] in ("HOST", "MPI0", "TCP0", "NET0") and f["id"] != "NET003"]'
-"$BIN" report --from "$TMP/four.json" >/dev/null 2>&1 && ok || bad "the gathered document does not load"
+# exit 1 is a verdict (a busy machine can make a probe slow); 2 would be a document it refuses
+"$BIN" report --from "$TMP/four.json" >/dev/null 2>"$TMP/err"
+[ $? -le 1 ] && ok || bad "the gathered document does not load: $(head -c 300 "$TMP/err")"
 
 # 1b. more ranks than rank 0 takes parts' text at once (GATHER_WINDOW, 32, in dist.c): the
 # parts past the window wait their turn; every rank answers and keeps its place
@@ -108,6 +112,9 @@ if ls -A "$TMP" | grep -q '^\.die\.json\.'; then bad "dead rank: a temporary fil
 # is the whole job's; FAKE_NCCL_TIMEOUT_S keeps the fake's own waits under --probe-timeout
 FAKES=$(dirname "$0")/fake
 CC=${CC:-cc}
+# this run's worlds only (a suite running beside this one has its own); the local ranks
+# inherit mpirun's environment
+export FAKE_NCCL_TAG=t$$
 if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	"$CC" -shared -fPIC -o "$TMP/fw/libcuda.so.1" "$FAKES/fake_cuda.c" &&
 	"$CC" -std=c11 -D_GNU_SOURCE -shared -fPIC -o "$TMP/fw/libnccl.so.2" "$FAKES/fake_nccl_world.c" -lrt; then
@@ -140,12 +147,12 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	json_true "nccl, four ranks, none late: none named" "$TMP/nolate.json" \
 		'not [f for f in d["findings"] if f["id"] == "NCCL003"] and len([p for p in d["probes"] if p["name"] == "nccl.all_reduce" and p["status"] == "ok"]) == 8'
 	# bad-node hunting over NCCL (check --pairs): rank 2's GPUs are slow in every NCCL group
-	# (the fake's FAKE_NCCL_DELAY=*:10, set for that rank alone through its own app context;
+	# (the fake's FAKE_NCCL_DELAY=*:50, set for that rank alone through its own app context;
 	# mpirun's -x reaches the first context only, so the fakes come from mpirun's environment)
 	# while MPI between the same ranks is fine: NCCL004 names rank 2, MPI003 no one
 	P="$BIN check --pairs -b 64K -e 64K --json"
 	LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 2 $P : \
-		-np 1 env FAKE_NCCL_DELAY='*:10' $P : -np 1 $P >"$TMP/npairs.json" 2>"$TMP/err"
+		-np 1 env FAKE_NCCL_DELAY='*:50' $P : -np 1 $P >"$TMP/npairs.json" 2>"$TMP/err"
 	rc=$?
 	if [ $rc = 1 ]; then ok; else bad "nccl pairs: exit $rc, expected 1: $(tail -c 400 "$TMP/err")"; fi
 	json_true "nccl pairs: NCCL004 names rank 2 only, MPI003 no one" "$TMP/npairs.json" \
@@ -200,7 +207,10 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	[ $(($(date +%s) - t0)) -lt 20 ] && ok || bad "nccl across ranks, hung collective: took $(($(date +%s) - t0)) s"
 	json_true "nccl across ranks, hung collective: timeout on both ranks, then no more waiting" "$TMP/nwh.json" \
 		'sorted((p["rank"], p["status"]) for p in d["probes"] if p["name"] == "nccl.all_reduce" and p["variant"] == "out_of_place") == [(0, "timeout"), (1, "timeout")] and all(p["status"] == "error" and "aborted after a timeout" in p["reason"] for p in d["probes"] if p["name"] == "nccl.all_gather")'
-	if ls /dev/shm | grep -q '^fakenccl-'; then bad "nccl across ranks: the fake left /dev/shm/fakenccl-*"; rm -f /dev/shm/fakenccl-*; else ok; fi
+	if ls /dev/shm | grep -q "^fakenccl-$FAKE_NCCL_TAG-"; then
+		bad "nccl across ranks: the fake left /dev/shm/fakenccl-$FAKE_NCCL_TAG-*"
+		rm -f /dev/shm/fakenccl-"$FAKE_NCCL_TAG"-*
+	else ok; fi
 else
 	echo "SKIP: mpi: nccl across ranks: no C compiler to build the fake libraries" >&2
 fi

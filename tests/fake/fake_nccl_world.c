@@ -297,6 +297,27 @@ const char *ncclGetLastError(ncclComm_t comm)
 	return last_err;
 }
 
+/*
+ * FAKE_NCCL_TAG (up to 16 letters and digits) goes into every /dev/shm name, so a test run
+ * checks for leaks of its own worlds only, not of another suite running beside it.
+ */
+static const char *shm_tag(void)
+{
+	static char tag[18];
+	const char *v = getenv("FAKE_NCCL_TAG");
+	size_t n = 0;
+
+	if (v && *v && strlen(v) <= 16) {
+		while (v[n] && ((v[n] >= 'a' && v[n] <= 'z') || (v[n] >= 'A' && v[n] <= 'Z') || (v[n] >= '0' && v[n] <= '9')))
+			n++;
+		if (!v[n]) {
+			snprintf(tag, sizeof(tag), "%s-", v);
+			return tag;
+		}
+	}
+	return "";
+}
+
 /* Everything the other ranks need is in the id's bytes: they only ever get those. */
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
@@ -306,7 +327,7 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 		return fail(ncclInvalidArgument, "ncclGetUniqueId: id is NULL");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	memset(id, 0, sizeof(*id));
-	snprintf(id->internal, sizeof(id->internal), "fakenccl-%ld-%lld-%u", (long)getpid(),
+	snprintf(id->internal, sizeof(id->internal), "fakenccl-%s%ld-%lld-%u", shm_tag(), (long)getpid(),
 		 (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, id_counter++);
 	return ncclSuccess;
 }
