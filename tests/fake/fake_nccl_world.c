@@ -16,6 +16,8 @@
  * FAKE_NCCL_DELAY=RANK:MS: rank RANK sleeps MS ms in each group of operations (a slow rank);
  *          RANK * is every rank of this process (set for one MPI rank: a slow GPU or NIC there)
  * FAKE_NCCL_CORRUPT=RANK: rank RANK's all_reduce output is 1.0 too high in its first element
+ * FAKE_NCCL_TAG=WORD: up to 16 letters and digits put into every /dev/shm name after "fakenccl-",
+ *          so a test suite can check for leaks of its own worlds beside another suite's
  * FAKE_NCCL_STATS=FILE: at exit, this process's count of splits and of groups of operations
  *          on blocking communicators and on non-blocking ones (a group with one of each: the latter),
  *          and how many groups were recorded into CUDA graphs (the timed model's stream capture)
