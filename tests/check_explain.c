@@ -243,7 +243,9 @@ START_TEST(test_causes)
 	      "gpu: Test CUDA failure common.cu:941 'system not yet initialized'\n");
 	ck_assert_ptr_nonnull(first("LOG004"));
 	ck_assert_ptr_nonnull(first("LOG005"));
-	ck_assert_str_eq(first("LOG006")->subject, "rank 2 and rank 0");
+	/* the catalogue's entry makes LOG006 now; its evidence is the line naming both ranks */
+	ck_assert_ptr_nonnull(first("LOG006"));
+	ck_assert_ptr_nonnull(strstr(first("LOG006")->evidence.v[0], "rank 2 and rank 0 both on CUDA device"));
 	ck_assert_str_eq(first("LOG010")->subject, "172.17.0.1");
 	ck_assert_str_eq(first("LOG010")->host, "n1");
 	ck_assert_str_eq(first("LOG007")->subject, "RoCE");
@@ -687,6 +689,114 @@ START_TEST(test_network_settings_need_errors)
 }
 END_TEST
 
+/* Advice items that answer finding id. */
+static size_t advice_for(const char *id)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res.n_advice; i++)
+		for (size_t k = 0; k < res.advice[i].findings.n; k++)
+			n += !strcmp(res.advice[i].findings.v[k], id);
+	return n;
+}
+
+/* Parse, walk the tree and vet, as `commdiag explain` does. */
+static void explain_text(const char *text)
+{
+	setup();
+	parse(text);
+	cd_advise(&res);
+	cd_explain_vet(&res);
+}
+
+/*
+ * One line, one fix: where a catalogue entry read the line (ENOSPC, EACCES, the duplicate
+ * GPU, the memlock box), the tree's leaf for the same finding, which knows only the id,
+ * adds nothing: no second fix, and none for another cause (a small /dev/shm for EACCES).
+ */
+START_TEST(test_one_fix_per_line)
+{
+	teardown();
+	explain_text("h:1:2 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000\n");
+	ck_assert_uint_eq(advice_for("LOG006"), 1);
+	teardown();
+	explain_text("n1:40:60 [0] misc/shmutils.cc:88 NCCL WARN Error: failed to extend /dev/shm/nccl-k2Yd0p to 9637892 "
+		     "bytes, error: No space left on device (28)\n");
+	ck_assert_uint_eq(advice_for("LOG004"), 1);
+	teardown();
+	explain_text("h:1:2 [0] misc/shmutils.cc:40 NCCL WARN Call to shm_open failed : Permission denied\n");
+	ck_assert_uint_eq(advice_for("LOG004"), 1);
+	ck_assert_ptr_null(advice_with("--shm-size"));
+	teardown();
+	/* NCCL <= 2.11: the fallocate ENOSPC and the segment line after it are one cause */
+	explain_text("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n"
+		     "[3] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-1 (size 9637888)\n");
+	ck_assert_uint_eq(advice_for("LOG004"), 1);
+	ck_assert_ptr_nonnull(advice_with("NCCL_SHM_DISABLE=1"));
+	teardown();
+	explain_text("The OpenFabrics (openib) BTL failed to initialize while trying to\n"
+		     "allocate some locked memory.  This typically can indicate that the\n"
+		     "memlock limits are set too low.  For most HPC installations, the\n");
+	ck_assert_uint_eq(advice_for("LOG008"), 1);
+}
+END_TEST
+
+/*
+ * The memory classes are disjoint: NCCL's allocation line names which memory ran out (the
+ * pinned host alloc is host memory, not the GPU's), and the CUDA "out of memory" before it
+ * adds no second cause; the GPU's exhaustion is a cause of its own, not a consequence
+ * hidden by an unrelated entry; no cuMem advice for an allocation that did not fit.
+ */
+START_TEST(test_memory_one_cause)
+{
+	teardown();
+	explain_text("h:1:2 [0] include/alloc.h:131 NCCL WARN Cuda failure 2 'out of memory'\n"
+		     "h:1:2 [0] include/alloc.h:136 NCCL WARN Failed to CUDA host alloc 4194304 bytes\n");
+	ck_assert_uint_eq(advice_for("LOG013"), 1);
+	ck_assert_ptr_nonnull(strstr(res.advice[0].path.v[0], "[nccl.alloc.cuda-host-oom]"));
+	ck_assert_ptr_null(advice_with("NCCL_CUMEM_HOST_ENABLE"));
+	teardown();
+	explain_text("h:1:2 [0] include/alloc.h:99 NCCL WARN Cuda failure 2 'out of memory'\n"
+		     "h:1:2 [0] include/alloc.h:102 NCCL WARN Failed to CUDA calloc 4194304 bytes\n");
+	ck_assert_uint_eq(advice_for("LOG013"), 1);
+	ck_assert_ptr_nonnull(strstr(res.advice[0].path.v[0], "[nccl.alloc.cuda-oom]"));
+	teardown();
+	explain_text("The OpenFabrics (openib) BTL failed to initialize while trying to\n"
+		     "memlock limits are set too low.  For most HPC installations, the\n"
+		     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+	ck_assert_uint_eq(advice_for("LOG008"), 1);
+	ck_assert_uint_eq(advice_for("LOG013"), 1);
+}
+END_TEST
+
+/*
+ * ProcessGroupNCCL's result code is no cause: alone it says what the code means and what to
+ * collect, and the log stays unexplained; beside a line that names a cause it adds nothing.
+ */
+START_TEST(test_result_code_messages)
+{
+	static const char *const err = "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+				       "ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for "
+				       "details), NCCL version 2.19.3\n";
+	char buf[1024];
+
+	teardown();
+	explain_text(err);
+	ck_assert_ptr_nonnull(first("LOG099"));
+	ck_assert_ptr_nonnull(advice_with("NCCL_DEBUG_SUBSYS=INIT,NET"));
+	for (size_t i = 0; i < res.n_findings; i++)
+		ck_assert_msg(!strcmp(res.findings[i].id, "LOG099") || !strcmp(res.findings[i].id, "LOG000"),
+			      "a result code made %s", res.findings[i].id);
+	teardown();
+	snprintf(buf, sizeof(buf), "n1:40:60 [0] misc/shmutils.cc:88 NCCL WARN Error: failed to extend /dev/shm/nccl-k2 "
+		 "to 9637892 bytes, error: No space left on device (28)\n%s", err);
+	explain_text(buf);
+	ck_assert_ptr_null(first("LOG099"));
+	for (size_t i = 0; i < res.n_advice; i++)
+		ck_assert_ptr_null(strstr(res.advice[i].path.v[0], "[torch.nccl."));
+}
+END_TEST
+
 /* ---- candidate causes of an RDMA error (LOG030): tests/data/explain/README.md ---- */
 
 /* Parse a fixture and walk the tree; then vet, as `commdiag explain` does, when vet is set. */
@@ -1004,6 +1114,9 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_graph_file);
 	tcase_add_test(tc, test_ucx_ud_timeout);
 	tcase_add_test(tc, test_catalogue_libmsgs);
+	tcase_add_test(tc, test_one_fix_per_line);
+	tcase_add_test(tc, test_memory_one_cause);
+	tcase_add_test(tc, test_result_code_messages);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_edit_distance);

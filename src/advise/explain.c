@@ -584,7 +584,10 @@ static void result_evidence(const struct state *st, struct cd_finding *f)
 
 /* ---- the cause catalogue (rules/causes.catalog) ---- */
 
-/* Read one line against every entry: its matches, requirements, rule-outs and confirmations. */
+/*
+ * Read one line against every entry: its matches, requirements, rule-outs and confirmations.
+ * 1: an entry that names a cause matched; 2: only LOG099's (a result code: an error, no cause).
+ */
 static int catalogue_line(struct state *st, const struct cd_host *h, const char *line)
 {
 	int any = 0;
@@ -606,7 +609,7 @@ static int catalogue_line(struct state *st, const struct cd_host *h, const char 
 				snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "confirms: %s", line);
 		if (!hit)
 			continue;
-		any = 1;
+		any |= strcmp(e->finding, "LOG099") ? 1 : 2;
 		if (c->hits < MAX_CLAIMED)
 			c->lines[c->hits] = st->lineno;
 		if (!c->hits++)
@@ -619,7 +622,7 @@ static int catalogue_line(struct state *st, const struct cd_host *h, const char 
 			snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "%s", t);
 		}
 	}
-	return any;
+	return any & 1 ? 1 : any;
 }
 
 /*
@@ -712,8 +715,8 @@ static void catalogue_finish(struct state *st)
 		const struct cd_cause *e = &st->causes->v[i];
 		const struct cause_seen *c = &st->seen[i];
 
-		if (!holds[i] || (e->generic && specific))
-			continue;
+		if (!holds[i] || (e->generic && specific) || !strcmp(e->finding, "LOG099"))
+			continue; /* LOG099's entries speak only where nothing explains the log (finish) */
 		if (!finding_in_log(st, e->finding)) {
 			struct cd_finding *f = log_finding(st, e->finding, e->severity, host_named(st, c->host), NULL,
 							   e->title ? e->title : e->id, NULL);
@@ -727,6 +730,22 @@ static void catalogue_finish(struct state *st)
 			catalogue_advice(st, e, c);
 	}
 	free(holds);
+}
+
+/*
+ * What the catalogue says of an error that names no cause (an ncclResult_t PyTorch
+ * raised): what the code means, as evidence, and what to collect next, as advice.
+ */
+static void catalogue_unexplained(struct state *st, struct cd_finding *f)
+{
+	for (size_t i = 0; f && st->causes && i < st->causes->n; i++) {
+		const struct cd_cause *e = &st->causes->v[i];
+
+		if (strcmp(e->finding, "LOG099") || !cause_holds(st, i))
+			continue;
+		cd_finding_evidence(f, "cause catalogue [%s]: %s", e->id, e->why);
+		catalogue_advice(st, e, &st->seen[i]);
+	}
 }
 
 /*
@@ -794,9 +813,6 @@ static int has_any(const char *line, const char *const *pats, size_t n)
 
 static void classify(struct state *st, const char *line)
 {
-	static const char *const shm[] = { "posix_fallocate failed", "Error while creating shared memory segment",
-					   "failed to extend /dev/shm", "unable to allocate shared memory",
-					   "ncclShmOpen", "Error while attaching to shared memory segment" };
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
 					   "Could not enable P2P between", "CANNOT Access Peer",
 					   "P2P is disabled between connected GPUs", "cudaIpcOpenMemHandle failed" };
@@ -855,20 +871,12 @@ static void classify(struct state *st, const char *line)
 			st->gdr_no = 1;
 	}
 
-	if (has_any(line, shm, ARRAY_SIZE(shm)) || (strstr(line, "/dev/shm") && strstr(line, "No space left")))
-		log_finding(st, "LOG004", CD_SEV_FAIL, h, "/dev/shm", "shared-memory segment could not be created", line);
-	else if (has_any(line, p2p, ARRAY_SIZE(p2p)))
+	/* /dev/shm (LOG004) and a duplicate GPU (LOG006) are the catalogue's: its entries read the errno */
+	if (has_any(line, p2p, ARRAY_SIZE(p2p)))
 		log_finding(st, "LOG005", CD_SEV_WARN, h, "p2p", "GPU peer-to-peer unavailable or failing", line);
 	else if (strstr(line, "cuMem") && (strstr(line, "failed") || strstr(line, "Cuda failure")))
 		log_finding(st, "LOG013", CD_SEV_WARN, h, "cumem", "cuMem allocation or mapping failed", line);
-	else if ((p = strstr(line, "Duplicate GPU detected"))) {
-		char who[64] = "";
-		const char *rk = after(p, ": ");
-
-		if (rk)
-			snprintf(who, sizeof(who), "%.*s", (int)(strstr(rk, " both") ? strstr(rk, " both") - rk : 0), rk);
-		log_finding(st, "LOG006", CD_SEV_FAIL, h, *who ? who : NULL, "two ranks use the same GPU", line);
-	} else if (torch && cd_torch_timed_out(st->torch) &&
+	else if (torch && cd_torch_timed_out(st->torch) &&
 		   (strstr(line, "Watchdog caught collective operation timeout") || strstr(line, "Timeout at NCCL work")))
 		timeout_line(st, h, line);
 	else if (strstr(line, "Got completion") && (strstr(line, "error 12") || strstr(line, "status=12")))
@@ -899,9 +907,9 @@ static void classify(struct state *st, const char *line)
 		log_finding(st, "LOG003", CD_SEV_FAIL, h, *addr ? addr : NULL, "socket connection between ranks failed", line);
 	} else if (has_any(line, nosock, ARRAY_SIZE(nosock)))
 		log_finding(st, "LOG003", CD_SEV_FAIL, h, "interface", "no usable socket interface", line);
-	else if (cat)
+	else if (cat == 1)
 		; /* the catalogue decides what it means once the whole log is read */
-	else if (has_any(line, errs, ARRAY_SIZE(errs)))
+	else if (cat == 2 || has_any(line, errs, ARRAY_SIZE(errs)))
 		st->errors++;
 	else if (strstr(line, "Failed to open libibverbs"))
 		st->ib_none = 1; /* no verbs library: NCCL goes to sockets, not an error */
@@ -977,6 +985,7 @@ static void finish(struct state *st, struct cd_host *first)
 	if ((st->errors || st->warns) && !cause_found(st)) {
 		f = log_finding(st, "LOG099", CD_SEV_WARN, first, NULL, "errors in the log without a recognisable cause", NULL);
 		result_evidence(st, f);
+		catalogue_unexplained(st, f);
 		for (int i = 0; f && i < st->n_unmatched; i++)
 			cd_finding_evidence(f, "%s", st->unmatched[i]);
 	}
@@ -1093,10 +1102,58 @@ static int network_setting(const struct cd_advice *a)
 	return a->env && !strncmp(a->env, "OMPI_MCA_", 9) && strstr(a->env, "_if_");
 }
 
+static int in_list(const char *s, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, v[i]))
+			return 1;
+	return 0;
+}
+
+/* Did the catalogue give its own fix for finding id? */
+static int catalogue_advised(const struct cd_results *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_advice; i++)
+		if (r->advice[i].path.n && !strncmp(r->advice[i].path.v[0], "cause catalogue", 15))
+			for (size_t k = 0; k < r->advice[i].findings.n; k++)
+				if (!strcmp(r->advice[i].findings.v[k], id))
+					return 1;
+	return 0;
+}
+
+/*
+ * The tree's advice for findings the catalogue already gave a fix for: the entry read the
+ * line (ENOSPC, EACCES, the /proc fd link), the tree knows only the id (LOG004: "a small
+ * /dev/shm"), so one line would get two fixes, the second often for another cause.
+ */
+static void drop_tree_repeats(struct cd_results *r)
+{
+	/*
+	 * Only the leaves that read nothing but the id: LOG004's small /dev/shm, LOG006's
+	 * set_device, LOG008's memlock, LOG013's cuMem host memory. The others compute their
+	 * advice from facts across lines (the addresses LOG010 excludes, LOG001's SeqNums) and stay.
+	 */
+	static const char *const ids[] = { "LOG004", "LOG006", "LOG008", "LOG013" };
+
+	for (size_t i = r->n_advice; i-- > 0;) {
+		const struct cd_advice *a = &r->advice[i];
+		size_t k = 0;
+
+		if (!a->findings.n || (a->path.n && !strncmp(a->path.v[0], "cause catalogue", 15)))
+			continue;
+		while (k < a->findings.n && in_list(a->findings.v[k], ids, ARRAY_SIZE(ids)) &&
+		       catalogue_advised(r, a->findings.v[k]))
+			k++;
+		if (k == a->findings.n)
+			cd_results_drop_advice(r, i);
+	}
+}
+
 void cd_explain_vet(struct cd_results *r)
 {
 	size_t k = 0;
 
+	drop_tree_repeats(r);
 	cd_net_order_advice(r); /* the best supported candidate's fix first */
 	if (network_error(r))
 		return;

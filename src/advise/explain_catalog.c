@@ -25,7 +25,9 @@ static const char *const classes[] = {
 	"gpu-arch",     "cuda-fault",    "rendezvous",       "launcher",      "setting-graph",
 	"release",      "build",         "memory-limit",
 	"p2p",          /* GPU peer access refused: neither shm (no segment) nor rdma (no HCA) */
-	"memory",       /* NCCL's own buffers did not fit: not cuMem's driver support, not shm */
+	"memory",       /* the GPU's memory is exhausted: not cuMem's driver support, not shm */
+	"memory-host",  /* host memory (calloc, pinned cudaHostAlloc) ran out: not the GPU's, not RLIMIT_MEMLOCK */
+	"nccl-result",  /* an ncclResult_t with no line naming its cause: what it means, what to collect */
 };
 
 /* explain's own readers title these; the catalogue need not */
