@@ -686,6 +686,23 @@ START_TEST(test_network_settings_need_errors)
 	cd_advise(&res);
 	cd_explain_vet(&res);
 	ck_assert_ptr_nonnull(advice_with("NCCL_IB_GID_INDEX"));
+	/*
+	 * a socket error (a rank cannot reach the bootstrap root) is a network error, but of the
+	 * sockets: it supports an interface, not a GID, an HCA list or UCX's HCA ports
+	 * (NVIDIA/nccl#1000: IB rails beside a RoCE port, the fix was NCCL_SOCKET_IFNAME)
+	 */
+	teardown();
+	setup();
+	snprintf(buf, sizeof(buf), "%sh:1:2 [0] NCCL INFO misc/socket.cc:567 -> 2\nh:1:2 [0] NCCL INFO bootstrap.cc:270 -> 2\n",
+		 roce);
+	parse(buf);
+	cd_advise(&res);
+	ck_assert_ptr_nonnull(first("LOG003"));
+	ck_assert_ptr_nonnull(advice_with("NCCL_IB_GID_INDEX")); /* the tree, from the HCA alone */
+	cd_explain_vet(&res);
+	ck_assert_ptr_null(advice_with("NCCL_IB_GID_INDEX"));
+	ck_assert_ptr_null(advice_with("NCCL_IB_HCA"));
+	ck_assert_ptr_nonnull(advice_with("NCCL_SOCKET_IFNAME"));
 }
 END_TEST
 

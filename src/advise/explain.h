@@ -34,9 +34,10 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 int cd_explain_init(void);
 
 /*
- * After the tree: drop every setting that picks a network (socket interfaces, HCAs, GID
- * index, rails) when no finding shows a network error. The tree reads facts; a RoCE HCA or
- * an address in a log is a fact, not a failure, and must not by itself yield a setting.
+ * After the tree (explain_vet.c): drop every setting that picks a network unless a finding
+ * shows that network failing: socket interfaces only after a socket error, HCAs, GID index
+ * and rails only after an RDMA error. The tree reads facts; a RoCE HCA or an address in a
+ * log is a fact, not a failure, and must not by itself yield a setting.
  */
 void cd_explain_vet(struct cd_results *r);
 

@@ -505,7 +505,14 @@ static void judge_driver(const struct vhost *h, const struct cd_vers_db *db, str
 	int by_api;
 
 	if (api > 0 && need && api < need->min_api) {
-		v = verdict(out, n, max, "LOG024", CD_SEV_FAIL, h->name, "cuda driver");
+		/*
+		 * A warning, not a cause: every NCCL tag read (v2.18.1 ... v2.30.7) calls
+		 * (void)ncclCudaLibraryInit() in init.cc and carries on when it fails; the
+		 * collectives run on the runtime API, only what needs the driver's entry points
+		 * (cuMem, NVLS, DMA-BUF registration) is off (NVIDIA/nccl#1000 worked on a CUDA
+		 * 11.2 driver with NCCL 2.18.5 once its interface was set).
+		 */
+		v = verdict(out, n, max, "LOG024", CD_SEV_WARN, h->name, "cuda driver");
 		if (!v)
 			return;
 		cuda_str(api, a, sizeof(a));
@@ -516,8 +523,9 @@ static void judge_driver(const struct vhost *h, const struct cd_vers_db *db, str
 		evidence(v, "%s", h->ev_nccl);
 		row_evidence(v, db, need);
 		snprintf(v->fix, sizeof(v->fix), "upgrade the NVIDIA driver to one whose CUDA version (nvidia-smi) is %s "
-			 "or later", b);
-		snprintf(v->why, sizeof(v->why), "below it NCCL's CUDA library setup fails without a warning of its own");
+			 "or later for NCCL's driver-API features; by itself this does not stop NCCL", b);
+		snprintf(v->why, sizeof(v->why), "below it NCCL's CUDA driver-API setup fails without a warning of its own "
+			 "and NCCL carries on without cuMem, NVLS and DMA-BUF registration");
 		snprintf(v->path, sizeof(v->path), "version table %s:%d: nccl-driver", db->name, need->line);
 		return;
 	}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * explain's last step over the advice (cd_explain_vet): no setting for a network that no
+ * line of the log shows failing, and no second fix from the tree for a line the catalogue
+ * already gave one for. Issue 17: "network settings only from network errors".
+ */
+#include <string.h>
+
+#include "explain.h"
+#include "explain_net.h"
+#include "results.h"
+#include "util.h"
+
+/*
+ * Which network failed, by the findings that say so. A socket error (bootstrap, Open MPI's
+ * TCP, a port, a virtual interface) supports socket-interface settings; an RDMA error
+ * (completions, queue pairs, NET/OFI) supports HCA, GID and rail settings. Neither supports
+ * the other's: a bootstrap connect failure says nothing about which HCAs NCCL should use.
+ * ENV006 (a set interface variable selects nothing usable) supports both: its subject is the
+ * variable, whichever it is.
+ */
+enum { NET_SOCKET = 1, NET_RDMA = 2 };
+
+static int network_errors(const struct cd_results *r)
+{
+	static const char *const sock[] = { "LOG003", "LOG010", "LOG015", "LOG019", "LOG023" };
+	static const char *const rdma[] = { "LOG007", "LOG016", "LOG020" };
+	int kinds = 0;
+
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const char *id = r->findings[i].id;
+
+		if (!strcmp(id, "ENV006"))
+			kinds |= NET_SOCKET | NET_RDMA;
+		for (size_t k = 0; k < ARRAY_SIZE(sock); k++)
+			if (!strcmp(id, sock[k]))
+				kinds |= NET_SOCKET;
+		for (size_t k = 0; k < ARRAY_SIZE(rdma); k++)
+			if (!strcmp(id, rdma[k]))
+				kinds |= NET_RDMA;
+	}
+	return kinds;
+}
+
+/*
+ * The network an export (or a command) picks for a library: NET_SOCKET for interfaces,
+ * NET_RDMA for HCAs, GIDs and rails (UCX_NET_DEVICES names either), 0 for anything else.
+ */
+static int network_setting(const struct cd_advice *a)
+{
+	static const struct {
+		const char *var;
+		int kind;
+	} vars[] = {
+		{ "NCCL_SOCKET_IFNAME", NET_SOCKET },
+		{ "GLOO_SOCKET_IFNAME", NET_SOCKET },
+		{ "TP_SOCKET_IFNAME", NET_SOCKET },
+		{ "NCCL_SOCKET_FAMILY", NET_SOCKET },
+		{ "UCX_NET_DEVICES", NET_SOCKET | NET_RDMA }, /* by its value: HCA ports or interfaces */
+		{ "NCCL_IB_GID_INDEX", NET_RDMA },
+		{ "NCCL_IB_HCA", NET_RDMA },
+		{ "NCCL_CROSS_NIC", NET_RDMA },
+	};
+
+	if (a->path.n && !strncmp(a->path.v[0], "cause catalogue", 15))
+		return 0; /* the catalogue advises only from the error line it matched */
+	if (a->env && !a->value)
+		return 0; /* unset: the log showed the variable set, and it is wrong */
+	for (size_t k = 0; k < ARRAY_SIZE(vars); k++) {
+		if (!(a->env ? !strcmp(a->env, vars[k].var) : a->value && strstr(a->value, vars[k].var)))
+			continue;
+		if (vars[k].kind == (NET_SOCKET | NET_RDMA) && a->env && a->value)
+			return strchr(a->value, ':') ? NET_RDMA : NET_SOCKET; /* mlx5_0:1, or eth0 */
+		return vars[k].kind;
+	}
+	return a->env && !strncmp(a->env, "OMPI_MCA_", 9) && strstr(a->env, "_if_") ? NET_SOCKET : 0;
+}
+
+static int in_list(const char *s, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, v[i]))
+			return 1;
+	return 0;
+}
+
+/* Did the catalogue give its own fix for finding id? */
+static int catalogue_advised(const struct cd_results *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_advice; i++)
+		if (r->advice[i].path.n && !strncmp(r->advice[i].path.v[0], "cause catalogue", 15))
+			for (size_t k = 0; k < r->advice[i].findings.n; k++)
+				if (!strcmp(r->advice[i].findings.v[k], id))
+					return 1;
+	return 0;
+}
+
+/*
+ * The tree's advice for findings the catalogue already gave a fix for: the entry read the
+ * line (ENOSPC, EACCES, the /proc fd link), the tree knows only the id (LOG004: "a small
+ * /dev/shm"), so one line would get two fixes, the second often for another cause.
+ */
+static void drop_tree_repeats(struct cd_results *r)
+{
+	/*
+	 * Only the leaves that read nothing but the id: LOG004's small /dev/shm, LOG006's
+	 * set_device, LOG008's memlock, LOG013's cuMem host memory. The others compute their
+	 * advice from facts across lines (the addresses LOG010 excludes, LOG001's SeqNums) and stay.
+	 */
+	static const char *const ids[] = { "LOG004", "LOG006", "LOG008", "LOG013" };
+
+	for (size_t i = r->n_advice; i-- > 0;) {
+		const struct cd_advice *a = &r->advice[i];
+		size_t k = 0;
+
+		if (!a->findings.n || (a->path.n && !strncmp(a->path.v[0], "cause catalogue", 15)))
+			continue;
+		while (k < a->findings.n && in_list(a->findings.v[k], ids, ARRAY_SIZE(ids)) &&
+		       catalogue_advised(r, a->findings.v[k]))
+			k++;
+		if (k == a->findings.n)
+			cd_results_drop_advice(r, i);
+	}
+}
+
+void cd_explain_vet(struct cd_results *r)
+{
+	size_t k = 0;
+	int failed;
+
+	drop_tree_repeats(r);
+	cd_net_order_advice(r); /* the best supported candidate's fix first */
+	failed = network_errors(r);
+	for (size_t i = 0; i < r->n_advice; i++) {
+		int kind = network_setting(&r->advice[i]);
+
+		if (kind && !(kind & failed)) {
+			cd_advice_free(&r->advice[i]);
+			continue;
+		}
+		if (k != i)
+			r->advice[k] = r->advice[i];
+		k++;
+	}
+	r->n_advice = k;
+}
