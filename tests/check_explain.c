@@ -615,6 +615,31 @@ START_TEST(test_catalogue_libmsgs)
 }
 END_TEST
 
+/*
+ * A healthy start without a net plugin, in the forms of NCCL 2.18 to 2.29: the fallback to the
+ * internal transport and the absent tuner, profiler and collnet are INFO, never a finding.
+ */
+START_TEST(test_plugin_fallback_clean)
+{
+	parse("gpu07:41021:41021 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: "
+	      "cannot open shared object file: No such file or directory\n"
+	      "gpu07:41021:41021 [0] NCCL INFO NET/Plugin : No plugin found, using internal implementation\n"
+	      "gpu07:41021:41021 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such "
+	      "file or directory No plugin found (libnccl-net.so), using internal implementation\n"
+	      "gpu07:41021:41021 [0] NCCL INFO NET/Plugin: No plugin found (libnccl-net.so)\n"
+	      "gpu07:41021:41021 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.\n"
+	      "gpu07:41021:41021 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so\n"
+	      "gpu07:41021:41021 [0] NCCL INFO TUNER/Plugin: Could not find: libnccl-tuner.so. Using internal tuner plugin.\n"
+	      "gpu07:41021:41021 [0] NCCL INFO PROFILER/Plugin: Could not find: libnccl-profiler.so\n"
+	      "gpu07:41021:41021 [0] NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.\n"
+	      "gpu07:41021:41021 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.7<0>\n");
+	/* LOG000 (what the log shows) is always made; nothing else may be */
+	for (size_t i = 0; i < res.n_findings; i++)
+		ck_assert_msg(!strcmp(res.findings[i].id, "LOG000"), "%s from a healthy plugin fallback", res.findings[i].id);
+	ck_assert_ptr_nonnull(first("LOG000"));
+}
+END_TEST
+
 /* Open MPI's boxed help text: the header names the failure, its Message line the address. */
 START_TEST(test_ompi_help_box)
 {
@@ -1131,6 +1156,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_graph_file);
 	tcase_add_test(tc, test_ucx_ud_timeout);
 	tcase_add_test(tc, test_catalogue_libmsgs);
+	tcase_add_test(tc, test_plugin_fallback_clean);
 	tcase_add_test(tc, test_one_fix_per_line);
 	tcase_add_test(tc, test_memory_one_cause);
 	tcase_add_test(tc, test_result_code_messages);
