@@ -562,11 +562,8 @@ static size_t count_values(const cJSON *v)
 	return n;
 }
 
-/*
- * The host object that holds section key of host d: d itself, or in schema 2 the earlier
- * host its {"same_as": i} names (report_compact.c). That host was loaded first, so its
- * section is already checked; it is loaded again here, a copy for this host.
- */
+/* The host holding section key of host d: d, or the earlier host its schema 2 {"same_as": i}
+ * names (report_compact.c), already checked when loaded; each host gets its own copy. */
 static const cJSON *holder(struct ld *l, const cJSON *d, const char *key, size_t self)
 {
 	const cJSON *ref = get(d, key), *i = cJSON_GetObjectItemCaseSensitive(ref, "same_as"), *t;
@@ -576,15 +573,14 @@ static const cJSON *holder(struct ld *l, const cJSON *d, const char *key, size_t
 		return d;
 	m = enter(l, key, 0);
 	if (!cJSON_IsNumber(i) || i->valuedouble != floor(i->valuedouble) || i->valuedouble < 0 ||
-	    i->valuedouble >= (double)self || ref->child->next) {
-		fail(l, "same_as", "expected only the index of an earlier host (below %zu)", self);
-	} else if ((t = get(l->hosts[(size_t)i->valuedouble], key)) && cJSON_IsObject(t) &&
-		   cJSON_GetObjectItemCaseSensitive(t, "same_as")) {
-		fail(l, "same_as", "host %zu's %s is a reference too: expected the host that has it", (size_t)i->valuedouble,
-		     key);
-	} else if ((l->expanded += t ? count_values(t) : 0) > MAX_VALUES) {
+	    i->valuedouble >= (double)self || ref->child->next)
+		fail(l, "same_as", "expected only the index of a host before this one (host %zu)", self);
+	else if (!(t = get(l->hosts[(size_t)i->valuedouble], key)) || (cJSON_IsObject(t) && get(t, "same_as")))
+		fail(l, "same_as", "host %zu's %s is %s: expected the host that has it written out",
+		     (size_t)i->valuedouble, key, t ? "a reference too" : "null");
+	else if ((l->expanded += count_values(t)) > MAX_VALUES)
 		fail(l, "same_as", "the references stand for over %u Mi values", MAX_VALUES >> 20);
-	} else {
+	else {
 		leave(l, m);
 		return l->hosts[(size_t)i->valuedouble];
 	}
@@ -596,7 +592,7 @@ static void load_host(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_host *h = cd_results_add_host(ctx);
 	size_t self = ((struct cd_results *)ctx)->n_hosts - 1;
-	const cJSON *st = get_obj(l, d, "status"), *rs = get_obj(l, d, "reason"), *env, *el;
+	const cJSON *st = get_obj(l, d, "status"), *rs = get_obj(l, d, "reason"), *env, *el, *sys, *ver, *pth;
 	size_t m;
 
 	h->hostname = get_host(l, d, "hostname");
@@ -610,11 +606,12 @@ static void load_host(struct ld *l, const cJSON *d, void *ctx)
 		h->part[p].reason = rs ? get_str(l, rs, cd_part_str(p)) : NULL;
 		leave(l, m);
 	}
+	sys = holder(l, d, "system", self), ver = holder(l, d, "versions", self), pth = holder(l, d, "paths", self);
 	m = enter(l, "system", 0);
-	load_system(l, get_obj(l, holder(l, d, "system", self), "system"), &h->system);
+	load_system(l, get_obj(l, sys, "system"), &h->system);
 	leave(l, m);
 	m = enter(l, "versions", 0);
-	load_versions(l, get_obj(l, holder(l, d, "versions", self), "versions"), &h->versions);
+	load_versions(l, get_obj(l, ver, "versions"), &h->versions);
 	leave(l, m);
 	h->topology_source = get_str(l, d, "topology_source");
 
@@ -624,7 +621,7 @@ static void load_host(struct ld *l, const cJSON *d, void *ctx)
 	each_obj(l, holder(l, d, "nics", self), "nics", h, load_nic);
 	each_obj(l, holder(l, d, "hcas", self), "hcas", h, load_hca);
 	m = enter(l, "paths", 0);
-	load_paths(l, get_obj(l, holder(l, d, "paths", self), "paths"), &h->paths);
+	load_paths(l, get_obj(l, pth, "paths"), &h->paths);
 	leave(l, m);
 	each_obj(l, holder(l, d, "acs", self), "acs", h, load_acs);
 
@@ -943,16 +940,14 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		leave(l, m);
 	}
 	if (schema == CD_SCHEMA_COMPACT && get_arr(l, root, "hosts")) {
-		const cJSON *h;
 		size_t i = 0;
 
 		l->hosts = xcalloc((size_t)cJSON_GetArraySize(get(root, "hosts")) + 1, sizeof(*l->hosts));
-		cJSON_ArrayForEach(h, get(root, "hosts"))
-			l->hosts[i++] = h;
+		cJSON_ArrayForEach(tool, get(root, "hosts")) /* tool: done with, a cursor here */
+			l->hosts[i++] = tool;
 	}
 	each_obj(l, root, "hosts", r, load_host);
 	free(l->hosts);
-	l->hosts = NULL;
 	each_obj(l, root, "ranks", r, load_rank);
 	each_obj(l, root, "probes", r, load_probe);
 	each_obj(l, root, "reach", r, load_reach);
