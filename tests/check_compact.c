@@ -127,6 +127,36 @@ START_TEST(test_compact_shapes)
 }
 END_TEST
 
+/* What the loader would refuse is never written: runs of at most 36 links, none from a negative link. */
+START_TEST(test_compact_runs_bounded)
+{
+	char doc[8192];
+	size_t at;
+	struct cd_results r, back;
+	char *c, *s1, *s2;
+
+	at = (size_t)snprintf(doc, sizeof(doc), "{\"schema\": 1, \"hosts\": [{\"gpus\": [{\"nvlinks\": [");
+	for (int i = -2; i < 40; i++)
+		at += (size_t)snprintf(doc + at, sizeof(doc) - at, "%s{\"link\": %d, \"up\": true}", i > -2 ? ", " : "", i);
+	snprintf(doc + at, sizeof(doc) - at, "]}]}]}");
+	ck_assert_int_eq(load(&r, doc), 0);
+	c = render(&r, OUT_FMT_JSON, 1);
+	ck_assert_ptr_nonnull(strstr(c, "{\"link\":-2,\"up\":true,\"version\":null,\"remote_bus_id\":null,\"remote_kind\":null},"
+					"{\"link\":-1,"));
+	ck_assert_ptr_nonnull(strstr(c, "{\"link\":0,\"up\":true,\"version\":null,\"remote_bus_id\":null,\"remote_kind\":null,"
+					"\"count\":36},{\"link\":36,"));
+	ck_assert_ptr_nonnull(strstr(c, "\"count\":4}"));
+	ck_assert_int_eq(load(&back, c), 0);
+	ck_assert_uint_eq(back.hosts[0].gpus[0].n_nvlinks, 42);
+	s1 = render(&r, OUT_FMT_JSON, 0);
+	s2 = render(&back, OUT_FMT_JSON, 0);
+	ck_assert_str_eq(s1, s2);
+	free(c), free(s1), free(s2);
+	cd_results_free(&r);
+	cd_results_free(&back);
+}
+END_TEST
+
 /* Load text with stderr captured; returns the message (heap) and sets *rc. */
 static char *load_capture(struct cd_results *r, const char *text, int *rc)
 {
@@ -213,6 +243,7 @@ Suite *compact_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_compact_committed_docs);
 	tcase_add_test(tc, test_compact_shapes);
+	tcase_add_test(tc, test_compact_runs_bounded);
 	tcase_add_test(tc, test_compact_errors);
 	suite_add_tcase(s, tc);
 	return s;

@@ -25,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "nvml.h"
 #include "report.h"
 #include "results.h"
 #include "util.h"
@@ -89,14 +90,16 @@ static void compact_nvlinks(cJSON *links)
 		cJSON *next;
 		double n = 1;
 
-		if (!cJSON_IsNumber(first)) {
+		/* what the loader takes back: a run from link 0 or more, of at most NVML_NVLINK_MAX_LINKS */
+		if (!cJSON_IsNumber(first) || first->valuedouble < 0) {
 			run = run->next;
 			continue;
 		}
 		while ((next = run->next) && cJSON_IsObject(next)) {
 			const cJSON *l = cJSON_GetObjectItemCaseSensitive(next, "link");
 
-			if (!cJSON_IsNumber(l) || l->valuedouble != first->valuedouble + n || !same_but_link(run, next))
+			if (n == NVML_NVLINK_MAX_LINKS || !cJSON_IsNumber(l) || l->valuedouble != first->valuedouble + n ||
+			    !same_but_link(run, next))
 				break;
 			cJSON_Delete(cJSON_DetachItemViaPointer(links, next));
 			n++;
