@@ -14,9 +14,7 @@
 #    texts and one part's parse tree. Built from: (a) rank 0's growth over the gather per
 #    byte of part received, the slope of the measured VmHWM growth between 16 and 32 ranks
 #    (the namespace runs when they ran, else one host); (b) an 8-GPU node's part, the JSON
-#    bytes of tests/data/docs/h100-clean.json without probes, in the compact form ranks send
-#    (schema 2, report_compact.c: one line, each GPU's 18 alike NVLinks one record: 15 kB,
-#    42 kB indented as before); (c) the CPU time of loading
+#    bytes of tests/data/docs/h100-clean.json without probes; (c) the CPU time of loading
 #    one such host, the slope of `report --from` (text: a summary, so mostly the load)
 #    between documents of 256 and 1024 copies of it.
 #      before:  memory(N) = N x part x (a) + N x part
@@ -121,16 +119,6 @@ print(f"measured ({'a host per rank' if kind == 'ns' else 'one host'}): rank 0 g
       f"received ({(g32[1] - g16[1]) / (g32[0] - g16[0]) / 1e3:.1f} kB per part here), slope of 16 -> 32 ranks")
 d = copy.deepcopy(base)
 d["probes"], d["findings"], d["advice"] = [], [], []
-for g in d["hosts"][0]["gpus"]:  # the compact form's NVLink runs (report_compact.c)
-    runs = []
-    for l in g["nvlinks"]:
-        r = runs[-1] if runs else None
-        if r and r["link"] is not None and l["link"] == r["link"] + r.get("count", 1) and \
-                all(r[k] == l[k] for k in l if k != "link"):
-            r["count"] = r.get("count", 1) + 1
-        else:
-            runs.append(dict(l))
-    g["nvlinks"] = runs
 part = len(json.dumps(d, separators=(",", ":")))
 def doc(n):
     d = copy.deepcopy(base)
