@@ -704,7 +704,7 @@ int main(int argc, char **argv)
 	/* commands that discover run as one job under mpirun/srun; the others run per rank */
 	if (cmd->id & (C_CHECK | C_TOPO | C_PROBE)) {
 		phase(5);
-		cd_dist_set_render(cd_report); /* the parts of an MPI run travel as the JSON document */
+		cd_dist_set_render(cd_report_compact); /* the parts of an MPI run travel as the compact JSON document */
 		if (cd_dist_init(&argc, &argv) < 0)
 			return EXIT_RUNTIME;
 		/* mpirun forwards output through a pseudo-terminal: isatty() says yes for a file */

@@ -920,7 +920,7 @@ START_TEST(test_json_errors_input)
 	reject("{\"schema\": 1} x", MSG("line 1: unexpected data after the JSON document (byte 14)"));
 	reject("{}", MSG("schema: missing: not a commdiag results document"));
 	reject("{\"schema\": null}", MSG("schema: missing: not a commdiag results document"));
-	reject("{\"schema\": 2}", MSG("schema: this commdiag reads schema 1, the document has schema 2"));
+	reject("{\"schema\": 3}", MSG("schema: this commdiag reads schema 1 and 2, the document has schema 3"));
 	reject("{\"schema\": \"1\"}", MSG("schema: expected a number or null"));
 	reject("{\"schema\": 1.5}", MSG("schema: expected an integer"));
 }

@@ -15,7 +15,8 @@
 #   saved   a committed document (tests/data/docs): written by earlier builds, so keys added
 #           to schema 1 since may be absent (the loader reads an absent key as null); every
 #           other constraint holds: types, nulls, enums, unknown keys
-# Files that are not JSON objects with "schema": 1 (nccl-tests -J output, `rules --json`,
+# Schema 2 (the compact form, one line) is validated the same way. Files that are not JSON
+# objects with "schema": 1 or 2 (nccl-tests -J output, `rules --json`,
 # `version --json`, a truncated input) are counted as other JSON and ignored.
 #
 # The same document kept twice is validated once. RESULT gets the outcome, read by the shell:
@@ -38,6 +39,7 @@ except (ImportError, AttributeError):
 MAX_BYTES = 64 << 20  # the suites' huge bad inputs are not documents
 ERRORS_SHOWN = 5
 WRITER_PREFIX = '{\n\t"schema":\t1,\n\t"tool":\t{\n\t\t"name":\t"commdiag",'
+COMPACT_PREFIX = '{"schema":2,"tool":{"name":"commdiag",'  # the compact form (schema 2, report_compact.c)
 
 
 def json_path(err):
@@ -94,10 +96,10 @@ def main():
         except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
             other += 1
             continue
-        if not isinstance(doc, dict) or doc.get("schema") != 1 or isinstance(doc.get("schema"), bool):
+        if not isinstance(doc, dict) or doc.get("schema") not in (1, 2) or isinstance(doc.get("schema"), bool):
             other += 1
             continue
-        if kind == "file" and not text.startswith(WRITER_PREFIX):
+        if kind == "file" and not text.startswith((WRITER_PREFIX, COMPACT_PREFIX)):
             if label not in crafted:
                 crafted.append(label)
             continue

@@ -21,6 +21,7 @@ struct cd_out {
 	cJSON *root;
 	cJSON *stack[OUT_MAX_DEPTH];
 	int depth;
+	int (*pass)(void *root);
 };
 
 struct cd_out *out_new(enum out_format fmt, FILE *f, int color)
@@ -40,6 +41,11 @@ struct cd_out *out_new(enum out_format fmt, FILE *f, int color)
 	return o;
 }
 
+void out_set_json_pass(struct cd_out *o, int (*fn)(void *root))
+{
+	o->pass = fn;
+}
+
 enum out_format out_format(const struct cd_out *o)
 {
 	return o->fmt;
@@ -55,7 +61,7 @@ int out_end(struct cd_out *o)
 		char *s;
 
 		assert(o->depth == 1 && "unbalanced out_*_open/close");
-		s = cJSON_Print(o->root);
+		s = o->pass && o->pass(o->root) ? cJSON_PrintUnformatted(o->root) : cJSON_Print(o->root);
 		if (!s)
 			abort();
 		if (fputs(s, o->f) == EOF || fputc('\n', o->f) == EOF)

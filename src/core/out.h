@@ -28,6 +28,12 @@ struct cd_out *out_new(enum out_format fmt, FILE *f, int color);
 enum out_format out_format(const struct cd_out *o);
 /* Serialises the JSON tree (JSON mode) and frees o; returns -1 when the write failed. */
 int out_end(struct cd_out *o);
+/*
+ * JSON mode: fn rewrites the finished tree (a struct cJSON *) just before out_end() prints
+ * it, and returns 1 for one line without indentation, 0 for the indented form. The report
+ * sets it for a large document's compact form (report_compact.c); the emitter knows no layout.
+ */
+void out_set_json_pass(struct cd_out *o, int (*fn)(void *root));
 
 /* key is NULL for array elements (and ignored in text mode). */
 void out_obj_open(struct cd_out *o, const char *key);

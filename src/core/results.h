@@ -17,6 +17,8 @@
 #include "util.h"
 
 #define CD_SCHEMA_VERSION 1
+/* The compact form of the same document (report_compact.c): the loader reads both. */
+#define CD_SCHEMA_COMPACT 2
 
 enum cd_tri { CD_TRI_NULL = -1, CD_TRI_FALSE = 0, CD_TRI_TRUE = 1 };
 

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "json_tree.h"
+#include "nvml.h"
 #include "results.h"
 #include "out.h"
 #include "reach.h"
@@ -34,6 +35,9 @@ struct ld {
 	const char *name;
 	char path[256];
 	int failed;
+	int64_t schema;
+	const cJSON **hosts; /* schema 2: hosts[] by index, for {"same_as": i} */
+	size_t expanded;     /* values the compact form's references and NVLink runs add */
 };
 
 static int fail(struct ld *l, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -411,15 +415,34 @@ static void load_numa(struct ld *l, const cJSON *el, void *ctx)
 	n->memory_bytes = get_i64(l, el, "memory_bytes");
 }
 
+/* A link of schema 2 may stand for a run of `count` alike links numbered up from it (report_compact.c). */
 static void load_nvlink(struct ld *l, const cJSON *el, void *ctx)
 {
-	struct cd_nvlink *n = cd_gpu_add_nvlink(ctx);
+	struct cd_nvlink *n = cd_gpu_add_nvlink(ctx), first;
+	int64_t count = l->schema == CD_SCHEMA_COMPACT ? get_i64(l, el, "count") : CD_NULL_I64;
 
 	n->link = get_i64(l, el, "link");
 	n->up = get_tri(l, el, "up");
 	n->version = get_i64(l, el, "version");
 	n->remote_bus_id = get_str(l, el, "remote_bus_id");
 	n->remote_kind = get_str(l, el, "remote_kind");
+	if (count == CD_NULL_I64 || l->failed)
+		return;
+	/* NVML_NVLINK_MAX_LINKS (nvml.h): no GPU has more links than that */
+	if (count < 2 || count > NVML_NVLINK_MAX_LINKS || n->link == CD_NULL_I64 || n->link < 0 ||
+	    (l->expanded += 5 * (size_t)count) > MAX_VALUES) {
+		fail(l, "count", "expected 2 to %d links numbered up from a link index of 0 or more",
+		     NVML_NVLINK_MAX_LINKS);
+		return;
+	}
+	first = *n;
+	for (int64_t i = 1; i < count; i++) {
+		n = cd_gpu_add_nvlink(ctx);
+		*n = first;
+		n->link = first.link + i;
+		n->remote_bus_id = first.remote_bus_id ? xstrdup(first.remote_bus_id) : NULL;
+		n->remote_kind = first.remote_kind ? xstrdup(first.remote_kind) : NULL;
+	}
 }
 
 static void load_gpu(struct ld *l, const cJSON *el, void *ctx)
@@ -530,10 +553,46 @@ static void load_acs(struct ld *l, const cJSON *el, void *ctx)
 	a->reason = get_str(l, el, "reason");
 }
 
+static size_t count_values(const cJSON *v)
+{
+	size_t n = 1;
+
+	for (v = v->child; v; v = v->next)
+		n += count_values(v);
+	return n;
+}
+
+/* The host holding section key of host d: d, or the earlier host its schema 2 {"same_as": i}
+ * names (report_compact.c), already checked when loaded; each host gets its own copy. */
+static const cJSON *holder(struct ld *l, const cJSON *d, const char *key, size_t self)
+{
+	const cJSON *ref = get(d, key), *i = cJSON_GetObjectItemCaseSensitive(ref, "same_as"), *t;
+	size_t m;
+
+	if (l->schema != CD_SCHEMA_COMPACT || !cJSON_IsObject(ref) || !i || l->failed)
+		return d;
+	m = enter(l, key, 0);
+	if (!cJSON_IsNumber(i) || i->valuedouble != floor(i->valuedouble) || i->valuedouble < 0 ||
+	    i->valuedouble >= (double)self || ref->child->next)
+		fail(l, "same_as", "expected only the index of a host before this one (host %zu)", self);
+	else if (!(t = get(l->hosts[(size_t)i->valuedouble], key)) || (cJSON_IsObject(t) && get(t, "same_as")))
+		fail(l, "same_as", "host %zu's %s is %s: expected the host that has it written out",
+		     (size_t)i->valuedouble, key, t ? "a reference too" : "null");
+	else if ((l->expanded += count_values(t)) > MAX_VALUES)
+		fail(l, "same_as", "the references stand for over %u Mi values", MAX_VALUES >> 20);
+	else {
+		leave(l, m);
+		return l->hosts[(size_t)i->valuedouble];
+	}
+	leave(l, m);
+	return d;
+}
+
 static void load_host(struct ld *l, const cJSON *d, void *ctx)
 {
 	struct cd_host *h = cd_results_add_host(ctx);
-	const cJSON *st = get_obj(l, d, "status"), *rs = get_obj(l, d, "reason"), *env, *el;
+	size_t self = ((struct cd_results *)ctx)->n_hosts - 1;
+	const cJSON *st = get_obj(l, d, "status"), *rs = get_obj(l, d, "reason"), *env, *el, *sys, *ver, *pth;
 	size_t m;
 
 	h->hostname = get_host(l, d, "hostname");
@@ -547,25 +606,26 @@ static void load_host(struct ld *l, const cJSON *d, void *ctx)
 		h->part[p].reason = rs ? get_str(l, rs, cd_part_str(p)) : NULL;
 		leave(l, m);
 	}
+	sys = holder(l, d, "system", self), ver = holder(l, d, "versions", self), pth = holder(l, d, "paths", self);
 	m = enter(l, "system", 0);
-	load_system(l, get_obj(l, d, "system"), &h->system);
+	load_system(l, get_obj(l, sys, "system"), &h->system);
 	leave(l, m);
 	m = enter(l, "versions", 0);
-	load_versions(l, get_obj(l, d, "versions"), &h->versions);
+	load_versions(l, get_obj(l, ver, "versions"), &h->versions);
 	leave(l, m);
 	h->topology_source = get_str(l, d, "topology_source");
 
-	each_obj(l, d, "numa_nodes", h, load_numa);
-	each_obj(l, d, "pci_devices", h, load_pci);
-	each_obj(l, d, "gpus", h, load_gpu);
-	each_obj(l, d, "nics", h, load_nic);
-	each_obj(l, d, "hcas", h, load_hca);
+	each_obj(l, holder(l, d, "numa_nodes", self), "numa_nodes", h, load_numa);
+	each_obj(l, holder(l, d, "pci_devices", self), "pci_devices", h, load_pci);
+	each_obj(l, holder(l, d, "gpus", self), "gpus", h, load_gpu);
+	each_obj(l, holder(l, d, "nics", self), "nics", h, load_nic);
+	each_obj(l, holder(l, d, "hcas", self), "hcas", h, load_hca);
 	m = enter(l, "paths", 0);
-	load_paths(l, get_obj(l, d, "paths"), &h->paths);
+	load_paths(l, get_obj(l, pth, "paths"), &h->paths);
 	leave(l, m);
-	each_obj(l, d, "acs", h, load_acs);
+	each_obj(l, holder(l, d, "acs", self), "acs", h, load_acs);
 
-	env = get_obj(l, d, "env");
+	env = get_obj(l, holder(l, d, "env", self), "env");
 	cJSON_ArrayForEach(el, env) {
 		if (!cJSON_IsString(el)) {
 			m = enter(l, "env", 0);
@@ -853,11 +913,12 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		fail(l, "schema", "missing: not a commdiag results document");
 		return;
 	}
-	if (schema != CD_SCHEMA_VERSION) {
-		fail(l, "schema", "this commdiag reads schema %d, the document has schema %lld", CD_SCHEMA_VERSION,
-		     (long long)schema);
+	if (schema != CD_SCHEMA_VERSION && schema != CD_SCHEMA_COMPACT) {
+		fail(l, "schema", "this commdiag reads schema %d and %d, the document has schema %lld", CD_SCHEMA_VERSION,
+		     CD_SCHEMA_COMPACT, (long long)schema);
 		return;
 	}
+	l->schema = schema;
 	if (tool) {
 		m = enter(l, "tool", 0);
 		r->tool_version = get_str(l, tool, "version");
@@ -878,7 +939,15 @@ static void load_doc(struct ld *l, const cJSON *root, struct cd_results *r)
 		each_obj(l, run, "merged", r, load_merged);
 		leave(l, m);
 	}
+	if (schema == CD_SCHEMA_COMPACT && get_arr(l, root, "hosts")) {
+		size_t i = 0;
+
+		l->hosts = xcalloc((size_t)cJSON_GetArraySize(get(root, "hosts")) + 1, sizeof(*l->hosts));
+		cJSON_ArrayForEach(tool, get(root, "hosts")) /* tool: done with, a cursor here */
+			l->hosts[i++] = tool;
+	}
 	each_obj(l, root, "hosts", r, load_host);
+	free(l->hosts);
 	each_obj(l, root, "ranks", r, load_rank);
 	each_obj(l, root, "probes", r, load_probe);
 	each_obj(l, root, "reach", r, load_reach);

@@ -1078,6 +1078,8 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 		cd_report_html(o, r);
 		return;
 	}
+	if (cd_scale_big(r))
+		cd_report_compact_form(o);
 	render_tool_run(o, r);
 	if (out_format(o) == OUT_FMT_TEXT && cd_scale_big(r)) {
 		/* many hosts: the bad ones in full, the rest summarised (report_scale.c); JSON keeps all */

@@ -6,8 +6,19 @@
 #include "out.h"
 #include "results.h"
 
-/* Render the whole document: text for people or the JSON document (schema 1). */
+/*
+ * Render the whole document: text for people or the JSON document (schema 1; above
+ * CD_SCALE_HOSTS hosts its compact form, schema 2).
+ */
 void cd_report(struct cd_out *o, const struct cd_results *r);
+/*
+ * The compact form of the JSON document (report_compact.c): one line, NVLink runs counted,
+ * host sections equal to an earlier host's as {"same_as": index}. cd_report_compact_form()
+ * asks for it on o (JSON only); cd_report_compact() renders in it whatever the host count
+ * (an MPI rank's part for rank 0).
+ */
+void cd_report_compact_form(struct cd_out *o);
+void cd_report_compact(struct cd_out *o, const struct cd_results *r);
 /* The document as Prometheus metrics (node_exporter's textfile collector); cd_report() dispatches to it. */
 void cd_report_prom(struct cd_out *o, const struct cd_results *r);
 /*

@@ -128,8 +128,14 @@ bad "--from a JSON array" "$R '$D/top-array.json': expected a JSON object at the
 bad "--from JSON without a schema" "$R '$D/no-schema.json': schema: missing: not a commdiag results document" \
 	check --from "$D/no-schema.json" -o "$O"
 bad "--from another schema" \
-	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1, the document has schema 99" \
+	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1 and 2, the document has schema 99" \
 	report --from "$D/wrong-schema.json" -o "$O"
+bad "--from a compact document referring to a later host" \
+	"$R '$D/compact-later-host.json': hosts[0].gpus.same_as: expected only the index of a host before this one (host 0)" \
+	check --from "$D/compact-later-host.json" -o "$O"
+bad "--from a compact document with a bad NVLink run" \
+	"$R '$D/compact-bad-run.json': hosts[0].gpus[0].nvlinks[0].count: expected 2 to 36 links numbered up from a link index of 0 or more" \
+	report --from "$D/compact-bad-run.json" -o "$O"
 bad "--from a key of the wrong type" "$R '$D/wrong-type.json': hosts[0].nics[0].mtu: expected a number or null" \
 	check --from "$D/wrong-type.json" -o "$O"
 bad "--from an unknown value" "$R '$D/unknown-value.json': findings[0].severity: unknown value 'critical'" \
@@ -162,7 +168,7 @@ G=$D/../data/docs/h100-clean.json
 bad "compare: one document" "$E compare: two documents: use 'commdiag compare OLD.json NEW.json'" compare "$G" -o "$O"
 bad "compare: OLD not JSON" "$R '$D/not-json.txt': line 1: not valid JSON (byte 0)" compare "$D/not-json.txt" "$G" -o "$O"
 bad "compare: NEW of another schema" \
-	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1, the document has schema 99" \
+	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1 and 2, the document has schema 99" \
 	compare "$G" "$D/wrong-schema.json" -o "$O"
 bad "compare: both from stdin" "$E compare: standard input ('-') can be one of the documents, not both" \
 	compare - - -o "$O"
@@ -179,7 +185,7 @@ bad "merge: a directory without .json" \
 	"$E merge: directory '$TMP/nojson' has no .json file: expected the documents of 'commdiag check --json' (NAME.json)" \
 	merge "$TMP/nojson" -o "$O"
 bad "merge: one file of another schema" \
-	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1, the document has schema 99" \
+	"$R '$D/wrong-schema.json': schema: this commdiag reads schema 1 and 2, the document has schema 99" \
 	merge "$F/node01.json" "$D/wrong-schema.json" -o "$O"
 bad "merge: a file that is not a document" "$R '$D/no-schema.json': schema: missing: not a commdiag results document" \
 	merge "$F/node01.json" "$D/no-schema.json" -o "$O"
