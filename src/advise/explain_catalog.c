@@ -29,6 +29,7 @@ static const char *const classes[] = {
 	"memory-host",  /* host memory (calloc, pinned cudaHostAlloc) ran out: not the GPU's, not RLIMIT_MEMLOCK */
 	"nccl-result",  /* an ncclResult_t with no line naming its cause: what it means, what to collect */
 	"net-plugin",   /* NCCL cannot load or use the net plugin it was given: falls back or fails */
+	"program",      /* the training program's own distributed use: DDP's parameters, collectives, init */
 };
 
 /* explain's own readers title these; the catalogue need not */
