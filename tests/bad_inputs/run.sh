@@ -144,19 +144,19 @@ bad "--from deeply nested JSON" \
 	"$R '$D/deep.json': line 1: nested deeper than 64 levels (byte 64): not a results document" \
 	report --from "$D/deep.json" -o "$O"
 if [ -z "${CD_WRAP:-}" ]; then
-	truncate -s 300M "$TMP/huge.json" # sparse: no disk, and refused by its size before a byte is read
-	bad "--from a file over 256 MiB" "$R '$TMP/huge.json': larger than 256 MiB: not a results document" \
+	truncate -s 1100M "$TMP/huge.json" # sparse: no disk, and refused by its size before a byte is read
+	bad "--from a file over 1024 MiB" "$R '$TMP/huge.json': larger than 1024 MiB: not a results document" \
 		report --from "$TMP/huge.json" -o "$O"
 	IN=$TMP/huge.json
-	bad "--from over 256 MiB on stdin" "$R '-': larger than 256 MiB: not a results document" \
+	bad "--from over 1024 MiB on stdin" "$R '-': larger than 1024 MiB: not a results document" \
 		report --from - -o "$O"
 	head -c 200000000 /dev/zero | tr '\0' ' ' >"$TMP/spaces.json"
 	bad "--from 200 MB of spaces" \
 		"$R '$TMP/spaces.json': empty input (white space only): expected a JSON document from 'commdiag --json'" \
 		report --from "$TMP/spaces.json" -o "$O"
 	rm -f "$TMP/spaces.json"
-	python3 -c 'import sys; sys.stdout.write("[" + "0," * (17 << 20) + "0]")' >"$TMP/many.json"
-	bad "--from 17 Mi values" "$R '$TMP/many.json': line 1: more than 16777216 values (byte 33554430): not a results document" \
+	python3 -c 'import sys; sys.stdout.write("[" + "0," * (33 << 20) + "0]")' >"$TMP/many.json"
+	bad "--from 33 Mi values" "$R '$TMP/many.json': line 1: more than 33554432 values (byte 67108862): not a results document" \
 		report --from "$TMP/many.json" -o "$O"
 	rm -f "$TMP/many.json" "$TMP/huge.json"
 else
