@@ -31,8 +31,9 @@ while IFS=$'\t' read -r want line; do
 done <"$F"
 if [ "$n" -ge 60 ]; then ok; else bad "only $n cases in $F"; fi
 
-# every entry of the section is exercised
-ids=$(awk '/^# ---- NCCL non-network error paths \(ncclwarn\) ----/{on=1; next} on && /^# ---- /{on=0} on && /^\[/{gsub(/[][]/, ""); print}' "$CAT")
+# every entry of the section is exercised (but a release entry ranked inside it, [s12r.*]:
+# it needs the "NCCL version" line beside the WARN, so its cases are in libmsgs.log)
+ids=$(awk '/^# ---- NCCL non-network error paths \(ncclwarn\) ----/{on=1; next} on && /^# ---- /{on=0} on && /^\[/ && !/^\[s12r\./{gsub(/[][]/, ""); print}' "$CAT")
 if [ -n "$ids" ]; then ok; else bad "no ncclwarn section in $CAT"; fi
 for id in $ids; do
 	if cut -f1 "$F" | grep -qxF -- "$id"; then ok; else bad "entry [$id] has no line in $F"; fi
