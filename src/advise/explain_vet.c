@@ -21,6 +21,20 @@
  */
 enum { NET_SOCKET = 1, NET_RDMA = 2 };
 
+static int in_list(const char *s, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, v[i]))
+			return 1;
+	return 0;
+}
+
+/* An advice item the cause catalogue gave (its path starts there), not the tree. */
+static int from_catalogue(const struct cd_advice *a)
+{
+	return a->path.n && !strncmp(a->path.v[0], "cause catalogue", 15);
+}
+
 static int network_errors(const struct cd_results *r)
 {
 	static const char *const sock[] = { "LOG003", "LOG010", "LOG015", "LOG019", "LOG023" };
@@ -32,12 +46,10 @@ static int network_errors(const struct cd_results *r)
 
 		if (!strcmp(id, "ENV006"))
 			kinds |= NET_SOCKET | NET_RDMA;
-		for (size_t k = 0; k < ARRAY_SIZE(sock); k++)
-			if (!strcmp(id, sock[k]))
-				kinds |= NET_SOCKET;
-		for (size_t k = 0; k < ARRAY_SIZE(rdma); k++)
-			if (!strcmp(id, rdma[k]))
-				kinds |= NET_RDMA;
+		if (in_list(id, sock, ARRAY_SIZE(sock)))
+			kinds |= NET_SOCKET;
+		if (in_list(id, rdma, ARRAY_SIZE(rdma)))
+			kinds |= NET_RDMA;
 	}
 	return kinds;
 }
@@ -62,7 +74,7 @@ static int network_setting(const struct cd_advice *a)
 		{ "NCCL_CROSS_NIC", NET_RDMA },
 	};
 
-	if (a->path.n && !strncmp(a->path.v[0], "cause catalogue", 15))
+	if (from_catalogue(a))
 		return 0; /* the catalogue advises only from the error line it matched */
 	if (a->env && !a->value)
 		return 0; /* unset: the log showed the variable set, and it is wrong */
@@ -76,19 +88,11 @@ static int network_setting(const struct cd_advice *a)
 	return a->env && !strncmp(a->env, "OMPI_MCA_", 9) && strstr(a->env, "_if_") ? NET_SOCKET : 0;
 }
 
-static int in_list(const char *s, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s, v[i]))
-			return 1;
-	return 0;
-}
-
 /* Did the catalogue give its own fix for finding id? */
 static int catalogue_advised(const struct cd_results *r, const char *id)
 {
 	for (size_t i = 0; i < r->n_advice; i++)
-		if (r->advice[i].path.n && !strncmp(r->advice[i].path.v[0], "cause catalogue", 15))
+		if (from_catalogue(&r->advice[i]))
 			for (size_t k = 0; k < r->advice[i].findings.n; k++)
 				if (!strcmp(r->advice[i].findings.v[k], id))
 					return 1;
@@ -113,7 +117,7 @@ static void drop_tree_repeats(struct cd_results *r)
 		const struct cd_advice *a = &r->advice[i];
 		size_t k = 0;
 
-		if (!a->findings.n || (a->path.n && !strncmp(a->path.v[0], "cause catalogue", 15)))
+		if (!a->findings.n || from_catalogue(a))
 			continue;
 		while (k < a->findings.n && in_list(a->findings.v[k], ids, ARRAY_SIZE(ids)) &&
 		       catalogue_advised(r, a->findings.v[k]))
@@ -125,22 +129,15 @@ static void drop_tree_repeats(struct cd_results *r)
 
 void cd_explain_vet(struct cd_results *r)
 {
-	size_t k = 0;
 	int failed;
 
 	drop_tree_repeats(r);
 	cd_net_order_advice(r); /* the best supported candidate's fix first */
 	failed = network_errors(r);
-	for (size_t i = 0; i < r->n_advice; i++) {
+	for (size_t i = r->n_advice; i-- > 0;) {
 		int kind = network_setting(&r->advice[i]);
 
-		if (kind && !(kind & failed)) {
-			cd_advice_free(&r->advice[i]);
-			continue;
-		}
-		if (k != i)
-			r->advice[k] = r->advice[i];
-		k++;
+		if (kind && !(kind & failed))
+			cd_results_drop_advice(r, i);
 	}
-	r->n_advice = k;
 }
