@@ -46,7 +46,8 @@ SRC := $(sort $(wildcard src/*.c $(addsuffix /*.c,$(addprefix src/,$(STAGES))) p
 # every data file of rules/ is compiled in (gen/embedded.c), so the binary needs nothing installed
 RULES_DATA := $(sort $(filter-out rules/README%,$(wildcard rules/*)))
 OBJ := $(SRC:.c=.o) gen/embedded.o
-TEST_SRC := $(sort $(wildcard tests/check_*.c))
+# tests/ck_*.c: helpers the suites share
+TEST_SRC := $(sort $(wildcard tests/check_*.c tests/ck_*.c))
 TEST_OBJ := $(TEST_SRC:.c=.o)
 # the command line (main, the commands, the -o sink): the tests and fuzz targets link the rest
 MAIN_SRC := src/main.c src/sink.c $(wildcard src/cmd_*.c)

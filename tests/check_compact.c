@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ck_stderr.h"
 #include "out.h"
 #include "report.h"
 #include "results.h"
@@ -157,28 +158,24 @@ START_TEST(test_compact_runs_bounded)
 }
 END_TEST
 
+struct load_args {
+	struct cd_results *r;
+	const char *text;
+};
+
+static int load_text(const void *arg)
+{
+	const struct load_args *a = arg;
+
+	return load(a->r, a->text);
+}
+
 /* Load text with stderr captured; returns the message (heap) and sets *rc. */
 static char *load_capture(struct cd_results *r, const char *text, int *rc)
 {
-	char path[] = "/tmp/check_compact_err.XXXXXX";
-	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
-	FILE *f;
-	char *msg;
+	struct load_args a = {r, text};
 
-	ck_assert(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	dup2(fd, STDERR_FILENO);
-	*rc = load(r, text);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	f = fdopen(fd, "r");
-	rewind(f);
-	msg = cd_read_file(f, 1 << 16, NULL);
-	fclose(f);
-	unlink(path);
-	ck_assert_ptr_nonnull(msg);
-	return msg;
+	return ck_stderr_of(load_text, &a, rc);
 }
 
 static void reject(const char *text, const char *expect)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ck_stderr.h"
 #include "conf.h"
 #include "embed.h"
 #include "suites.h"
@@ -21,33 +22,6 @@ static void setup(void)
 static void teardown(void)
 {
 	cd_conf_free(&conf);
-}
-
-/* Run fn with stderr in a file; returns what was printed (heap). */
-static char *stderr_of(int (*fn)(const void *), const void *arg, int *rc)
-{
-	char path[] = "/tmp/check_conf_err.XXXXXX";
-	int fd = mkstemp(path), saved;
-	FILE *f;
-	char *msg;
-
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	fflush(stderr);
-	saved = dup(STDERR_FILENO);
-	ck_assert_ptr_nonnull(freopen(path, "w", stderr));
-	*rc = fn(arg);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	clearerr(stderr);
-	setvbuf(stderr, NULL, _IONBF, 0);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	msg = cd_read_file(f, 4096, NULL);
-	fclose(f);
-	unlink(path);
-	return msg;
 }
 
 static int parse_str(const void *text)
@@ -76,7 +50,7 @@ static int define_str(const void *def)
 static void rejects(const char *text, const char *want)
 {
 	int rc;
-	char *msg = stderr_of(parse_str, text, &rc);
+	char *msg = ck_stderr_of(parse_str, text, &rc);
 
 	ck_assert_int_eq(rc, -1);
 	ck_assert_msg(!strcmp(msg, want), "for:\n%s\ngot:  %swant: %s", text, msg, want);
@@ -190,7 +164,7 @@ static int load_unknown_profile(const void *arg)
 START_TEST(test_unknown_profile)
 {
 	int rc;
-	char *msg = stderr_of(load_unknown_profile, "b300-sxm", &rc);
+	char *msg = ck_stderr_of(load_unknown_profile, "b300-sxm", &rc);
 
 	ck_assert_int_eq(rc, -1);
 	ck_assert_ptr_nonnull(strstr(msg, "commdiag: option '--profile': unknown profile 'b300-sxm': expected one of a100-sxm, "));
@@ -389,16 +363,16 @@ END_TEST
 START_TEST(test_malformed_define)
 {
 	int rc;
-	char *msg = stderr_of(define_str, "copy.warn_pct", &rc);
+	char *msg = ck_stderr_of(define_str, "copy.warn_pct", &rc);
 
 	ck_assert_int_eq(rc, -1);
 	ck_assert_str_eq(msg, "commdiag: option '-D': 'copy.warn_pct': expected key=value\n");
 	free(msg);
-	msg = stderr_of(define_str, "copy.warn_pct=lots", &rc);
+	msg = ck_stderr_of(define_str, "copy.warn_pct=lots", &rc);
 	ck_assert_int_eq(rc, -1);
 	ck_assert_str_eq(msg, "commdiag: option '-D': 'lots' is not a number: expected a percentage from 0 to 100, like '80 %'\n");
 	free(msg);
-	msg = stderr_of(define_str, "nope=1", &rc);
+	msg = ck_stderr_of(define_str, "nope=1", &rc);
 	ck_assert_int_eq(rc, -1);
 	ck_assert_str_eq(msg, "commdiag: option '-D': unknown key 'nope': expected a key listed by 'commdiag rules'\n");
 	free(msg);
@@ -415,7 +389,7 @@ static int check_missing(const void *path)
 START_TEST(test_check_file)
 {
 	int rc;
-	char *msg = stderr_of(check_missing, "/nonexistent/site.conf", &rc);
+	char *msg = ck_stderr_of(check_missing, "/nonexistent/site.conf", &rc);
 
 	ck_assert_int_eq(rc, -1);
 	ck_assert_str_eq(msg, "commdiag: rules: cannot open '/nonexistent/site.conf': No such file or directory\n");

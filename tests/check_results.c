@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ck_stderr.h"
 #include "out.h"
 #include "report.h"
 #include "results.h"
@@ -857,28 +858,26 @@ START_TEST(test_json_minimal)
 }
 END_TEST
 
+struct load_args {
+	struct cd_results *r;
+	const char *text;
+	size_t len;
+	const char *name;
+};
+
+static int load_json(const void *arg)
+{
+	const struct load_args *a = arg;
+
+	return cd_results_load_json(a->r, a->text, a->len, a->name);
+}
+
 /* Load text with stderr captured; returns the message (heap) and sets *rc. */
 static char *load_capture(struct cd_results *r, const char *text, size_t len, int *rc)
 {
-	char path[] = "/tmp/check_results_err.XXXXXX";
-	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
-	FILE *f;
-	char *msg;
+	struct load_args a = {r, text, len, "test.json"};
 
-	ck_assert(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	dup2(fd, STDERR_FILENO);
-	*rc = cd_results_load_json(r, text, len, "test.json");
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	f = fdopen(fd, "r");
-	rewind(f);
-	msg = cd_read_file(f, 1 << 16, NULL);
-	fclose(f);
-	unlink(path);
-	ck_assert_ptr_nonnull(msg);
-	return msg;
+	return ck_stderr_of(load_json, &a, rc);
 }
 
 /* The load fails with exactly one message, and the document is left empty. */
@@ -1020,31 +1019,12 @@ END_TEST
 START_TEST(test_json_error_message_path)
 {
 	static const char doc[] = "{\"schema\": 1, \"hosts\": [{\"nics\": [{\"name\": \"eth0\", \"mtu\": \"9000\"}]}]}";
-	char path[] = "/tmp/check_results_msg.XXXXXX";
-	int fd = mkstemp(path), saved;
 	struct cd_results r;
-	FILE *f;
-	char *msg;
+	struct load_args a = {&r, doc, sizeof(doc) - 1, "node17.json"};
 	int rc;
+	char *msg = ck_stderr_of(load_json, &a, &rc);
 
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	fflush(stderr);
-	saved = dup(STDERR_FILENO); /* restored below, for CK_FORK=no runs */
-	ck_assert_int_ge(saved, 0);
-	ck_assert_ptr_nonnull(freopen(path, "w", stderr));
-	rc = cd_results_load_json(&r, doc, sizeof(doc) - 1, "node17.json");
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	clearerr(stderr);
-	setvbuf(stderr, NULL, _IONBF, 0);
 	ck_assert_int_eq(rc, -1);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	msg = cd_read_file(f, 4096, NULL);
-	fclose(f);
-	unlink(path);
 	ck_assert_ptr_nonnull(msg);
 	ck_assert_ptr_nonnull(strstr(msg, "hosts[0].nics[0].mtu"));
 	ck_assert_ptr_nonnull(strstr(msg, "'node17.json'"));

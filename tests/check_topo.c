@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ck_stderr.h"
 #include "discover.h"
 #include "suites.h"
 #include "topo.h"
@@ -669,26 +670,14 @@ END_TEST
 
 /* ---- input errors: -1, one message, the section says why ---- */
 
+static int replay_path(const void *xml)
+{
+	return replay(xml);
+}
+
 static char *capture_stderr_of(const char *xml, int *rc)
 {
-	char path[] = "/tmp/check_topo_err.XXXXXX";
-	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
-	FILE *f;
-	char *text;
-
-	ck_assert(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	dup2(fd, STDERR_FILENO);
-	*rc = replay(xml);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	f = fdopen(fd, "r");
-	rewind(f);
-	text = cd_read_file(f, 1 << 16, NULL);
-	fclose(f);
-	unlink(path);
-	return text;
+	return ck_stderr_of(replay_path, xml, rc);
 }
 
 START_TEST(test_missing_file)
