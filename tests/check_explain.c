@@ -758,8 +758,9 @@ static void explain_text(const char *text)
 
 /*
  * One line, one fix: where a catalogue entry read the line (ENOSPC, EACCES, the duplicate
- * GPU, the memlock box), the tree's leaf for the same finding, which knows only the id,
- * adds nothing: no second fix, and none for another cause (a small /dev/shm for EACCES).
+ * GPU, the memlock box, the PyTorch store's connect), the tree's leaf for the same finding,
+ * which knows only the id, adds nothing: no second fix, and none for another cause (a small
+ * /dev/shm for EACCES, NCCL's socket interface for a store that MASTER_ADDR does not reach).
  */
 START_TEST(test_one_fix_per_line)
 {
@@ -785,6 +786,12 @@ START_TEST(test_one_fix_per_line)
 		     "allocate some locked memory.  This typically can indicate that the\n"
 		     "memlock limits are set too low.  For most HPC installations, the\n");
 	ck_assert_uint_eq(advice_for("LOG008"), 1);
+	teardown();
+	explain_text("torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to "
+		     "connect to (10.1.1.5, 29500).\n");
+	ck_assert_uint_eq(advice_for("LOG003"), 1);
+	ck_assert_ptr_nonnull(advice_with("MASTER_ADDR"));
+	ck_assert_ptr_null(advice_with("NCCL_SOCKET_IFNAME"));
 }
 END_TEST
 

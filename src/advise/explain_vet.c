@@ -108,8 +108,12 @@ static void drop_tree_repeats(struct cd_results *r)
 {
 	/*
 	 * Only the leaves that read nothing but the id: LOG004's small /dev/shm, LOG006's
-	 * set_device, LOG008's memlock, LOG013's cuMem host memory. The others compute their
-	 * advice from facts across lines (the addresses LOG010 excludes, LOG001's SeqNums) and stay.
+	 * set_device, LOG008's memlock, LOG013's cuMem host memory, and LOG003's where the log
+	 * lists no interface (no variable: "run check and export the NCCL_SOCKET_IFNAME it
+	 * recommends"), which after a catalogue entry's fix for the same failure (a PyTorch
+	 * store that MASTER_ADDR does not reach, mpirun's daemons) only adds a setting of a
+	 * library that never ran. The others compute their advice from facts across lines (the
+	 * interface LOG003 names, the addresses LOG010 excludes, LOG001's SeqNums) and stay.
 	 */
 	static const char *const ids[] = { "LOG004", "LOG006", "LOG008", "LOG013" };
 
@@ -119,7 +123,8 @@ static void drop_tree_repeats(struct cd_results *r)
 
 		if (!a->findings.n || from_catalogue(a))
 			continue;
-		while (k < a->findings.n && in_list(a->findings.v[k], ids, ARRAY_SIZE(ids)) &&
+		while (k < a->findings.n &&
+		       (in_list(a->findings.v[k], ids, ARRAY_SIZE(ids)) || (!a->env && !strcmp(a->findings.v[k], "LOG003"))) &&
 		       catalogue_advised(r, a->findings.v[k]))
 			k++;
 		if (k == a->findings.n)
