@@ -796,6 +796,28 @@ START_TEST(test_one_fix_per_line)
 END_TEST
 
 /*
+ * An interface setting the tree computed from the log's addresses comes before the catalogue
+ * entry's description of the same fix ("btl_tcp_if_include=<that interface>"): the value is
+ * what an admin pastes. The entry stays, second.
+ */
+START_TEST(test_computed_setting_first)
+{
+	teardown();
+	explain_text("WARNING: Open MPI failed to TCP connect to a peer MPI process.  This\n"
+		     "should not happen.\n\n"
+		     "  Local host: node1\n"
+		     "  PID:        40348\n"
+		     "  Message:    connect() to 192.168.122.1:1040 failed\n"
+		     "  Error:      Operation now in progress (115)\n");
+	ck_assert_uint_ge(res.n_advice, 2);
+	ck_assert_ptr_nonnull(res.advice[0].env);
+	ck_assert_str_eq(res.advice[0].env, "OMPI_MCA_btl_tcp_if_exclude");
+	ck_assert_ptr_nonnull(strstr(res.advice[0].value, "192.168.122.1/32"));
+	ck_assert_ptr_nonnull(strstr(res.advice[1].path.v[0], "cause catalogue"));
+}
+END_TEST
+
+/*
  * The memory classes are disjoint: NCCL's allocation line names which memory ran out (the
  * pinned host alloc is host memory, not the GPU's), and the CUDA "out of memory" before it
  * adds no second cause; the GPU's exhaustion is a cause of its own, not a consequence
@@ -1170,6 +1192,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_catalogue_libmsgs);
 	tcase_add_test(tc, test_plugin_fallback_clean);
 	tcase_add_test(tc, test_one_fix_per_line);
+	tcase_add_test(tc, test_computed_setting_first);
 	tcase_add_test(tc, test_memory_one_cause);
 	tcase_add_test(tc, test_result_code_messages);
 	suite_add_tcase(s, tc);

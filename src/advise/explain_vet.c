@@ -132,11 +132,46 @@ static void drop_tree_repeats(struct cd_results *r)
 	}
 }
 
+static int has_finding(const struct cd_advice *a, const char *id)
+{
+	for (size_t k = 0; k < a->findings.n; k++)
+		if (!strcmp(a->findings.v[k], id))
+			return 1;
+	return 0;
+}
+
+/*
+ * A catalogue fix comes before the tree's for the same finding (it read the line), except
+ * where the tree computed an interface or HCA setting from the log's facts and the entry can
+ * only describe it: LOG010's OMPI_MCA_btl_tcp_if_exclude with the addresses the peers failed
+ * on, after the entry's "btl_tcp_if_include=<that interface>". The value is the fix; the
+ * entry's text stays, second, as what it means. Not other exports: the tree's NCCL_DEBUG
+ * after a timeout collects evidence, and its NCCL_P2P_DISABLE is a workaround.
+ */
+static void computed_first(struct cd_results *r)
+{
+	for (size_t i = 1; i < r->n_advice; i++) {
+		struct cd_advice a = r->advice[i];
+		size_t j = 0;
+
+		if (!a.env || !a.value || a.findings.n != 1 || !network_setting(&a))
+			continue;
+		while (j < i && !(from_catalogue(&r->advice[j]) && !r->advice[j].env &&
+				  has_finding(&r->advice[j], a.findings.v[0])))
+			j++;
+		if (j == i)
+			continue;
+		memmove(&r->advice[j + 1], &r->advice[j], (i - j) * sizeof(*r->advice));
+		r->advice[j] = a;
+	}
+}
+
 void cd_explain_vet(struct cd_results *r)
 {
 	int failed;
 
 	drop_tree_repeats(r);
+	computed_first(r);
 	cd_net_order_advice(r); /* the best supported candidate's fix first */
 	failed = network_errors(r);
 	for (size_t i = r->n_advice; i-- > 0;) {
