@@ -30,6 +30,7 @@ static const char *const classes[] = {
 	"nccl-result",  /* an ncclResult_t with no line naming its cause: what it means, what to collect */
 	"net-plugin",   /* NCCL cannot load or use the net plugin it was given: falls back or fails */
 	"program",      /* the training program's own distributed use: DDP's parameters, collectives, init */
+	"scheduler",    /* the scheduler ended the step (time limit, cgroup OOM, node failure): not the network */
 };
 
 /* explain's own readers title these; the catalogue need not */
