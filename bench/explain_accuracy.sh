@@ -27,12 +27,12 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 	grep -qxF -- "$file" "$TMP/holdout" && part=holdout
 	cause=${file%%-*}
 	right=0 first=0 net=0
-	"$BIN" explain "$LOGS/$file" --shell 2>/dev/null | grep -qE -- "$NET_SETTINGS" && net=1
+	"$BIN" explain "$LOGS/$file" --shell >"$TMP/out" 2>/dev/null
+	grep -qE -- "$NET_SETTINGS" "$TMP/out" && net=1
 	case "$NET_CAUSES" in *" $cause "*) net=$((net * 2)) ;; esac
 	if [ "$expect" = "-" ]; then
 		if "$BIN" explain "$LOGS/$file" 2>/dev/null | grep -q "cannot explain"; then right=1 first=1; fi
 	else
-		"$BIN" explain "$LOGS/$file" --shell >"$TMP/out" 2>/dev/null
 		grep -qF -- "$expect" "$TMP/out" && right=1
 		sed '/^$/d' "$TMP/out" | head -1 | grep -qF -- "$expect" && first=1
 	fi

@@ -88,14 +88,20 @@ static int network_setting(const struct cd_advice *a)
 	return a->env && !strncmp(a->env, "OMPI_MCA_", 9) && strstr(a->env, "_if_") ? NET_SOCKET : 0;
 }
 
+static int has_finding(const struct cd_advice *a, const char *id)
+{
+	for (size_t k = 0; k < a->findings.n; k++)
+		if (!strcmp(a->findings.v[k], id))
+			return 1;
+	return 0;
+}
+
 /* Did the catalogue give its own fix for finding id? */
 static int catalogue_advised(const struct cd_results *r, const char *id)
 {
 	for (size_t i = 0; i < r->n_advice; i++)
-		if (from_catalogue(&r->advice[i]))
-			for (size_t k = 0; k < r->advice[i].findings.n; k++)
-				if (!strcmp(r->advice[i].findings.v[k], id))
-					return 1;
+		if (from_catalogue(&r->advice[i]) && has_finding(&r->advice[i], id))
+			return 1;
 	return 0;
 }
 
@@ -132,14 +138,6 @@ static void drop_tree_repeats(struct cd_results *r)
 	}
 }
 
-static int has_finding(const struct cd_advice *a, const char *id)
-{
-	for (size_t k = 0; k < a->findings.n; k++)
-		if (!strcmp(a->findings.v[k], id))
-			return 1;
-	return 0;
-}
-
 /*
  * A catalogue fix comes before the tree's for the same finding (it read the line), except
  * where the tree computed an interface or HCA setting from the log's facts and the entry can
@@ -154,7 +152,7 @@ static void computed_first(struct cd_results *r)
 		struct cd_advice a = r->advice[i];
 		size_t j = 0;
 
-		if (!a.env || !a.value || a.findings.n != 1 || !network_setting(&a))
+		if (!a.env || a.findings.n != 1 || !network_setting(&a)) /* an export with a value */
 			continue;
 		while (j < i && !(from_catalogue(&r->advice[j]) && !r->advice[j].env &&
 				  has_finding(&r->advice[j], a.findings.v[0])))
