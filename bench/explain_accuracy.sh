@@ -4,7 +4,9 @@
 # name's first word: shm, iface, gid, …) and per part, how many logs get the fix their
 # thread confirmed somewhere in `explain --shell` (right) and as its first line (first),
 # and how many say they cannot explain where INDEX expects that ("-"). The holdout part
-# (tests/data/logs/HOLDOUT) was set aside before any tuning: read it as the estimate.
+# (tests/data/logs/HOLDOUT) was set aside before any tuning: read it as the estimate. The last
+# two lines count the logs given a network setting, and those of them that tests/data/logs/NETWORK
+# labels not a network failure (issue 17: no network setting without a network error).
 # Usage: bench/explain_accuracy.sh [./commdiag]     (no hardware; a few seconds)
 set -u
 BIN=$(realpath "${1:-./commdiag}")
@@ -14,11 +16,13 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-acc.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 grep -v '^#' "$LOGS/HOLDOUT" | sed '/^$/d' >"$TMP/holdout"
-# Settings that pick a network (issue 17: none without a network error in the log), and the
-# causes (INDEX file names' first words) that are network failures, labelled by hand from
-# each cause's INDEX description: a network setting for any other log is a false positive.
-NET_SETTINGS='NCCL_SOCKET_IFNAME|NCCL_SOCKET_FAMILY|NCCL_IB_HCA|NCCL_IB_GID_INDEX|NCCL_IB_ROCE_VERSION_NUM|NCCL_CROSS_NIC|GLOO_SOCKET_IFNAME|TP_SOCKET_IFNAME|UCX_NET_DEVICES|btl_tcp_if_|oob_tcp_if_|btl_tcp_disable_family'
-NET_CAUSES=' iface noiface gid ompi ofi efa gdr rails mtu hca ibmix acs dmabuf openib remote docker internal pml uar ports '
+# What a network setting is, and which logs are network failures (NETWORK, labelled by hand
+# from INDEX's cause and fix): a network setting for a log labelled "no" is a false positive.
+. bench/net_settings.sh
+net_labels_check "$LOGS/INDEX" "$LOGS/NETWORK" || {
+	echo "explain_accuracy: $LOGS/NETWORK must label every row of $LOGS/INDEX" >&2
+	exit 2
+}
 
 : >"$TMP/rows"
 while IFS=$'\t' read -r file _src _cause _fix expect; do
@@ -28,8 +32,8 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 	cause=${file%%-*}
 	right=0 first=0 net=0
 	"$BIN" explain "$LOGS/$file" --shell >"$TMP/out" 2>/dev/null
-	grep -qE -- "$NET_SETTINGS" "$TMP/out" && net=1
-	case "$NET_CAUSES" in *" $cause "*) net=$((net * 2)) ;; esac
+	net_setting "$TMP/out" && net=1
+	[ "$(net_label "$file" "$LOGS/NETWORK")" = yes ] && net=$((net * 2))
 	if [ "$expect" = "-" ]; then
 		if "$BIN" explain "$LOGS/$file" 2>/dev/null | grep -q "cannot explain"; then right=1 first=1; fi
 	else

@@ -818,6 +818,62 @@ START_TEST(test_computed_setting_first)
 END_TEST
 
 /*
+ * Issue 17, network settings only from network errors: a connection the peer closed, after a
+ * cause that is not the network, is that cause's consequence and gets no interface setting.
+ * NCCL 2.11's remote allocator (nccl#844, the log's lines: include/socket.h and bootstrap.cc
+ * of v2.9.9-1 … v2.11.4-1) and a kernel fault beside socket.cc's socketProgress form (v2.19 on);
+ * the same closed connection alone still gets the tree's interface check.
+ */
+START_TEST(test_consequence_no_network_setting)
+{
+	static const char *const closed211 =
+		"gpu1:39:298 [0] include/socket.h:423 NCCL WARN Net : Connection closed by remote peer 10.0.0.4<52638>\n"
+		"gpu1:39:298 [0] NCCL INFO include/socket.h:445 -> 2\n"
+		"gpu1:39:298 [0] NCCL INFO bootstrap.cc:229 -> 2\n";
+	char buf[1024];
+
+	teardown();
+	snprintf(buf, sizeof(buf), "%sgpu1:39:298 [0] bootstrap.cc:279 NCCL WARN [Rem Allocator] Allocation failed "
+		 "(segment 0, fd 130)\n", closed211);
+	explain_text(buf);
+	ck_assert_ptr_nonnull(first("LOG003"));
+	ck_assert_ptr_nonnull(advice_with("upgrade NCCL to 2.12"));
+	ck_assert_ptr_null(advice_with("NCCL_SOCKET_IFNAME"));
+	teardown();
+	explain_text("gpu1:51:77 [3] enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'\n"
+		     "gpu2:60:80 [1] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer "
+		     "gpu1<48712>\n");
+	ck_assert_ptr_nonnull(first("LOG003"));
+	ck_assert_ptr_nonnull(first("LOG026"));
+	ck_assert_ptr_null(advice_with("NCCL_SOCKET_IFNAME"));
+	teardown();
+	explain_text(closed211);
+	ck_assert_ptr_nonnull(advice_with("NCCL_SOCKET_IFNAME"));
+}
+END_TEST
+
+/*
+ * mpirun's "unable to reliably start one or more daemons" names five possible causes, one of
+ * them the network: the entry's fix names no interface setting (the daemon that could not
+ * connect back has its own lines and entry), so a daemon not found on the node gets the
+ * install path and no network setting (open-mpi/ompi#599; the box of help-errmgr-base.txt
+ * [failed-daemon-launch], v4.1.6, after bash's "command not found").
+ */
+START_TEST(test_daemon_launch_no_network_setting)
+{
+	teardown();
+	explain_text("bash: orted: command not found\n"
+		     "--------------------------------------------------------------------------\n"
+		     "ORTE was unable to reliably start one or more daemons.\n"
+		     "This usually is caused by:\n");
+	ck_assert_ptr_nonnull(first("LOG025"));
+	ck_assert_ptr_nonnull(advice_with("--prefix"));
+	ck_assert_ptr_null(advice_with("oob_tcp_if_"));
+	ck_assert_ptr_null(advice_with("btl_tcp_if_"));
+}
+END_TEST
+
+/*
  * The memory classes are disjoint: NCCL's allocation line names which memory ran out (the
  * pinned host alloc is host memory, not the GPU's), and the CUDA "out of memory" before it
  * adds no second cause; the GPU's exhaustion is a cause of its own, not a consequence
@@ -1193,6 +1249,8 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_plugin_fallback_clean);
 	tcase_add_test(tc, test_one_fix_per_line);
 	tcase_add_test(tc, test_computed_setting_first);
+	tcase_add_test(tc, test_consequence_no_network_setting);
+	tcase_add_test(tc, test_daemon_launch_no_network_setting);
 	tcase_add_test(tc, test_memory_one_cause);
 	tcase_add_test(tc, test_result_code_messages);
 	suite_add_tcase(s, tc);

@@ -37,7 +37,8 @@ int cd_explain_init(void);
  * After the tree (explain_vet.c): drop every setting that picks a network unless a finding
  * shows that network failing: socket interfaces only after a socket error, HCAs, GID index
  * and rails only after an RDMA error. The tree reads facts; a RoCE HCA or an address in a
- * log is a fact, not a failure, and must not by itself yield a setting.
+ * log is a fact, not a failure, and must not by itself yield a setting; nor is a connection a
+ * peer closed after a cause that is not the network (a release bug, a GPU fault, a kill).
  */
 void cd_explain_vet(struct cd_results *r);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * explain's cause catalogue (rules/causes.catalog, private to explain.c): what the
+ * explain's cause catalogue (rules/causes.catalog, private to explain.c and its vet): what the
  * libraries print when a job fails, as data. Each entry is a message pattern in the
  * library's own printf format, where it comes from, the cause it names, the LOG finding
  * it becomes and the fix with its evidence. The loader refuses a malformed file with its

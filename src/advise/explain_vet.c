@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "explain_catalog.h"
 #include "explain_net.h"
 #include "results.h"
 #include "util.h"
@@ -35,15 +36,96 @@ static int from_catalogue(const struct cd_advice *a)
 	return a->path.n && !strncmp(a->path.v[0], "cause catalogue", 15);
 }
 
+/* The catalogue entry a finding's evidence or an advice's path cites ("cause catalogue [id]: …"). */
+static const struct cd_cause *cited_entry(const char *s)
+{
+	const struct cd_causes *c = cd_causes_default();
+	const char *id = !strncmp(s, "cause catalogue [", 17) ? s + 17 : NULL;
+	size_t n = id ? strcspn(id, "]") : 0;
+
+	for (size_t i = 0; c && id && id[n] == ']' && i < c->n; i++)
+		if (strlen(c->v[i].id) == n && !strncmp(c->v[i].id, id, n))
+			return &c->v[i];
+	return NULL;
+}
+
+/*
+ * Does the log show a cause that is not the network (rules/README-causes.md's classes): a
+ * release bug, a build, the program, the scheduler's kill, a GPU fault or driver, memory,
+ * shared memory, the launcher, versions? Then the other ranks' closed connections are its
+ * consequence. Not "peer-died", "nccl-result" or "timeout": they name no cause.
+ */
+static int other_cause(const struct cd_results *r)
+{
+	static const char *const cls[] = { "release",  "build",       "program", "scheduler", "cuda-fault",
+					   "cuda-driver", "gpu-arch", "memory",  "memory-host", "memory-limit",
+					   "shm",      "nvls",        "p2p",     "launcher",  "versions",
+					   "setting-graph" };
+	const struct cd_cause *e;
+
+	for (size_t i = 0; i < r->n_findings; i++)
+		for (size_t k = 0; k < r->findings[i].evidence.n; k++)
+			if ((e = cited_entry(r->findings[i].evidence.v[k])) && !e->generic &&
+			    in_list(e->cls, cls, ARRAY_SIZE(cls)))
+				return 1;
+	for (size_t i = 0; i < r->n_advice; i++)
+		if (r->advice[i].path.n && (e = cited_entry(r->advice[i].path.v[0])) && !e->generic &&
+		    in_list(e->cls, cls, ARRAY_SIZE(cls)))
+			return 1;
+	return 0;
+}
+
+/*
+ * A line that says a peer went away (closed the socket, flushed the queue pair): a peer-died
+ * entry of the catalogue matches it, or it is NCCL's "Connection closed by remote peer" in
+ * any release (include/socket.h up to 2.11 prints it after "Net : ", which no entry lists).
+ */
+static int peer_gone_line(const char *line)
+{
+	const struct cd_causes *c = cd_causes_default();
+
+	if (strstr(line, "Connection closed by remote peer"))
+		return 1;
+	for (size_t i = 0; c && i < c->n; i++)
+		for (int k = 0; !strcmp(c->v[i].cls, "peer-died") && k < c->v[i].n_match; k++)
+			if (cd_cause_match(c->v[i].match[k], line))
+				return 1;
+	return 0;
+}
+
+/* Is every line of finding f a peer going away (its evidence besides the catalogue's notes)? */
+static int only_peer_gone(const struct cd_finding *f)
+{
+	int lines = 0;
+
+	for (size_t k = 0; k < f->evidence.n; k++) {
+		const char *e = f->evidence.v[k];
+
+		if (!strncmp(e, "cause catalogue [", 17) || !strncmp(e, "confirms: ", 10))
+			continue;
+		if (!peer_gone_line(e))
+			return 0;
+		lines++;
+	}
+	return lines > 0;
+}
+
 static int network_errors(const struct cd_results *r)
 {
 	static const char *const sock[] = { "LOG003", "LOG010", "LOG015", "LOG019", "LOG023" };
 	static const char *const rdma[] = { "LOG007", "LOG016", "LOG020" };
-	int kinds = 0;
+	int kinds = 0, other = other_cause(r);
 
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const char *id = r->findings[i].id;
 
+		/*
+		 * Issue 17: a connection the peer closed after a cause that is not the network
+		 * (NCCL 2.11's remote allocator, nccl#844; a GPU fault, a scheduler kill) is that
+		 * cause's consequence, not a network error: it supports no network setting.
+		 */
+		if (other && only_peer_gone(&r->findings[i]))
+			continue;
 		if (!strcmp(id, "ENV006"))
 			kinds |= NET_SOCKET | NET_RDMA;
 		if (in_list(id, sock, ARRAY_SIZE(sock)))
