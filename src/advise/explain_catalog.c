@@ -31,6 +31,7 @@ static const char *const classes[] = {
 	"net-plugin",   /* NCCL cannot load or use the net plugin it was given: falls back or fails */
 	"program",      /* the training program's own distributed use: DDP's parameters, collectives, init */
 	"scheduler",    /* the scheduler ended the step (time limit, cgroup OOM, node failure): not the network */
+	"coll-offload", /* SHARP, HCOLL or UCC under NCCL/MPI could not start or failed: no HCA or path fault */
 };
 
 /* explain's own readers title these; the catalogue need not */
