@@ -1206,6 +1206,55 @@ START_TEST(test_lint)
 }
 END_TEST
 
+/*
+ * A reset or a broken pipe is what a peer's exit leaves in every library's line (section
+ * s14-libc: ECONNRESET, EPIPE): no network setting may follow from it alone, though the tree
+ * proposes one from the RoCE port the same log shows. A route that fails is a network error,
+ * and the tree's socket interface survives the vet.
+ */
+START_TEST(test_resets_no_network_settings)
+{
+	static const char *const roce = "h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>\n"
+					"h:1:2 [0] NCCL INFO Bootstrap : Using [0]eth0:10.0.0.1<0> [1]docker0:172.17.0.1<0>\n"
+					"h:1:2 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n";
+	static const char *const resets[] = {
+		"ConnectionResetError: [Errno 104] Connection reset by peer\n",
+		"BrokenPipeError: [Errno 32] Broken pipe\n",
+		"RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Read error [10.0.0.12]:41235: Connection "
+		"reset by peer\n",
+		"[node1][[12345,1],0][btl_tcp_frag.c:130:mca_btl_tcp_frag_send] mca_btl_tcp_frag_send: writev failed: "
+		"Connection reset by peer (104)\n",
+		"torch.distributed.DistNetworkError: Connection reset by peer\n",
+		"[1700000000.015564] [gpu07:33810:0]        pml_ucx.c:912  Error: ucx send failed: Connection reset by remote "
+		"peer\n",
+	};
+	static const char *const vars[] = { "NCCL_IB_GID_INDEX",  "NCCL_IB_HCA",     "NCCL_SOCKET_IFNAME",
+					    "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "btl_tcp_if" };
+	char buf[1024];
+
+	for (size_t i = 0; i < sizeof(resets) / sizeof(resets[0]); i++) {
+		teardown();
+		setup();
+		snprintf(buf, sizeof(buf), "%s%s", roce, resets[i]);
+		parse(buf);
+		cd_advise(&res);
+		ck_assert_ptr_nonnull(advice_with("NCCL_IB_GID_INDEX")); /* the tree, from the HCA alone */
+		cd_explain_vet(&res);
+		for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
+			ck_assert_msg(!advice_with(vars[k]), "%s advised from a reset alone:\n%s", vars[k], resets[i]);
+	}
+	teardown();
+	setup();
+	snprintf(buf, sizeof(buf), "%sRuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect "
+		 "[10.0.0.12]:41235: No route to host\n", roce);
+	parse(buf);
+	cd_advise(&res);
+	cd_explain_vet(&res);
+	ck_assert_ptr_nonnull(advice_with("GLOO_SOCKET_IFNAME"));
+	ck_assert_ptr_null(advice_with("NCCL_IB_GID_INDEX"));
+}
+END_TEST
+
 Suite *explain_suite(void)
 {
 	Suite *s = suite_create("explain");
@@ -1246,6 +1295,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_graph_file);
 	tcase_add_test(tc, test_ucx_ud_timeout);
 	tcase_add_test(tc, test_catalogue_libmsgs);
+	tcase_add_test(tc, test_resets_no_network_settings);
 	tcase_add_test(tc, test_plugin_fallback_clean);
 	tcase_add_test(tc, test_one_fix_per_line);
 	tcase_add_test(tc, test_computed_setting_first);

@@ -28,6 +28,7 @@ static const char *const classes[] = {
 	"memory",       /* the GPU's memory is exhausted: not cuMem's driver support, not shm */
 	"memory-host",  /* host memory (calloc, pinned cudaHostAlloc) ran out: not the GPU's, not RLIMIT_MEMLOCK */
 	"nccl-result",  /* an ncclResult_t with no line naming its cause: what it means, what to collect */
+	"name-resolution", /* a host name the job uses does not resolve: neither a route nor an interface */
 	"net-plugin",   /* NCCL cannot load or use the net plugin it was given: falls back or fails */
 	"program",      /* the training program's own distributed use: DDP's parameters, collectives, init */
 	"scheduler",    /* the scheduler ended the step (time limit, cgroup OOM, node failure): not the network */
