@@ -790,6 +790,15 @@ out_has "explain: the rail entry's fix first, before the candidates' GID advice"
 out_without "explain: a healthy RoCE log gives no network setting" "NCCL_IB_GID_INDEX"
 out_without "explain: a healthy RoCE log gives no interface setting" "SOCKET_IFNAME"
 out_without "explain: a healthy RoCE log gives no HCA setting" "NCCL_IB_HCA"
+# a confirming line ranks its entry first, even over an earlier entry of the same line (the
+# catalogue's header); without that line the file order holds
+printf 'widget failed: boom\nwidget cable unplugged\n' >"$TMP/confirm.log"
+COMMDIAG_CAUSES="$DATA/explain/confirm.catalog" "$BIN" explain "$TMP/confirm.log" --shell 2>/dev/null | sed '/^$/d' | head -1 >"$TMP/out"
+out_has "explain: a confirmed entry's fix first" "FIX-OF-SECOND"
+printf 'widget failed: boom\n' >"$TMP/confirm.log"
+COMMDIAG_CAUSES="$DATA/explain/confirm.catalog" "$BIN" explain "$TMP/confirm.log" --shell >"$TMP/out" 2>/dev/null
+out_has "explain: unconfirmed, the file order" "FIX-OF-FIRST"
+out_without "explain: unconfirmed, the later entry's lines are the earlier's" "FIX-OF-SECOND"
 "$BIN" score "$DATA/docs/advise/plugin-differ.json" --json >"$TMP/plugin.json" 2>/dev/null
 json_true "HOST002: net plugins differ" "$TMP/plugin.json" '[f for f in d["findings"] if f["id"] == "HOST002" and f["subject"] == "nccl net plugin" and f["severity"] == "fail"]'
 run "explain without a file" 2 "$BIN" explain

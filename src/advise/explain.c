@@ -633,8 +633,8 @@ static int lines_claimed(const struct state *st, size_t i, const int *holds)
 {
 	const struct cause_seen *c = &st->seen[i];
 
-	if (c->hits > MAX_CLAIMED)
-		return 0;
+	if (c->hits > MAX_CLAIMED || c->confirms)
+		return 0; /* a line that confirms it says more than the earlier entry knew */
 	for (int k = 0; k < c->hits; k++) {
 		int claimed = 0;
 
@@ -711,10 +711,14 @@ static void catalogue_finish(struct state *st)
 			holds[i] = 0;
 		specific |= holds[i] && !st->causes->v[i].generic;
 	}
-	for (size_t i = 0; i < st->causes->n; i++) {
+	/* two passes: an entry a confirming line supports speaks before the unconfirmed ones */
+	for (size_t n = 0; n < 2 * st->causes->n; n++) {
+		size_t i = n % st->causes->n;
 		const struct cd_cause *e = &st->causes->v[i];
 		const struct cause_seen *c = &st->seen[i];
 
+		if ((n < st->causes->n) != (c->confirms > 0))
+			continue;
 		if (!holds[i] || (e->generic && specific) || !strcmp(e->finding, "LOG099"))
 			continue; /* LOG099's entries speak only where nothing explains the log (finish) */
 		if (!finding_in_log(st, e->finding)) {
