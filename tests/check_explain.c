@@ -82,6 +82,21 @@ START_TEST(test_interleaved_ranks)
 }
 END_TEST
 
+/* A setting's whole value, as NCCL prints it: HCA ports and host:port keep their colons */
+START_TEST(test_env_value_whole)
+{
+	const struct cd_host *a;
+
+	parse("nodeA:100:101 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0:1,mlx5_3:1\n"
+	      "nodeA:100:101 [0] NCCL INFO NCCL_COMM_ID set by environment to [fe80::1%eth0]:29600.\n");
+	a = host("nodeA");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(a->n_env, 2);
+	ck_assert_str_eq(a->env[0].value, "mlx5_0:1,mlx5_3:1");
+	ck_assert_str_eq(a->env[1].value, "[fe80::1%eth0]:29600");
+}
+END_TEST
+
 /* Evidence line of finding f that contains text; NULL when none does. */
 static const char *evidence_with(const struct cd_finding *f, const char *text)
 {
@@ -1264,6 +1279,7 @@ Suite *explain_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_interleaved_ranks);
+	tcase_add_test(tc, test_env_value_whole);
 	tcase_add_test(tc, test_watchdog_straggler);
 	tcase_add_test(tc, test_watchdog_old_unprefixed);
 	tcase_add_test(tc, test_watchdog_groups);

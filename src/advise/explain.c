@@ -96,6 +96,12 @@ static int wordchar(int c)
 	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == '/' || c == '+' || c == ',' || c == '^' || c == '=';
 }
 
+/* A value as NCCL prints it after "set by environment to ": up to the first blank. */
+static int valuechar(int c)
+{
+	return c && !isspace(c);
+}
+
 /* ---- hosts ---- */
 
 static int all_digits(const char *s, size_t n)
@@ -455,7 +461,8 @@ static int parse_env(struct cd_host *h, const char *line)
 		return 0;
 	memcpy(name, b, n);
 	name[n] = '\0';
-	token(s + strlen(" set by environment to "), wordchar, val, sizeof(val));
+	/* the whole value: NCCL_IB_HCA's mlx5_0:1, NCCL_COMM_ID's host:port, [IPv6]:port */
+	token(s + strlen(" set by environment to "), valuechar, val, sizeof(val));
 	while (*val && val[strlen(val) - 1] == '.')
 		val[strlen(val) - 1] = '\0';
 	if (!strncmp(name, "NCCL_", 5) || !strncmp(name, "TORCH_", 6))
