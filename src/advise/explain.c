@@ -4,7 +4,9 @@
  * a time; every pattern is a substring search on that copy, so no input can make
  * it read outside the line. Interleaved ranks are told apart by their prefixes:
  * NCCL's "host:pid:tid [dev]", Open MPI's "[host:pid]" or "[host][[job,vpid],rank]",
- * nccl-tests' "host: Test … failure", PyTorch's "[rankN]" (no host).
+ * nccl-tests' "host: Test … failure", PyTorch's "[rankN]" (no host). What a launcher, a
+ * logger or a terminal put before the line is taken off first (explain_lines.c); a rank it
+ * names keeps its own last host for the lines that name none.
  */
 #include <ctype.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 
 #include "explain.h"
 #include "explain_catalog.h"
+#include "explain_lines.h"
 #include "explain_net.h"
 #include "explain_torch.h"
 #include "explain_versions.h"
@@ -23,6 +26,7 @@
 #define MAX_EVIDENCE 3
 #define EVIDENCE_CHARS 220
 #define MAX_CLAIMED 16 /* lines remembered per catalogue entry, to tell whose they are */
+#define MAX_STREAMS 64 /* launcher prefixes (ranks, pods) remembered with the host each last named */
 
 /* What the log showed of one catalogue entry. */
 struct cause_seen {
@@ -40,6 +44,12 @@ struct state {
 	const char *name;
 	char first_host[128];           /* the first host this log named */
 	char last_host[128];            /* lines without a prefix belong to the rank before them */
+	/* a launcher's rank prefix ("srun 3", "mpi 1,3"): that rank's own last host, so lines of
+	 * ranks interleaved in one log are not given the host another rank named just before */
+	struct {
+		char key[96], host[128];
+	} streams[MAX_STREAMS];
+	int n_streams;
 	size_t first_finding;           /* findings before this log */
 	int recognised, errors, warns;
 	int gdr_yes, gdr_no, ib_none, net_socket, net_ib;
@@ -209,15 +219,39 @@ static struct cd_host *host_named(struct state *st, const char *full)
 	return h;
 }
 
-static struct cd_host *line_host(struct state *st, const char *line)
+/* The host the stream (a launcher's rank prefix) last named; NULL for none. With a host: it names that one now. */
+static const char *stream_host(struct state *st, const char *stream, const char *host)
+{
+	int i = 0;
+
+	if (!*stream)
+		return NULL;
+	while (i < st->n_streams && strcmp(st->streams[i].key, stream))
+		i++;
+	if (i == st->n_streams) {
+		if (!host || i == MAX_STREAMS)
+			return NULL;
+		snprintf(st->streams[i].key, sizeof(st->streams[i].key), "%s", stream);
+		st->n_streams++;
+	}
+	if (host)
+		snprintf(st->streams[i].host, sizeof(st->streams[i].host), "%s", host);
+	return st->streams[i].host;
+}
+
+static struct cd_host *line_host(struct state *st, const char *line, const char *stream)
 {
 	char host[128];
+	const char *s;
 
 	if (!nccl_prefix_host(line, host, sizeof(host)) && !ompi_prefix_host(line, host, sizeof(host)) &&
-	    !tests_prefix_host(line, host, sizeof(host)))
-		snprintf(host, sizeof(host), "%s", st->last_host[0] ? st->last_host : st->name);
-	else
+	    !tests_prefix_host(line, host, sizeof(host))) {
+		s = stream_host(st, stream, NULL);
+		snprintf(host, sizeof(host), "%s", s ? s : st->last_host[0] ? st->last_host : st->name);
+	} else {
 		snprintf(st->last_host, sizeof(st->last_host), "%s", host);
+		stream_host(st, stream, host);
+	}
 	if (!st->first_host[0])
 		snprintf(st->first_host, sizeof(st->first_host), "%s", host);
 	return host_named(st, host);
@@ -824,7 +858,12 @@ static void classify(struct state *st, const char *line)
 	static const char *const errs[] = { "unhandled system error", "ncclInternalError", "internal error",
 					    "unhandled cuda error", "ncclSystemError", "invalid usage", "ncclRemoteError",
 					    "Test NCCL failure", "Test CUDA failure", "remote process exited", "NCCL error" };
-	struct cd_host *h = line_host(st, line);
+	char stream[96];
+	struct cd_host *h;
+
+	/* the readers and the catalogue see the program's text; the launcher's prefix says whose */
+	line += cd_explain_decorations(line, stream, sizeof(stream));
+	h = line_host(st, line, stream);
 	const char *p;
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
@@ -1034,10 +1073,24 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 
 		while (end < len && text[end] != '\n')
 			end++;
-		/* bounded copy; NULs and control bytes become spaces, ESC sequences are dropped */
-		for (size_t i = pos; i < end && l < CD_EXPLAIN_LINE_MAX; i++) {
-			unsigned char c = (unsigned char)text[i];
+		st->lineno++;
+		/*
+		 * bounded copy; NULs and control bytes become spaces, ESC sequences are dropped. A
+		 * carriage return ends a segment: what a terminal drew over (a tqdm bar redrawn with
+		 * "\r", the line printed after it, CRLF's end) is read as lines of their own.
+		 */
+		for (size_t i = pos; i <= end; i++) {
+			unsigned char c = i < end ? (unsigned char)text[i] : '\r';
 
+			if (c == '\r') {
+				line[l] = '\0';
+				if (l && line[strspn(line, " \t")])
+					classify(st, line);
+				l = 0;
+				continue;
+			}
+			if (l >= CD_EXPLAIN_LINE_MAX)
+				continue;
 			if (c == 0x1b && i + 1 < end && text[i + 1] == '[') {
 				i += 2;
 				while (i < end && !isalpha((unsigned char)text[i]))
@@ -1046,11 +1099,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 			}
 			line[l++] = c < 0x20 && c != '\t' ? ' ' : (char)c;
 		}
-		line[l] = '\0';
 		pos = end + 1;
-		st->lineno++;
-		if (l)
-			classify(st, line);
 	}
 	/* host pointers move as hosts are added: look the first one up again */
 	first = host_named(st, st->first_host[0] ? st->first_host : st->name);
