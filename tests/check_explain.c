@@ -689,6 +689,8 @@ START_TEST(test_carriage_return_segments)
 	      "\r          \r\n");
 	ck_assert_ptr_nonnull(host("node5"));
 	ck_assert_ptr_nonnull(first("LOG099")); /* the failure was read as an error, not lost in the bar */
+	/* the bar drawn over is node5's output too: no host of the log's name for it */
+	ck_assert_uint_eq(res.n_hosts, 1);
 }
 END_TEST
 
@@ -716,6 +718,31 @@ START_TEST(test_launcher_prefixes)
 	}
 	/* a prefix is no host of its own: the syslog host, the pod and the clock name none */
 	ck_assert_uint_eq(res.n_hosts, 10);
+}
+END_TEST
+
+/*
+ * nccl-tests' "host: Test … failure" names its host under a prefix no reader takes off (pdsh's
+ * "node: ", torchrun's template), after a tab, and in the "host pid N: Test failure" form.
+ */
+START_TEST(test_tests_host_not_at_start)
+{
+	parse("worker-1: gpuA: Test CUDA failure common.cu:941 'system not yet initialized'\n"
+	      "\tgpuB: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "gpuC pid 1234: Test failure common.cu:1042\n");
+	ck_assert_ptr_nonnull(host("gpuA"));
+	ck_assert_ptr_nonnull(host("gpuB"));
+	ck_assert_ptr_nonnull(host("gpuC"));
+	ck_assert_str_eq(first("LOG012")->host, "gpuA");
+	ck_assert_uint_eq(res.n_hosts, 3);
+}
+END_TEST
+
+/* An RFC 3339 time is taken off, and the program's "WARN NET/IB: " after it is not a syslog source. */
+START_TEST(test_iso_time_then_text)
+{
+	parse("2024-05-01T12:00:00.123456789Z WARN NET/IB: read failed in ncclIbRoceGetVersionNum: Invalid argument\n");
+	ck_assert_ptr_nonnull(first("LOG016"));
 }
 END_TEST
 
@@ -1251,6 +1278,8 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_carriage_return_segments);
 	tcase_add_test(tc, test_launcher_prefixes);
 	tcase_add_test(tc, test_rank_prefixes_keep_hosts);
+	tcase_add_test(tc, test_tests_host_not_at_start);
+	tcase_add_test(tc, test_iso_time_then_text);
 	tcase_add_test(tc, test_timeout_advice);
 	tcase_add_test(tc, test_network_settings_need_errors);
 	tcase_add_test(tc, test_socket_iface_lists);

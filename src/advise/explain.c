@@ -26,6 +26,7 @@
 #define MAX_EVIDENCE 3
 #define EVIDENCE_CHARS 220
 #define MAX_CLAIMED 16 /* lines remembered per catalogue entry, to tell whose they are */
+#define MAX_SEGMENTS 32 /* a physical line's parts between carriage returns, read apart */
 #define MAX_STREAMS 64 /* launcher prefixes (ranks, pods) remembered with the host each last named */
 
 /* What the log showed of one catalogue entry. */
@@ -50,6 +51,7 @@ struct state {
 		char key[96], host[128];
 	} streams[MAX_STREAMS];
 	int n_streams;
+	char line_host[128];            /* the host one segment of this physical line names */
 	size_t first_finding;           /* findings before this log */
 	int recognised, errors, warns;
 	int gdr_yes, gdr_no, ib_none, net_socket, net_ib;
@@ -180,19 +182,32 @@ static int ompi_prefix_host(const char *line, char *host, size_t len)
 	return 0;
 }
 
-/* nccl-tests: "host: Test NCCL failure …" and "host pid N: Test failure". */
+/*
+ * nccl-tests: "host: Test NCCL failure …" and "host pid N: Test failure", the host word right
+ * before it (at the start of the line, or after a blank or a launcher's tag: pdsh's "node: ",
+ * a tab).
+ */
 static int tests_prefix_host(const char *line, char *host, size_t len)
 {
 	const char *t = strstr(line, ": Test ");
-	const char *s = line;
+	const char *s = t;
 	size_t n;
 
 	if (!t)
 		return 0;
-	while (*s == ' ')
-		s++;
-	n = token(s, hostchar, host, len);
-	return n && s + n == t;
+	while (s > line && hostchar((unsigned char)s[-1]))
+		s--;
+	if (s < t && all_digits(s, (size_t)(t - s)) && s - line >= 6 && !strncmp(s - 5, " pid ", 5))
+		for (t = s - 5, s = t; s > line && hostchar((unsigned char)s[-1]);)
+			s--;
+	if (s > line && !strchr(" \t]>:", s[-1]))
+		return 0;
+	n = (size_t)(t - s);
+	if (!n || n >= len || all_digits(s, n))
+		return 0;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	return 1;
 }
 
 static struct cd_host *host_named(struct state *st, const char *full)
@@ -217,6 +232,20 @@ static struct cd_host *host_named(struct state *st, const char *full)
 		h->host_id_source = xstrdup(CD_EXPLAIN_NO_HOST);
 	cd_section_set(&h->part[CD_PART_SYSTEM], CD_ST_SKIPPED, "facts from a log, not from this host");
 	return h;
+}
+
+/* The host a segment of a line names itself, under its decorations: 1 when it names one. */
+static int segment_host(const char *seg, char *host, size_t len)
+{
+	char stream[96], found[128];
+
+	seg += cd_explain_decorations(seg, stream, sizeof(stream));
+	/* the readers leave a rejected token in their buffer: only a host found is copied */
+	if (!nccl_prefix_host(seg, found, sizeof(found)) && !ompi_prefix_host(seg, found, sizeof(found)) &&
+	    !tests_prefix_host(seg, found, sizeof(found)))
+		return 0;
+	snprintf(host, len, "%s", found);
+	return 1;
 }
 
 /* The host the stream (a launcher's rank prefix) last named; NULL for none. With a host: it names that one now. */
@@ -246,7 +275,7 @@ static struct cd_host *line_host(struct state *st, const char *line, const char 
 
 	if (!nccl_prefix_host(line, host, sizeof(host)) && !ompi_prefix_host(line, host, sizeof(host)) &&
 	    !tests_prefix_host(line, host, sizeof(host))) {
-		s = stream_host(st, stream, NULL);
+		s = *st->line_host ? st->line_host : stream_host(st, stream, NULL);
 		snprintf(host, sizeof(host), "%s", s ? s : st->last_host[0] ? st->last_host : st->name);
 	} else {
 		snprintf(st->last_host, sizeof(st->last_host), "%s", host);
@@ -1057,8 +1086,8 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	struct state *st = xcalloc(1, sizeof(*st));
 	char *line = xmalloc(CD_EXPLAIN_LINE_MAX + 1);
 	struct cd_host *first;
-	size_t pos = 0;
-	int n;
+	size_t pos = 0, seg[MAX_SEGMENTS];
+	int n, nseg;
 
 	st->r = r;
 	st->name = name && *name ? name : "log";
@@ -1077,19 +1106,20 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 		/*
 		 * bounded copy; NULs and control bytes become spaces, ESC sequences are dropped. A
 		 * carriage return ends a segment: what a terminal drew over (a tqdm bar redrawn with
-		 * "\r", the line printed after it, CRLF's end) is read as lines of their own.
+		 * "\r", the line printed after it, CRLF's end) is read as a line of its own, all of
+		 * them one rank's output: a segment naming no host has the host another one names.
 		 */
-		for (size_t i = pos; i <= end; i++) {
-			unsigned char c = i < end ? (unsigned char)text[i] : '\r';
+		nseg = 0;
+		seg[nseg++] = 0;
+		for (size_t i = pos; i < end; i++) {
+			unsigned char c = (unsigned char)text[i];
 
-			if (c == '\r') {
-				line[l] = '\0';
-				if (l && line[strspn(line, " \t")])
-					classify(st, line);
-				l = 0;
+			if (c == '\r' && nseg < MAX_SEGMENTS && l + 1 < CD_EXPLAIN_LINE_MAX) {
+				line[l++] = '\0';
+				seg[nseg++] = l;
 				continue;
 			}
-			if (l >= CD_EXPLAIN_LINE_MAX)
+			if (l + 1 >= CD_EXPLAIN_LINE_MAX)
 				continue;
 			if (c == 0x1b && i + 1 < end && text[i + 1] == '[') {
 				i += 2;
@@ -1099,6 +1129,13 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 			}
 			line[l++] = c < 0x20 && c != '\t' ? ' ' : (char)c;
 		}
+		line[l] = '\0';
+		st->line_host[0] = '\0';
+		for (int k = 0; k < nseg && !st->line_host[0]; k++)
+			segment_host(line + seg[k], st->line_host, sizeof(st->line_host));
+		for (int k = 0; k < nseg; k++)
+			if (line[seg[k] + strspn(line + seg[k], " \t")])
+				classify(st, line + seg[k]);
 		pos = end + 1;
 	}
 	/* host pointers move as hosts are added: look the first one up again */

@@ -210,8 +210,11 @@ static size_t ctime_time(const char *p)
 	return 24;
 }
 
-/* after syslog's or journald's time: "host prog[123]: " (the tag's pid may be missing) */
-static size_t syslog_source(const char *p, char *stream, size_t len)
+/*
+ * after syslog's or journald's time: "host prog[123]: "; the pid may be missing after syslog's
+ * own time ("host kernel: "), never after an ISO time, where "WARN NET/IB: …" is the program's
+ */
+static size_t syslog_source(const char *p, char *stream, size_t len, int need_pid)
 {
 	size_t h = run_of(p, namechar), t, n;
 
@@ -219,12 +222,14 @@ static size_t syslog_source(const char *p, char *stream, size_t len)
 		return 0;
 	t = h + 1;
 	n = t;
-	while (p[n] && (namechar((unsigned char)p[n]) || p[n] == '/' || p[n] == '@'))
+	while (p[n] && (namechar((unsigned char)p[n]) || p[n] == '@'))
 		n++;
 	if (n == t)
 		return 0;
 	if (p[n] == '[' && digits(p + n + 1) && p[n + 1 + digits(p + n + 1)] == ']')
 		n += 2 + digits(p + n + 1);
+	else if (need_pid)
+		return 0;
 	if (p[n] != ':' || p[n + 1] != ' ')
 		return 0;
 	note(stream, len, "syslog ", p, n);
@@ -247,15 +252,16 @@ static size_t python_level(const char *p)
 static size_t time_layer(const char *p, char *stream, size_t len)
 {
 	size_t n = ctime_time(p), m;
+	int iso = 0;
 
 	if (n) /* mpirun --timestamp-output: the tag follows the time at once */
 		return n;
-	if (!(n = iso_time(p)) && !(n = syslog_time(p)))
+	if (!(n = syslog_time(p)) && !(iso = (n = iso_time(p)) != 0))
 		return 0;
 	if (p[n] != ' ')
 		return 0;
 	n += strspn(p + n, " ");
-	if ((m = python_level(p + n)) || (m = syslog_source(p + n, stream, len)))
+	if ((m = python_level(p + n)) || (m = syslog_source(p + n, stream, len, iso)))
 		n += m;
 	return n;
 }
