@@ -754,6 +754,7 @@ START_TEST(test_rank_prefixes_keep_hosts)
 {
 	static const char *const forms[][2] = {
 		{ "0: ", "1: " },                       /* srun --label */
+		{ "P0  3: ", "P1 12: " },               /* srun --label, a heterogeneous job */
 		{ "[1,0]<stderr>:", "[1,1]<stderr>:" }, /* Open MPI 4.1 --tag-output */
 		{ "[default0]:", "[default1]:" },       /* torchrun --tee */
 		{ "[pod/w-0/c] ", "[pod/w-1/c] " },     /* kubectl logs --prefix */

@@ -76,9 +76,10 @@ def tqdm_cr(lines):
     return [TQDM + l for l in lines]
 
 DECORATIONS = [
-    # Slurm srun --label (src/srun/... io labels, slurm-23.02): "TASKID: " before each line
+    # Slurm srun --label: _build_label's "%*d: ", the task id padded to the widest one's width
     ('srun-label', prefix('0: ')),
     ('srun-label12', prefix('12: ')),
+    ('srun-label-padded', prefix(' 3: ')),
     # Open MPI 4.1 --tag-output (orte/mca/iof/base/iof_base_output.c: "[%s,%s]<%s>:", no space)
     ('mpirun-tag4', prefix('[1,0]<stderr>:')),
     # Open MPI 5.0 (PRRTE 3 iof) --tag-output: "[1,0]<stdout>: "

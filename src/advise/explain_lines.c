@@ -4,7 +4,8 @@
  * the line in the exact form its tool prints it, and nothing else: a layer it does not
  * know stays on the line, where the readers' substring searches still find the text after
  * it. Forms (the source each follows):
- *   srun --label          "3: "                 Slurm (src/common/... io labels, 23.02)
+ *   srun --label          "3: ", " 3: "         Slurm's _build_label "%*d: " (the task id padded to the
+ *                                               width of the largest), "P%u %*d: " in a heterogeneous job
  *   mpirun --tag-output   "[1,0]<stderr>:"      Open MPI 4.1 orte iof_base_output.c "[%s,%s]<%s>:";
  *                         "[1,0]<stdout>: "     Open MPI 5.0 (PRRTE 3), a space after it
  *   mpirun --timestamp-output "Thu Nov 26 10:00:01 2026<stdout>:"  ctime() without its newline, then the tag
@@ -59,14 +60,18 @@ static void note(char *stream, size_t len, const char *what, const char *p, size
 		snprintf(stream + have, len - have, "%s%s%.*s", have ? " " : "", what, (int)n, p);
 }
 
-/* srun --label: the task id, ": " (a wider job pads it with spaces: " 3: ") */
+/* srun --label: the task id, ": " (a wider job pads it with spaces: " 3: "; a het job's "P1 3: ") */
 static size_t srun_label(const char *p, char *stream, size_t len)
 {
-	size_t s = strspn(p, " "), n = digits(p + s);
+	size_t s = 0, n;
 
+	if (p[0] == 'P' && (n = digits(p + 1)) && p[1 + n] == ' ')
+		s = n + 2;
+	s += strspn(p + s, " ");
+	n = digits(p + s);
 	if (!n || n > 6 || p[s + n] != ':' || p[s + n + 1] != ' ')
 		return 0;
-	note(stream, len, "srun ", p + s, n);
+	note(stream, len, "srun ", p, s + n);
 	return s + n + 2;
 }
 
