@@ -2,11 +2,11 @@
 /*
  * Log lines to facts and findings. One pass over the buffer, one bounded line at
  * a time; every pattern is a substring search on that copy, so no input can make
- * it read outside the line. Interleaved ranks are told apart by their prefixes:
- * NCCL's "host:pid:tid [dev]", Open MPI's "[host:pid]" or "[host][[job,vpid],rank]",
- * nccl-tests' "host: Test … failure", PyTorch's "[rankN]" (no host). What a launcher, a
- * logger or a terminal put before the line is taken off first (explain_lines.c); a rank it
- * names keeps its own last host for the lines that name none.
+ * it read outside the line. Interleaved ranks are told apart by their prefixes
+ * (explain_lines.c reads them): NCCL's "host:pid:tid [dev]", Open MPI's "[host:pid]" or
+ * "[host][[job,vpid],rank]", nccl-tests' "host: Test … failure", PyTorch's "[rankN]" (no
+ * host). What a launcher, a logger or a terminal put before the line is taken off first; a
+ * rank it names keeps its own last host for the lines that name none.
  */
 #include <ctype.h>
 #include <math.h>
@@ -110,106 +110,6 @@ static int wordchar(int c)
 
 /* ---- hosts ---- */
 
-static int all_digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
-/* NCCL's "host:pid:tid [" prefix, anywhere in the line (after mpirun or Ray decorations). */
-static int nccl_prefix_host(const char *line, char *host, size_t len)
-{
-	for (const char *p = line; *p; p++) {
-		const char *q = p + 1, *start;
-		size_t n;
-
-		if (*p != ':' || !isdigit((unsigned char)*q))
-			continue;
-		while (isdigit((unsigned char)*q))
-			q++;
-		if (*q != ':' || !isdigit((unsigned char)q[1]))
-			continue;
-		q++;
-		while (isdigit((unsigned char)*q))
-			q++;
-		/* "[3]": the CUDA device; "12:03:44 [INFO]" is a clock, not a host */
-		if (q[0] != ' ' || q[1] != '[' || !isdigit((unsigned char)q[2]))
-			continue;
-		start = p;
-		while (start > line && hostchar((unsigned char)start[-1]))
-			start--;
-		n = (size_t)(p - start);
-		if (!n || n >= len || all_digits(start, n))
-			continue;
-		memcpy(host, start, n);
-		host[n] = '\0';
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * Open MPI: "[host:pid]" or "[host][[job,vpid],rank][file.c:…]"; UCX: "[host:pid:thread]". A tqdm bar's "[00:29<01:10,"
- * or a clock's "[12:03:44]" has digits only before the colon: no host is all digits here.
- */
-static int bracket_host(const char *p, char *host, size_t len)
-{
-	const char *q;
-	size_t n = token(p + 1, hostchar, host, len);
-
-	if (!n || n + 1 >= len || all_digits(host, n))
-		return 0;
-	if (p[1 + n] != ':')
-		return p[1 + n] == ']' && p[2 + n] == '[' && p[3 + n] == '[';
-	for (q = p + 2 + n; isdigit((unsigned char)*q); q++)
-		;
-	if (q == p + 2 + n)
-		return 0;
-	if (*q == ':' && isdigit((unsigned char)q[1])) /* UCX: "[host:pid:thread]" */
-		for (q++; isdigit((unsigned char)*q); q++)
-			;
-	return *q == ']';
-}
-
-/* The prefix is among the first brackets (UCX puts a time stamp in front of it). */
-static int ompi_prefix_host(const char *line, char *host, size_t len)
-{
-	for (const char *p = strchr(line, '['); p && p - line < 64; p = strchr(p + 1, '['))
-		if (bracket_host(p, host, len))
-			return 1;
-	return 0;
-}
-
-/*
- * nccl-tests: "host: Test NCCL failure …" and "host pid N: Test failure", the host word right
- * before it (at the start of the line, or after a blank or a launcher's tag: pdsh's "node: ",
- * a tab).
- */
-static int tests_prefix_host(const char *line, char *host, size_t len)
-{
-	const char *t = strstr(line, ": Test ");
-	const char *s = t;
-	size_t n;
-
-	if (!t)
-		return 0;
-	while (s > line && hostchar((unsigned char)s[-1]))
-		s--;
-	if (s < t && all_digits(s, (size_t)(t - s)) && s - line >= 6 && !strncmp(s - 5, " pid ", 5))
-		for (t = s - 5, s = t; s > line && hostchar((unsigned char)s[-1]);)
-			s--;
-	if (s > line && !strchr(" \t]>:", s[-1]))
-		return 0;
-	n = (size_t)(t - s);
-	if (!n || n >= len || all_digits(s, n))
-		return 0;
-	memcpy(host, s, n);
-	host[n] = '\0';
-	return 1;
-}
-
 static struct cd_host *host_named(struct state *st, const char *full)
 {
 	struct cd_results *r = st->r;
@@ -237,15 +137,10 @@ static struct cd_host *host_named(struct state *st, const char *full)
 /* The host a segment of a line names itself, under its decorations: 1 when it names one. */
 static int segment_host(const char *seg, char *host, size_t len)
 {
-	char stream[96], found[128];
+	char stream[96];
 
 	seg += cd_explain_decorations(seg, stream, sizeof(stream));
-	/* the readers leave a rejected token in their buffer: only a host found is copied */
-	if (!nccl_prefix_host(seg, found, sizeof(found)) && !ompi_prefix_host(seg, found, sizeof(found)) &&
-	    !tests_prefix_host(seg, found, sizeof(found)))
-		return 0;
-	snprintf(host, len, "%s", found);
-	return 1;
+	return cd_explain_host_prefix(seg, host, len);
 }
 
 /* The host the stream (a launcher's rank prefix) last named; NULL for none. With a host: it names that one now. */
@@ -273,8 +168,7 @@ static struct cd_host *line_host(struct state *st, const char *line, const char 
 	char host[128];
 	const char *s;
 
-	if (!nccl_prefix_host(line, host, sizeof(host)) && !ompi_prefix_host(line, host, sizeof(host)) &&
-	    !tests_prefix_host(line, host, sizeof(host))) {
+	if (!cd_explain_host_prefix(line, host, sizeof(host))) {
 		s = *st->line_host ? st->line_host : stream_host(st, stream, NULL);
 		snprintf(host, sizeof(host), "%s", s ? s : st->last_host[0] ? st->last_host : st->name);
 	} else {

@@ -18,7 +18,8 @@
  *                         "Nov 26 10:00:01 host prog[123]: " (syslog, RFC 3164),
  *                         "2026-11-26T10:00:01+0000 host prog[123]: " (journalctl -o short-iso)
  * PyTorch's own "[rank3]:" is the program's text, not a decoration: the watchdog reader
- * takes the global rank from it.
+ * takes the global rank from it. Under the decorations, the prefix the program printed names
+ * the host (cd_explain_host_prefix): NCCL's, Open MPI's, UCX's, nccl-tests'.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -288,4 +289,136 @@ size_t cd_explain_decorations(const char *line, char *stream, size_t len)
 		at += n;
 	}
 	return at;
+}
+
+/* ---- the host a line's program prefix names ---- */
+
+static int hostchar(int c)
+{
+	return isalnum(c) || c == '-' || c == '.' || c == '_';
+}
+
+/* Copy the token at p made of chars ok() accepts into buf (bounded). */
+static size_t token(const char *p, int (*ok)(int), char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (p && p[n] && ok((unsigned char)p[n]) && n + 1 < len) {
+		buf[n] = p[n];
+		n++;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+static int all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* NCCL's "host:pid:tid [" prefix, anywhere in the line (after mpirun or Ray decorations). */
+static int nccl_prefix_host(const char *line, char *host, size_t len)
+{
+	for (const char *p = line; *p; p++) {
+		const char *q = p + 1, *start;
+		size_t n;
+
+		if (*p != ':' || !isdigit((unsigned char)*q))
+			continue;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (*q != ':' || !isdigit((unsigned char)q[1]))
+			continue;
+		q++;
+		while (isdigit((unsigned char)*q))
+			q++;
+		/* "[3]": the CUDA device; "12:03:44 [INFO]" is a clock, not a host */
+		if (q[0] != ' ' || q[1] != '[' || !isdigit((unsigned char)q[2]))
+			continue;
+		start = p;
+		while (start > line && hostchar((unsigned char)start[-1]))
+			start--;
+		n = (size_t)(p - start);
+		if (!n || n >= len || all_digits(start, n))
+			continue;
+		memcpy(host, start, n);
+		host[n] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Open MPI: "[host:pid]" or "[host][[job,vpid],rank][file.c:…]"; UCX: "[host:pid:thread]". A tqdm bar's "[00:29<01:10,"
+ * or a clock's "[12:03:44]" has digits only before the colon: no host is all digits here.
+ */
+static int bracket_host(const char *p, char *host, size_t len)
+{
+	const char *q;
+	size_t n = token(p + 1, hostchar, host, len);
+
+	if (!n || n + 1 >= len || all_digits(host, n))
+		return 0;
+	if (p[1 + n] != ':')
+		return p[1 + n] == ']' && p[2 + n] == '[' && p[3 + n] == '[';
+	for (q = p + 2 + n; isdigit((unsigned char)*q); q++)
+		;
+	if (q == p + 2 + n)
+		return 0;
+	if (*q == ':' && isdigit((unsigned char)q[1])) /* UCX: "[host:pid:thread]" */
+		for (q++; isdigit((unsigned char)*q); q++)
+			;
+	return *q == ']';
+}
+
+/* The prefix is among the first brackets (UCX puts a time stamp in front of it). */
+static int ompi_prefix_host(const char *line, char *host, size_t len)
+{
+	for (const char *p = strchr(line, '['); p && p - line < 64; p = strchr(p + 1, '['))
+		if (bracket_host(p, host, len))
+			return 1;
+	return 0;
+}
+
+/*
+ * nccl-tests: "host: Test NCCL failure …" and "host pid N: Test failure", the host word right
+ * before it (at the start of the line, or after a blank or a launcher's tag: pdsh's "node: ",
+ * a tab).
+ */
+static int tests_prefix_host(const char *line, char *host, size_t len)
+{
+	const char *t = strstr(line, ": Test ");
+	const char *s = t;
+	size_t n;
+
+	if (!t)
+		return 0;
+	while (s > line && hostchar((unsigned char)s[-1]))
+		s--;
+	if (s < t && all_digits(s, (size_t)(t - s)) && s - line >= 6 && !strncmp(s - 5, " pid ", 5))
+		for (t = s - 5, s = t; s > line && hostchar((unsigned char)s[-1]);)
+			s--;
+	if (s > line && !strchr(" \t]>:", s[-1]))
+		return 0;
+	n = (size_t)(t - s);
+	if (!n || n >= len || all_digits(s, n))
+		return 0;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	return 1;
+}
+
+int cd_explain_host_prefix(const char *line, char *host, size_t len)
+{
+	char found[128];
+
+	/* the readers leave a rejected token in their buffer: only a host found is copied */
+	if (!nccl_prefix_host(line, found, sizeof(found)) && !ompi_prefix_host(line, found, sizeof(found)) &&
+	    !tests_prefix_host(line, found, sizeof(found)))
+		return 0;
+	snprintf(host, len, "%s", found);
+	return 1;
 }

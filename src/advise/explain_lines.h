@@ -18,4 +18,12 @@
  */
 size_t cd_explain_decorations(const char *line, char *stream, size_t len);
 
+/*
+ * The host a line names in the prefix its program printed (under the decorations): NCCL's
+ * "host:pid:tid [dev]" anywhere in it, Open MPI's "[host:pid]" or "[host][[job,vpid],rank]" and
+ * UCX's "[host:pid:thread]" among its first brackets, nccl-tests' "host: Test … failure". 1 and
+ * host filled when it names one; 0 and host untouched when not.
+ */
+int cd_explain_host_prefix(const char *line, char *host, size_t len);
+
 #endif
