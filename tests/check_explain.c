@@ -757,6 +757,7 @@ START_TEST(test_rank_prefixes_keep_hosts)
 		{ "P0  3: ", "P1 12: " },               /* srun --label, a heterogeneous job */
 		{ "[1,0]<stderr>:", "[1,1]<stderr>:" }, /* Open MPI 4.1 --tag-output */
 		{ "[default0]:", "[default1]:" },       /* torchrun --tee */
+		{ "[0]:", "[1]:" },                     /* torchrun's log_line_prefix_template "[${rank}]:" */
 		{ "[pod/w-0/c] ", "[pod/w-1/c] " },     /* kubectl logs --prefix */
 	};
 

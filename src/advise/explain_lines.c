@@ -9,7 +9,8 @@
  *   mpirun --tag-output   "[1,0]<stderr>:"      Open MPI 4.1 orte iof_base_output.c "[%s,%s]<%s>:";
  *                         "[1,0]<stdout>: "     Open MPI 5.0 (PRRTE 3), a space after it
  *   mpirun --timestamp-output "Thu Nov 26 10:00:01 2026<stdout>:"  ctime() without its newline, then the tag
- *   torchrun --tee        "[default0]:"         torch.distributed.elastic "[{role}{local_rank}]:"
+ *   torchrun --tee        "[default0]:"         torch.distributed.elastic's "[${role_name}${local_rank}]:";
+ *                         "[3]:"                its docs' template for the global rank, "[${rank}]:"
  *   Ray                   "(RayTrainWorker pid=123, ip=10.0.0.1) ", "(pid=123) "
  *   kubectl logs --prefix "[pod/NAME/CONTAINER] "
  *   docker compose logs   "svc-1  | "           the name padded to the widest service
@@ -101,12 +102,15 @@ static size_t ompi_tag(const char *p, char *stream, size_t len)
 	return 3 + a + b + t;
 }
 
-/* torchrun's tee: "[default0]:", "[trainer0|0]:"; never c10's "[rank0]:" */
+/*
+ * torchrun's tee: "[default0]:", "[trainer0|0]:", and "[3]:" of the template torch's docs give
+ * for the global rank ("[${rank}]:"); never c10's "[rank0]:"
+ */
 static size_t tee_tag(const char *p, char *stream, size_t len)
 {
 	size_t n = 1;
 
-	if (*p != '[' || !isalpha((unsigned char)p[1]) || !strncmp(p + 1, "rank", 4))
+	if (*p != '[' || !isalnum((unsigned char)p[1]) || !strncmp(p + 1, "rank", 4))
 		return 0;
 	while (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '-' || p[n] == '|')
 		n++;
