@@ -10,6 +10,8 @@
 # picked by a fixed rotation (log i: decorations 7i and 7i+1 modulo their count; 7 is prime to
 # it), so each decoration meets some 10 logs of every cause in turn and the run stays near a
 # minute. FORMATS_ONLY=NAME[,NAME] runs the decorations named on every log. No timing is asserted.
+# The formats read from their tools' sources: Open MPI 4.1's orte iof_base_output.c (the tag and
+# the timestamp), Slurm's _build_label; the others follow the tools' documentation as cited.
 # Usage: tests/run_explain_formats.sh ./commdiag
 set -u
 BIN=$(realpath "${1:-./commdiag}")
@@ -82,19 +84,21 @@ DECORATIONS = [
     ('srun-label-padded', prefix(' 3: ')),
     # Open MPI 4.1 --tag-output (orte/mca/iof/base/iof_base_output.c: "[%s,%s]<%s>:", no space)
     ('mpirun-tag4', prefix('[1,0]<stderr>:')),
-    # Open MPI 5.0 (PRRTE 3 iof) --tag-output: "[1,0]<stdout>: "
+    # Open MPI 5.0 --tag-output: "[1,0]<stdout>: ", a space after the tag (the form issue 17
+    # quotes; PRRTE's source was not read for it)
     ('mpirun-tag5', prefix('[1,0]<stdout>: ')),
     # Open MPI 4.1 --timestamp-output: ctime() without its newline, then "<%s>:"
     ('mpirun-timestamp', prefix('Thu Nov 26 10:00:01 2026<stdout>:')),
-    # torchrun --tee 3 (torch 2.x elastic multiprocessing, tail_log): "[{role}{local_rank}]:"
+    # torchrun --tee 3: torch.distributed.elastic's default prefix "[${role_name}${local_rank}]:"
+    # (torch's docs of start_processes)
     ('torchrun-tee', prefix('[default0]:')),
-    # torchrun --log-line-prefix-template '${role_name}${rank}: ' (torch 2.3, api.py substitute)
-    ('torchrun-template', prefix('default3: ')),
-    # pdsh (pdsh 2.34 dsh.c "%s: %s") as DeepSpeed's pdsh launcher prints a worker's lines
+    # torchrun --log-line-prefix-template "[${rank}]:", the global-rank template torch's docs give
+    ('torchrun-template', prefix('[3]:')),
+    # pdsh's "host: " before each line, as DeepSpeed's pdsh runner shows a worker's output
     ('pdsh', prefix('worker-1: ')),
-    # Ray 2.x worker log forwarding: "(ActorName pid=PID, ip=IP) "
+    # Ray's forwarded worker output: "(ActorName pid=PID, ip=IP) " (as Ray's docs show it)
     ('ray', prefix('(RayTrainWorker pid=123, ip=10.0.0.1) ')),
-    # kubectl logs --prefix (kubectl 1.29): "[pod/NAME/CONTAINER] "
+    # kubectl logs --prefix: "[pod/NAME/CONTAINER] " (kubectl's help of --prefix)
     ('kubectl-prefix', prefix('[pod/trainer-worker-0/pytorch] ')),
     # docker compose v2 logs: the service name padded to the widest one, then " | "
     ('compose', prefix('trainer-1  | ')),
@@ -111,7 +115,8 @@ DECORATIONS = [
     ('ansi-line', ansi_line),
     ('tqdm-cr', tqdm_cr),
     ('trailing-space', lambda lines: [l + '   ' for l in lines]),
-    # a tab where a logger indents (Python's faulthandler/pdsh aggregation) and one before the end
+    # a tab before and after the line, as a collector that indents continued lines writes it (no
+    # one tool's form: it guards the readers that skip blanks at the start)
     ('tabs', lambda lines: ['\t' + l + '\t' for l in lines]),
     # layers stacked as they come: srun --label over a Python logger that colours its lines,
     # written through a Windows-side terminal capture (CRLF)
