@@ -101,6 +101,7 @@ check: commdiag tests/check_commdiag
 	./tests/run_merge.sh ./commdiag
 	./tests/run_versions.sh ./commdiag
 	./tests/run_ncclwarn.sh ./commdiag
+	./tests/run_explain_formats.sh ./commdiag
 	./tests/bad_inputs/run.sh ./commdiag
 	./tests/run_mpi.sh ./commdiag
 	./tests/run_scripts.sh ./commdiag

@@ -692,6 +692,107 @@ START_TEST(test_timestamps_not_hosts)
 }
 END_TEST
 
+/*
+ * A carriage return ends what the reader sees as a line: a tqdm bar redrawn with "\r" and the
+ * line printed after it in the same physical line, and CRLF ends, are read apart, so a reader
+ * that wants its text at the start of the line (nccl-tests' "host: Test … failure") finds it.
+ */
+START_TEST(test_carriage_return_segments)
+{
+	parse(" 45%|\xe2\x96\x88\xe2\x96\x88     | 45/100 [00:01<00:01, 44.85it/s]\r"
+	      "node5: Test NCCL failure common.cu:958 'unhandled system error'\r\n"
+	      "\r          \r\n");
+	ck_assert_ptr_nonnull(host("node5"));
+	ck_assert_ptr_nonnull(first("LOG099")); /* the failure was read as an error, not lost in the bar */
+	/* the bar drawn over is node5's output too: no host of the log's name for it */
+	ck_assert_uint_eq(res.n_hosts, 1);
+}
+END_TEST
+
+/*
+ * Launchers' and loggers' prefixes, each as its tool prints it (see explain_lines.c), are not
+ * the program's text: under them nccl-tests' "host: Test … failure" still names its host.
+ */
+START_TEST(test_launcher_prefixes)
+{
+	parse("3: nodeA: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "[1,1]<stderr>:nodeB: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "Thu Nov 26 10:00:01 2026[1,2]<stdout>: nodeC: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "[default3]:nodeD: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "[pod/trainer-4/pytorch] nodeE: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "2024-05-01 12:00:00,123 - INFO - nodeF: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "Nov 26 10:00:01 gpu7 python[123]: nodeG: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "2026-11-26T10:00:01+0000 gpu7 python[123]: nodeH: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "trainer-1  | nodeI: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "(RayTrainWorker pid=123, ip=10.0.0.1) nodeJ: Test NCCL failure common.cu:958 'unhandled system error'\n");
+	for (const char *n = "ABCDEFGHIJ"; *n; n++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "node%c", *n);
+		ck_assert_msg(host(name) != NULL, "%s not found", name);
+	}
+	/* a prefix is no host of its own: the syslog host, the pod and the clock name none */
+	ck_assert_uint_eq(res.n_hosts, 10);
+}
+END_TEST
+
+/*
+ * nccl-tests' "host: Test … failure" names its host under a prefix no reader takes off (pdsh's
+ * "node: ", torchrun's template), after a tab, and in the "host pid N: Test failure" form.
+ */
+START_TEST(test_tests_host_not_at_start)
+{
+	parse("worker-1: gpuA: Test CUDA failure common.cu:941 'system not yet initialized'\n"
+	      "\tgpuB: Test NCCL failure common.cu:958 'unhandled system error'\n"
+	      "gpuC pid 1234: Test failure common.cu:1042\n");
+	ck_assert_ptr_nonnull(host("gpuA"));
+	ck_assert_ptr_nonnull(host("gpuB"));
+	ck_assert_ptr_nonnull(host("gpuC"));
+	ck_assert_str_eq(first("LOG012")->host, "gpuA");
+	ck_assert_uint_eq(res.n_hosts, 3);
+}
+END_TEST
+
+/* An RFC 3339 time is taken off, and the program's "WARN NET/IB: " after it is not a syslog source. */
+START_TEST(test_iso_time_then_text)
+{
+	parse("2024-05-01T12:00:00.123456789Z WARN NET/IB: read failed in ncclIbRoceGetVersionNum: Invalid argument\n");
+	ck_assert_ptr_nonnull(first("LOG016"));
+}
+END_TEST
+
+/*
+ * Ranks interleaved in one log under their launcher's prefix: a line with no host of its own
+ * belongs to the host its own rank named last, not to the one another rank named just before.
+ */
+START_TEST(test_rank_prefixes_keep_hosts)
+{
+	static const char *const forms[][2] = {
+		{ "0: ", "1: " },                       /* srun --label */
+		{ "P0  3: ", "P1 12: " },               /* srun --label, a heterogeneous job */
+		{ "[1,0]<stderr>:", "[1,1]<stderr>:" }, /* Open MPI 4.1 --tag-output */
+		{ "[default0]:", "[default1]:" },       /* torchrun --tee */
+		{ "[0]:", "[1]:" },                     /* torchrun's log_line_prefix_template "[${rank}]:" */
+		{ "[pod/w-0/c] ", "[pod/w-1/c] " },     /* kubectl logs --prefix */
+	};
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char text[1024];
+
+		snprintf(text, sizeof(text),
+			 "%snodeA:11:11 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+			 "%snodeB:22:22 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+			 "%sRuntimeError: CUDA error: system not yet initialized\n",
+			 forms[i][0], forms[i][1], forms[i][0]);
+		cd_results_free(&res);
+		cd_results_init(&res);
+		parse(text);
+		ck_assert_ptr_nonnull(first("LOG012"));
+		ck_assert_msg(!strcmp(first("LOG012")->host, "nodeA"), "form %zu: LOG012 on %s", i, first("LOG012")->host);
+	}
+}
+END_TEST
+
 /* A watchdog timeout names the usual fixes as text: a longer timeout=, rank-0-only work moved out. */
 START_TEST(test_timeout_advice)
 {
@@ -1297,6 +1398,11 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_causes_from_catalogue);
 	tcase_add_test(tc, test_ompi_help_box);
 	tcase_add_test(tc, test_timestamps_not_hosts);
+	tcase_add_test(tc, test_carriage_return_segments);
+	tcase_add_test(tc, test_launcher_prefixes);
+	tcase_add_test(tc, test_rank_prefixes_keep_hosts);
+	tcase_add_test(tc, test_tests_host_not_at_start);
+	tcase_add_test(tc, test_iso_time_then_text);
 	tcase_add_test(tc, test_timeout_advice);
 	tcase_add_test(tc, test_network_settings_need_errors);
 	tcase_add_test(tc, test_socket_iface_lists);

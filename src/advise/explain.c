@@ -2,9 +2,11 @@
 /*
  * Log lines to facts and findings. One pass over the buffer, one bounded line at
  * a time; every pattern is a substring search on that copy, so no input can make
- * it read outside the line. Interleaved ranks are told apart by their prefixes:
- * NCCL's "host:pid:tid [dev]", Open MPI's "[host:pid]" or "[host][[job,vpid],rank]",
- * nccl-tests' "host: Test … failure", PyTorch's "[rankN]" (no host).
+ * it read outside the line. Interleaved ranks are told apart by their prefixes
+ * (explain_lines.c reads them): NCCL's "host:pid:tid [dev]", Open MPI's "[host:pid]" or
+ * "[host][[job,vpid],rank]", nccl-tests' "host: Test … failure", PyTorch's "[rankN]" (no
+ * host). What a launcher, a logger or a terminal put before the line is taken off first; a
+ * rank it names keeps its own last host for the lines that name none.
  */
 #include <ctype.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 
 #include "explain.h"
 #include "explain_catalog.h"
+#include "explain_lines.h"
 #include "explain_net.h"
 #include "explain_torch.h"
 #include "explain_versions.h"
@@ -23,6 +26,8 @@
 #define MAX_EVIDENCE 3
 #define EVIDENCE_CHARS 220
 #define MAX_CLAIMED 16 /* lines remembered per catalogue entry, to tell whose they are */
+#define MAX_SEGMENTS 32 /* a physical line's parts between carriage returns, read apart */
+#define MAX_STREAMS 64 /* launcher prefixes (ranks, pods) remembered with the host each last named */
 
 /* What the log showed of one catalogue entry. */
 struct cause_seen {
@@ -40,6 +45,13 @@ struct state {
 	const char *name;
 	char first_host[128];           /* the first host this log named */
 	char last_host[128];            /* lines without a prefix belong to the rank before them */
+	/* a launcher's rank prefix ("srun 3", "mpi 1,3"): that rank's own last host, so lines of
+	 * ranks interleaved in one log are not given the host another rank named just before */
+	struct {
+		char key[96], host[128];
+	} streams[MAX_STREAMS];
+	int n_streams;
+	char line_host[128];            /* the host one segment of this physical line names */
 	size_t first_finding;           /* findings before this log */
 	int recognised, errors, warns;
 	int gdr_yes, gdr_no, ib_none, net_socket, net_ib;
@@ -104,93 +116,6 @@ static int valuechar(int c)
 
 /* ---- hosts ---- */
 
-static int all_digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
-/* NCCL's "host:pid:tid [" prefix, anywhere in the line (after mpirun or Ray decorations). */
-static int nccl_prefix_host(const char *line, char *host, size_t len)
-{
-	for (const char *p = line; *p; p++) {
-		const char *q = p + 1, *start;
-		size_t n;
-
-		if (*p != ':' || !isdigit((unsigned char)*q))
-			continue;
-		while (isdigit((unsigned char)*q))
-			q++;
-		if (*q != ':' || !isdigit((unsigned char)q[1]))
-			continue;
-		q++;
-		while (isdigit((unsigned char)*q))
-			q++;
-		/* "[3]": the CUDA device; "12:03:44 [INFO]" is a clock, not a host */
-		if (q[0] != ' ' || q[1] != '[' || !isdigit((unsigned char)q[2]))
-			continue;
-		start = p;
-		while (start > line && hostchar((unsigned char)start[-1]))
-			start--;
-		n = (size_t)(p - start);
-		if (!n || n >= len || all_digits(start, n))
-			continue;
-		memcpy(host, start, n);
-		host[n] = '\0';
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * Open MPI: "[host:pid]" or "[host][[job,vpid],rank][file.c:…]"; UCX: "[host:pid:thread]". A tqdm bar's "[00:29<01:10,"
- * or a clock's "[12:03:44]" has digits only before the colon: no host is all digits here.
- */
-static int bracket_host(const char *p, char *host, size_t len)
-{
-	const char *q;
-	size_t n = token(p + 1, hostchar, host, len);
-
-	if (!n || n + 1 >= len || all_digits(host, n))
-		return 0;
-	if (p[1 + n] != ':')
-		return p[1 + n] == ']' && p[2 + n] == '[' && p[3 + n] == '[';
-	for (q = p + 2 + n; isdigit((unsigned char)*q); q++)
-		;
-	if (q == p + 2 + n)
-		return 0;
-	if (*q == ':' && isdigit((unsigned char)q[1])) /* UCX: "[host:pid:thread]" */
-		for (q++; isdigit((unsigned char)*q); q++)
-			;
-	return *q == ']';
-}
-
-/* The prefix is among the first brackets (UCX puts a time stamp in front of it). */
-static int ompi_prefix_host(const char *line, char *host, size_t len)
-{
-	for (const char *p = strchr(line, '['); p && p - line < 64; p = strchr(p + 1, '['))
-		if (bracket_host(p, host, len))
-			return 1;
-	return 0;
-}
-
-/* nccl-tests: "host: Test NCCL failure …" and "host pid N: Test failure". */
-static int tests_prefix_host(const char *line, char *host, size_t len)
-{
-	const char *t = strstr(line, ": Test ");
-	const char *s = line;
-	size_t n;
-
-	if (!t)
-		return 0;
-	while (*s == ' ')
-		s++;
-	n = token(s, hostchar, host, len);
-	return n && s + n == t;
-}
-
 static struct cd_host *host_named(struct state *st, const char *full)
 {
 	struct cd_results *r = st->r;
@@ -215,15 +140,47 @@ static struct cd_host *host_named(struct state *st, const char *full)
 	return h;
 }
 
-static struct cd_host *line_host(struct state *st, const char *line)
+/* The host a segment of a line names itself, under its decorations: 1 when it names one. */
+static int segment_host(const char *seg, char *host, size_t len)
+{
+	char stream[96];
+
+	seg += cd_explain_decorations(seg, stream, sizeof(stream));
+	return cd_explain_host_prefix(seg, host, len);
+}
+
+/* The host the stream (a launcher's rank prefix) last named; NULL for none. With a host: it names that one now. */
+static const char *stream_host(struct state *st, const char *stream, const char *host)
+{
+	int i = 0;
+
+	if (!*stream)
+		return NULL;
+	while (i < st->n_streams && strcmp(st->streams[i].key, stream))
+		i++;
+	if (i == st->n_streams) {
+		if (!host || i == MAX_STREAMS)
+			return NULL;
+		snprintf(st->streams[i].key, sizeof(st->streams[i].key), "%s", stream);
+		st->n_streams++;
+	}
+	if (host)
+		snprintf(st->streams[i].host, sizeof(st->streams[i].host), "%s", host);
+	return st->streams[i].host;
+}
+
+static struct cd_host *line_host(struct state *st, const char *line, const char *stream)
 {
 	char host[128];
+	const char *s;
 
-	if (!nccl_prefix_host(line, host, sizeof(host)) && !ompi_prefix_host(line, host, sizeof(host)) &&
-	    !tests_prefix_host(line, host, sizeof(host)))
-		snprintf(host, sizeof(host), "%s", st->last_host[0] ? st->last_host : st->name);
-	else
+	if (!cd_explain_host_prefix(line, host, sizeof(host))) {
+		s = *st->line_host ? st->line_host : stream_host(st, stream, NULL);
+		snprintf(host, sizeof(host), "%s", s ? s : st->last_host[0] ? st->last_host : st->name);
+	} else {
 		snprintf(st->last_host, sizeof(st->last_host), "%s", host);
+		stream_host(st, stream, host);
+	}
 	if (!st->first_host[0])
 		snprintf(st->first_host, sizeof(st->first_host), "%s", host);
 	return host_named(st, host);
@@ -835,7 +792,12 @@ static void classify(struct state *st, const char *line)
 	static const char *const errs[] = { "unhandled system error", "ncclInternalError", "internal error",
 					    "unhandled cuda error", "ncclSystemError", "invalid usage", "ncclRemoteError",
 					    "Test NCCL failure", "Test CUDA failure", "remote process exited", "NCCL error" };
-	struct cd_host *h = line_host(st, line);
+	char stream[96];
+	struct cd_host *h;
+
+	/* the readers and the catalogue see the program's text; the launcher's prefix says whose */
+	line += cd_explain_decorations(line, stream, sizeof(stream));
+	h = line_host(st, line, stream);
 	const char *p;
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
@@ -1029,8 +991,8 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	struct state *st = xcalloc(1, sizeof(*st));
 	char *line = xmalloc(CD_EXPLAIN_LINE_MAX + 1);
 	struct cd_host *first;
-	size_t pos = 0;
-	int n;
+	size_t pos = 0, seg[MAX_SEGMENTS];
+	int n, nseg;
 
 	st->r = r;
 	st->name = name && *name ? name : "log";
@@ -1045,10 +1007,25 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 
 		while (end < len && text[end] != '\n')
 			end++;
-		/* bounded copy; NULs and control bytes become spaces, ESC sequences are dropped */
-		for (size_t i = pos; i < end && l < CD_EXPLAIN_LINE_MAX; i++) {
+		st->lineno++;
+		/*
+		 * bounded copy; NULs and control bytes become spaces, ESC sequences are dropped. A
+		 * carriage return ends a segment: what a terminal drew over (a tqdm bar redrawn with
+		 * "\r", the line printed after it, CRLF's end) is read as a line of its own, all of
+		 * them one rank's output: a segment naming no host has the host another one names.
+		 */
+		nseg = 0;
+		seg[nseg++] = 0;
+		for (size_t i = pos; i < end; i++) {
 			unsigned char c = (unsigned char)text[i];
 
+			if (c == '\r' && nseg < MAX_SEGMENTS && l + 1 < CD_EXPLAIN_LINE_MAX) {
+				line[l++] = '\0';
+				seg[nseg++] = l;
+				continue;
+			}
+			if (l + 1 >= CD_EXPLAIN_LINE_MAX)
+				continue;
 			if (c == 0x1b && i + 1 < end && text[i + 1] == '[') {
 				i += 2;
 				while (i < end && !isalpha((unsigned char)text[i]))
@@ -1058,10 +1035,13 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 			line[l++] = c < 0x20 && c != '\t' ? ' ' : (char)c;
 		}
 		line[l] = '\0';
+		st->line_host[0] = '\0';
+		for (int k = 0; k < nseg && !st->line_host[0]; k++)
+			segment_host(line + seg[k], st->line_host, sizeof(st->line_host));
+		for (int k = 0; k < nseg; k++)
+			if (line[seg[k] + strspn(line + seg[k], " \t")])
+				classify(st, line + seg[k]);
 		pos = end + 1;
-		st->lineno++;
-		if (l)
-			classify(st, line);
 	}
 	/* host pointers move as hosts are added: look the first one up again */
 	first = host_named(st, st->first_host[0] ? st->first_host : st->name);
