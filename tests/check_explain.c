@@ -106,6 +106,36 @@ static const char *evidence_with(const struct cd_finding *f, const char *text)
 	return NULL;
 }
 
+/*
+ * A log nothing explains still says where to start reading: the first line that reports an
+ * error as a library prints one (MPICH's abort, in MPICH 4.1's error-stack form), not a line
+ * of prose that mentions errors; a log with a cause does not need it.
+ */
+START_TEST(test_first_error_line)
+{
+	const struct cd_finding *f;
+
+	parse("step 10 done, 0 errors so far\n"
+	      "Abort(1091215) on node 3: Fatal error in internal_Init: Other MPI error, error stack:\n"
+	      "internal_Init(48): MPI_Init(argc=0x0, argv=0x0) failed\n");
+	f = first("LOG000");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(evidence_with(f, "first line reporting an error (line 2): Abort(1091215) on node 3"));
+	teardown();
+	setup();
+	parse("Traceback (most recent call last):\n"
+	      "  File \"train.py\", line 3, in <module>\n"
+	      "KeyError: 'LOCAL_RANK'\n");
+	ck_assert_ptr_nonnull(evidence_with(first("LOG000"), "(line 3): KeyError: 'LOCAL_RANK'"));
+	teardown();
+	setup();
+	parse("h:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<34567> failed : "
+	      "Connection refused\n");
+	ck_assert_ptr_nonnull(first("LOG003"));
+	ck_assert_ptr_null(evidence_with(first("LOG000"), "first line reporting an error"));
+}
+END_TEST
+
 /* PyTorch before 2.3 names no process group: with no rank reporting two SeqNums the
  * reports are one group, and c10's [rankN] prefix gives the global rank. */
 START_TEST(test_watchdog_straggler)
@@ -1381,6 +1411,7 @@ Suite *explain_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_interleaved_ranks);
 	tcase_add_test(tc, test_env_value_whole);
+	tcase_add_test(tc, test_first_error_line);
 	tcase_add_test(tc, test_watchdog_straggler);
 	tcase_add_test(tc, test_watchdog_old_unprefixed);
 	tcase_add_test(tc, test_watchdog_groups);

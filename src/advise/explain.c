@@ -16,6 +16,7 @@
 
 #include "explain.h"
 #include "explain_catalog.h"
+#include "explain_errline.h"
 #include "explain_lines.h"
 #include "explain_net.h"
 #include "explain_torch.h"
@@ -68,6 +69,8 @@ struct state {
 	int ompi_connect_box;           /* inside Open MPI's "failed to TCP connect" help box */
 	struct cd_vers_log *vers;       /* the versions, architectures and drivers the log shows */
 	struct cd_net *net;             /* RDMA facts and errors, for the candidate causes (LOG030) */
+	char first_error[EVIDENCE_CHARS]; /* the first line that reports an error, whatever prints it */
+	long first_error_line;
 	long lineno;
 };
 
@@ -798,6 +801,10 @@ static void classify(struct state *st, const char *line)
 	/* the readers and the catalogue see the program's text; the launcher's prefix says whose */
 	line += cd_explain_decorations(line, stream, sizeof(stream));
 	h = line_host(st, line, stream);
+	if (!st->first_error[0] && cd_error_line(line)) {
+		snprintf(st->first_error, sizeof(st->first_error), "%s", line + strspn(line, " \t"));
+		st->first_error_line = st->lineno;
+	}
 	const char *p;
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
@@ -981,6 +988,9 @@ static void finish(struct state *st, struct cd_host *first)
 		cd_finding_evidence(f, "network: %s", st->net_ib ? "IB" : "Socket");
 	if (*st->transports)
 		cd_finding_evidence(f, "transports: %s", st->transports);
+	/* a log nothing explains: where an admin should start reading */
+	if (st->first_error[0] && !cause_found(st))
+		cd_finding_evidence(f, "first line reporting an error (line %ld): %s", st->first_error_line, st->first_error);
 	if (st->world > 0)
 		cd_finding_evidence(f, "communicator of %d ranks", st->world);
 	result_evidence(st, f);
