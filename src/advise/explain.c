@@ -76,29 +76,11 @@ struct state {
 
 /* ---- small string helpers over a NUL-terminated line ---- */
 
-static int hostchar(int c)
-{
-	return isalnum(c) || c == '-' || c == '.' || c == '_';
-}
-
 static const char *after(const char *line, const char *pat)
 {
 	const char *p = strstr(line, pat);
 
 	return p ? p + strlen(pat) : NULL;
-}
-
-/* Copy the token at p made of chars ok() accepts into buf (bounded). */
-static size_t token(const char *p, int (*ok)(int), char *buf, size_t len)
-{
-	size_t n = 0;
-
-	while (p && p[n] && ok((unsigned char)p[n]) && n + 1 < len) {
-		buf[n] = p[n];
-		n++;
-	}
-	buf[n] = '\0';
-	return n;
 }
 
 static int addrchar(int c)
@@ -285,11 +267,11 @@ static int iface_item(const char **pp, char *name, size_t name_len, char *addr, 
 		if (*p)
 			p++;
 	}
-	n = token(p, hostchar, name, name_len);
+	n = cd_explain_token(p, cd_explain_hostchar, name, name_len);
 	if (!n || p[n] != ':')
 		return 0;
 	p += n + 1;
-	token(p, addrchar, addr, addr_len);
+	cd_explain_token(p, addrchar, addr, addr_len);
 	p = strchr(p, '>');
 	*pp = p ? p + 1 : NULL;
 	return 1;
@@ -325,11 +307,11 @@ static void parse_hcas(struct cd_host *h, const char *p)
 		if (!*p)
 			return;
 		p++;
-		n = token(p, hostchar, name, sizeof(name));
+		n = cd_explain_token(p, cd_explain_hostchar, name, sizeof(name));
 		if (!n || p[n] != ':')
 			continue;
 		p += n + 1;
-		token(p, isdigit, port, sizeof(port));
+		cd_explain_token(p, isdigit, port, sizeof(port));
 		p += strlen(port);
 		for (size_t i = 0; i < h->n_hcas; i++)
 			if (!strcmp(h->hcas[i].name, name))
@@ -357,7 +339,7 @@ static int parse_version(struct state *st, struct cd_host *h, const char *line)
 
 	if (!v || !isdigit((unsigned char)*v))
 		return 0;
-	token(v, addrchar, buf, sizeof(buf));
+	cd_explain_token(v, addrchar, buf, sizeof(buf));
 	while (*buf && buf[strlen(buf) - 1] == '.')
 		buf[strlen(buf) - 1] = '\0';
 	if (!h->versions.nccl) {
@@ -422,7 +404,7 @@ static int parse_env(struct cd_host *h, const char *line)
 	memcpy(name, b, n);
 	name[n] = '\0';
 	/* the whole value: NCCL_IB_HCA's mlx5_0:1, NCCL_COMM_ID's host:port, [IPv6]:port */
-	token(s + strlen(" set by environment to "), valuechar, val, sizeof(val));
+	cd_explain_token(s + strlen(" set by environment to "), valuechar, val, sizeof(val));
 	while (*val && val[strlen(val) - 1] == '.')
 		val[strlen(val) - 1] = '\0';
 	if (!strncmp(name, "NCCL_", 5) || !strncmp(name, "TORCH_", 6))
@@ -433,7 +415,7 @@ static int parse_env(struct cd_host *h, const char *line)
 static void note_transport(struct state *st, const char *via)
 {
 	char t[48];
-	size_t n = token(via, wordchar, t, sizeof(t)), used = strlen(st->transports);
+	size_t n = cd_explain_token(via, wordchar, t, sizeof(t)), used = strlen(st->transports);
 
 	if (!n)
 		return;
@@ -454,7 +436,7 @@ static int addr_after(const char *line, const char *pat, char *buf, size_t len)
 {
 	const char *p = after(line, pat);
 
-	return p && token(p, addrchar, buf, len) && strchr(buf, '.');
+	return p && cd_explain_token(p, addrchar, buf, len) && strchr(buf, '.');
 }
 
 /* ---- PyTorch's watchdog (explain_torch.c reads it) ---- */

@@ -297,13 +297,12 @@ size_t cd_explain_decorations(const char *line, char *stream, size_t len)
 
 /* ---- the host a line's program prefix names ---- */
 
-static int hostchar(int c)
+int cd_explain_hostchar(int c)
 {
 	return isalnum(c) || c == '-' || c == '.' || c == '_';
 }
 
-/* Copy the token at p made of chars ok() accepts into buf (bounded). */
-static size_t token(const char *p, int (*ok)(int), char *buf, size_t len)
+size_t cd_explain_token(const char *p, int (*ok)(int), char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -343,7 +342,7 @@ static int nccl_prefix_host(const char *line, char *host, size_t len)
 		if (q[0] != ' ' || q[1] != '[' || !isdigit((unsigned char)q[2]))
 			continue;
 		start = p;
-		while (start > line && hostchar((unsigned char)start[-1]))
+		while (start > line && cd_explain_hostchar((unsigned char)start[-1]))
 			start--;
 		n = (size_t)(p - start);
 		if (!n || n >= len || all_digits(start, n))
@@ -362,7 +361,7 @@ static int nccl_prefix_host(const char *line, char *host, size_t len)
 static int bracket_host(const char *p, char *host, size_t len)
 {
 	const char *q;
-	size_t n = token(p + 1, hostchar, host, len);
+	size_t n = cd_explain_token(p + 1, cd_explain_hostchar, host, len);
 
 	if (!n || n + 1 >= len || all_digits(host, n))
 		return 0;
@@ -400,10 +399,10 @@ static int tests_prefix_host(const char *line, char *host, size_t len)
 
 	if (!t)
 		return 0;
-	while (s > line && hostchar((unsigned char)s[-1]))
+	while (s > line && cd_explain_hostchar((unsigned char)s[-1]))
 		s--;
 	if (s < t && all_digits(s, (size_t)(t - s)) && s - line >= 6 && !strncmp(s - 5, " pid ", 5))
-		for (t = s - 5, s = t; s > line && hostchar((unsigned char)s[-1]);)
+		for (t = s - 5, s = t; s > line && cd_explain_hostchar((unsigned char)s[-1]);)
 			s--;
 	if (s > line && !strchr(" \t]>:", s[-1]))
 		return 0;
