@@ -18,7 +18,7 @@ trap 'rm -rf "$TMP"' EXIT
 grep -v '^#' "$LOGS/HOLDOUT" | sed '/^$/d' >"$TMP/holdout"
 # What a network setting is, and which logs are network failures (NETWORK, labelled by hand
 # from INDEX's cause and fix): a network setting for a log labelled "no" is a false positive.
-. bench/net_settings.sh
+. tests/net_settings.sh
 net_labels_check "$LOGS/INDEX" "$LOGS/NETWORK" || {
 	echo "explain_accuracy: $LOGS/NETWORK must label every row of $LOGS/INDEX" >&2
 	exit 2

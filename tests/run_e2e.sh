@@ -719,12 +719,12 @@ fi
 # An unlisted miss fails, a listed row that is now right fails (the list must say what is true),
 # and so does a listed row that is not in HOLDOUT (a tune row must be right).
 # Issue 17, no network setting without a network error: logs/NETWORK labels each log a network
-# failure or not (bench/net_settings.sh holds the check and what a network setting is, shared
+# failure or not (tests/net_settings.sh holds the check and what a network setting is, shared
 # with bench/explain_accuracy.sh); a tune log labelled "no" that gets one fails, a holdout one
 # is only reported.
 right=0 total=0
 lmiss=$DATA/logs/holdout-misses.tsv
-. bench/net_settings.sh
+. tests/net_settings.sh
 if net_labels_check "$DATA/logs/INDEX" "$DATA/logs/NETWORK" 2>"$TMP/err"; then ok; else bad "explain: $(cat "$TMP/err")"; fi
 while IFS=$'\t' read -r file src cause fix expect; do
 	case "$file" in '#'*|'') continue ;; esac
