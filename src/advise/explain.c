@@ -125,15 +125,6 @@ static struct cd_host *host_named(struct state *st, const char *full)
 	return h;
 }
 
-/* The host a segment of a line names itself, under its decorations: 1 when it names one. */
-static int segment_host(const char *seg, char *host, size_t len)
-{
-	char stream[96];
-
-	seg += cd_explain_decorations(seg, stream, sizeof(stream));
-	return cd_explain_host_prefix(seg, host, len);
-}
-
 /* The host the stream (a launcher's rank prefix) last named; NULL for none. With a host: it names that one now. */
 static const char *stream_host(struct state *st, const char *stream, const char *host)
 {
@@ -764,7 +755,8 @@ static int has_any(const char *line, const char *const *pats, size_t n)
 	return 0;
 }
 
-static void classify(struct state *st, const char *line)
+/* One segment of a line, its decorations already taken off (stream: the rank they named). */
+static void classify(struct state *st, const char *line, const char *stream)
 {
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
 					   "Could not enable P2P between", "CANNOT Access Peer",
@@ -777,12 +769,7 @@ static void classify(struct state *st, const char *line)
 	static const char *const errs[] = { "unhandled system error", "ncclInternalError", "internal error",
 					    "unhandled cuda error", "ncclSystemError", "invalid usage", "ncclRemoteError",
 					    "Test NCCL failure", "Test CUDA failure", "remote process exited", "NCCL error" };
-	char stream[96];
-	struct cd_host *h;
-
-	/* the readers and the catalogue see the program's text; the launcher's prefix says whose */
-	line += cd_explain_decorations(line, stream, sizeof(stream));
-	h = line_host(st, line, stream);
+	struct cd_host *h = line_host(st, line, stream);
 	if (!st->first_error[0] && cd_error_line(line)) {
 		snprintf(st->first_error, sizeof(st->first_error), "%s", line + strspn(line, " \t"));
 		st->first_error_line = st->lineno;
@@ -983,7 +970,8 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 	struct state *st = xcalloc(1, sizeof(*st));
 	char *line = xmalloc(CD_EXPLAIN_LINE_MAX + 1);
 	struct cd_host *first;
-	size_t pos = 0, seg[MAX_SEGMENTS];
+	size_t pos = 0, seg[MAX_SEGMENTS], dec[MAX_SEGMENTS];
+	char stream[MAX_SEGMENTS][96];
 	int n, nseg;
 
 	st->r = r;
@@ -1027,12 +1015,15 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 			line[l++] = c < 0x20 && c != '\t' ? ' ' : (char)c;
 		}
 		line[l] = '\0';
+		/* the readers and the catalogue see the program's text; the launcher's prefix says whose */
+		for (int k = 0; k < nseg; k++)
+			dec[k] = cd_explain_decorations(line + seg[k], stream[k], sizeof(stream[k]));
 		st->line_host[0] = '\0';
 		for (int k = 0; k < nseg && !st->line_host[0]; k++)
-			segment_host(line + seg[k], st->line_host, sizeof(st->line_host));
+			cd_explain_host_prefix(line + seg[k] + dec[k], st->line_host, sizeof(st->line_host));
 		for (int k = 0; k < nseg; k++)
 			if (line[seg[k] + strspn(line + seg[k], " \t")])
-				classify(st, line + seg[k]);
+				classify(st, line + seg[k] + dec[k], stream[k]);
 		pos = end + 1;
 	}
 	/* host pointers move as hosts are added: look the first one up again */
