@@ -49,11 +49,6 @@ static size_t run_of(const char *p, int (*ok)(int))
 	return n;
 }
 
-static int namechar(int c)
-{
-	return isalnum(c) || c == '-' || c == '_' || c == '.';
-}
-
 static void note(char *stream, size_t len, const char *what, const char *p, size_t n)
 {
 	size_t have = strlen(stream);
@@ -127,7 +122,7 @@ static size_t ray_tag(const char *p, char *stream, size_t len)
 
 	if (*p != '(')
 		return 0;
-	q += run_of(q, namechar);
+	q += run_of(q, cd_explain_hostchar);
 	if (*q == ' ')
 		q++;
 	if (strncmp(q, "pid=", 4) || !digits(q + 4))
@@ -153,7 +148,7 @@ static size_t kubectl_tag(const char *p, char *stream, size_t len)
 /* docker compose: "svc-1  | " */
 static size_t compose_tag(const char *p, char *stream, size_t len)
 {
-	size_t n = isalpha((unsigned char)*p) ? run_of(p, namechar) : 0, s;
+	size_t n = isalpha((unsigned char)*p) ? run_of(p, cd_explain_hostchar) : 0, s;
 
 	if (!n)
 		return 0;
@@ -226,13 +221,13 @@ static size_t ctime_time(const char *p)
  */
 static size_t syslog_source(const char *p, char *stream, size_t len, int need_pid)
 {
-	size_t h = run_of(p, namechar), t, n;
+	size_t h = run_of(p, cd_explain_hostchar), t, n;
 
 	if (!h || p[h] != ' ')
 		return 0;
 	t = h + 1;
 	n = t;
-	while (p[n] && (namechar((unsigned char)p[n]) || p[n] == '@'))
+	while (p[n] && (cd_explain_hostchar((unsigned char)p[n]) || p[n] == '@'))
 		n++;
 	if (n == t)
 		return 0;
