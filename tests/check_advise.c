@@ -373,6 +373,40 @@ START_TEST(test_nccl_straggler)
 END_TEST
 
 /*
+ * LOG099 (errors, no cause): what to collect comes from the libraries that printed the errors,
+ * its subject, the first error's first; NCCL's INFO log only where NCCL is one of them or the
+ * log names none.
+ */
+START_TEST(test_unexplained_collects_per_library)
+{
+	add_host("node1");
+	cd_results_add_finding(&res, "LOG099", CD_SEV_WARN, "node1", "ucx,ompi", "errors in the log without a recognisable cause");
+	cd_advise(&res);
+	ck_assert_ptr_nonnull(advice("UCX_LOG_LEVEL", "info"));
+	ck_assert_ptr_nonnull(advice("OMPI_MCA_btl_base_verbose", "100"));
+	ck_assert_ptr_null(advice("NCCL_DEBUG", "INFO"));
+	ck_assert_ptr_null(advice("TORCH_DISTRIBUTED_DEBUG", "DETAIL"));
+	cd_results_free(&res);
+
+	cd_results_init(&res);
+	add_host("node1");
+	cd_results_add_finding(&res, "LOG099", CD_SEV_WARN, "node1", "torch,nccl", "errors in the log without a recognisable cause");
+	cd_advise(&res);
+	ck_assert_ptr_nonnull(advice("TORCH_DISTRIBUTED_DEBUG", "DETAIL"));
+	ck_assert_ptr_nonnull(advice("NCCL_DEBUG", "INFO"));
+	ck_assert_ptr_null(advice("UCX_LOG_LEVEL", "info"));
+	cd_results_free(&res);
+
+	cd_results_init(&res);
+	add_host("node1");
+	cd_results_add_finding(&res, "LOG099", CD_SEV_WARN, "node1", NULL, "errors in the log without a recognisable cause");
+	cd_advise(&res);
+	ck_assert_ptr_nonnull(advice("NCCL_DEBUG", "INFO"));
+	ck_assert_ptr_null(advice("OMPI_MCA_btl_base_verbose", "100"));
+}
+END_TEST
+
+/*
  * PCIE001 from another rule is honoured without the facts behind it. A slow pair (P2P002)
  * is not ACS by itself: P2P stays on unless a bridge redirects; GPUs of different models
  * (GPU002) say nothing about the fabric manager.
@@ -479,6 +513,7 @@ Suite *advise_suite(void)
 	tcase_add_test(tc, test_ib_timeout_by_version);
 	tcase_add_test(tc, test_straggler_and_timeout);
 	tcase_add_test(tc, test_nccl_straggler);
+	tcase_add_test(tc, test_unexplained_collects_per_library);
 	tcase_add_test(tc, test_reserved_findings);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_ib_hca_list_fix);

@@ -107,6 +107,23 @@ static const char *evidence_with(const struct cd_finding *f, const char *text)
 }
 
 /*
+ * A log whose errors name no cause: LOG099's subject lists the libraries that printed them, the
+ * first error's first, each once, so the tree asks each for its own log (UCX before NCCL here).
+ */
+START_TEST(test_unexplained_libraries)
+{
+	const struct cd_finding *f;
+
+	parse("[1732611111.123456] [nodeA:100:0]   ucp_worker.c:999  UCX  ERROR frobnicate of the widget failed\n"
+	      "nodeA:100:101 [0] NCCL WARN frobnicate of the widget failed\n"
+	      "[1732611111.223456] [nodeA:100:0]   ucp_worker.c:999  UCX  ERROR frobnicate of the widget failed again\n");
+	f = first("LOG099");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->subject, "ucx,nccl");
+}
+END_TEST
+
+/*
  * A log nothing explains still says where to start reading: the first line that reports an
  * error as a library prints one (MPICH's abort, in MPICH 4.1's error-stack form), not a line
  * of prose that mentions errors; a log with a cause does not need it.
@@ -1411,6 +1428,7 @@ Suite *explain_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_interleaved_ranks);
 	tcase_add_test(tc, test_env_value_whole);
+	tcase_add_test(tc, test_unexplained_libraries);
 	tcase_add_test(tc, test_first_error_line);
 	tcase_add_test(tc, test_watchdog_straggler);
 	tcase_add_test(tc, test_watchdog_old_unprefixed);

@@ -286,7 +286,7 @@ static const struct cd_advise_node tree[N_NODES] = {
 	L(L_ENVFIX, "leaf.env", J, "rename, unset or correct each flagged setting", l_envfix, J_UNEXPLAINED),
 	Q(J_UNEXPLAINED, "job.unexplained", J, "unexplained errors", "errors in a log that no branch explains?",
 	  q_unexplained, L_COLLECT, -1),
-	L(L_COLLECT, "leaf.collect", J, "collect NCCL's INFO log", l_collect, -1),
+	L(L_COLLECT, "leaf.collect", J, "collect the failing library's own log", l_collect, -1),
 
 	Q(H_CNET, "host.container-net", H, "container network", "a container on a bridge network (only veth "
 	  "interfaces) in a job of several hosts, or with failed connections?", q_container_net, L_NETHOST, H_SOCK),

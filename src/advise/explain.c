@@ -70,6 +70,7 @@ struct state {
 	struct cd_vers_log *vers;       /* the versions, architectures and drivers the log shows */
 	struct cd_net *net;             /* RDMA facts and errors, for the candidate causes (LOG030) */
 	char first_error[EVIDENCE_CHARS]; /* the first line that reports an error, whatever prints it */
+	char error_libraries[64];       /* "ucx,ompi": who printed the error lines, first first (LOG099) */
 	long first_error_line;
 	long lineno;
 };
@@ -756,6 +757,23 @@ static int has_any(const char *line, const char *const *pats, size_t n)
 }
 
 /* One segment of a line, its decorations already taken off (stream: the rank they named). */
+/* Who printed an error line: the keys, in the order of their first error (LOG099's subject). */
+static void note_error_library(struct state *st, const char *line)
+{
+	const char *key = cd_error_library(line);
+	size_t n = strlen(st->error_libraries), k = key ? strlen(key) : 0;
+	char listed[sizeof(st->error_libraries) + 2];
+
+	if (!key)
+		return;
+	snprintf(listed, sizeof(listed), ",%s,", st->error_libraries);
+	for (const char *p = strstr(listed, key); p; p = strstr(p + 1, key))
+		if (p[-1] == ',' && p[k] == ',')
+			return;
+	if (n + k + 2 <= sizeof(st->error_libraries))
+		snprintf(st->error_libraries + n, sizeof(st->error_libraries) - n, "%s%s", n ? "," : "", key);
+}
+
 static void classify(struct state *st, const char *line, const char *stream)
 {
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
@@ -932,7 +950,8 @@ static void finish(struct state *st, struct cd_host *first)
 	if (st->ib_none && st->net_socket)
 		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
 	if ((st->errors || st->warns) && !cause_found(st)) {
-		f = log_finding(st, "LOG099", CD_SEV_WARN, first, NULL, "errors in the log without a recognisable cause", NULL);
+		f = log_finding(st, "LOG099", CD_SEV_WARN, first, st->error_libraries[0] ? st->error_libraries : NULL,
+				"errors in the log without a recognisable cause", NULL);
 		result_evidence(st, f);
 		catalogue_unexplained(st, f);
 		for (int i = 0; f && i < st->n_unmatched; i++)
@@ -1022,8 +1041,13 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 		for (int k = 0; k < nseg && !st->line_host[0]; k++)
 			cd_explain_host_prefix(line + seg[k] + dec[k], st->line_host, sizeof(st->line_host));
 		for (int k = 0; k < nseg; k++)
-			if (line[seg[k] + strspn(line + seg[k], " \t")])
+			if (line[seg[k] + strspn(line + seg[k], " \t")]) {
+				int counted = st->errors + st->warns;
+
 				classify(st, line + seg[k] + dec[k], stream[k]);
+				if (st->errors + st->warns > counted || cd_error_line(line + seg[k] + dec[k]))
+					note_error_library(st, line + seg[k] + dec[k]);
+			}
 		pos = end + 1;
 	}
 	/* host pointers move as hosts are added: look the first one up again */

@@ -47,3 +47,32 @@ int cd_error_line(const char *line)
 			return 1;
 	return python_exception(line);
 }
+
+/*
+ * The forms each library's own lines take (its log prefix, its function and component name
+ * prefixes, its result names), most specific first: PyTorch's "NCCL error in:" is the NCCL
+ * backend's, so NCCL comes before PyTorch; aws-ofi-nccl's "NET/OFI" lines are libfabric's
+ * errors relayed through NCCL.
+ */
+static const struct {
+	const char *key;
+	const char *marks[12];
+} libraries[] = {
+	{ "ofi", { "libfabric", "NET/OFI", "fi_getinfo", "fi_av_", "fi_mr_reg", "fi_cq_", "FI_PROVIDER" } },
+	{ "nccl", { "NCCL", "nccl" } },
+	{ "torch", { "torch", "c10d", "ProcessGroup", "TCPStore", "DistBackendError", "DistNetworkError", "DistStoreError",
+		     "Gloo", "gloo" } },
+	{ "ucx", { "UCX ", "UCX_", "ucp_", "uct_", "ucs_" } },
+	{ "ompi", { "Open MPI", "OPAL ERROR", "ORTE", "PRTE", "OMPI", "ompi_", "opal_", "mca_", "orted", "btl_", "pml_" } },
+	{ "mpich", { "Fatal error in", "MPICH", "MPIR_", "MPID_", "MPIDI_", "HYD_", "HYDU_", "hydra" } },
+	{ "slurm", { "srun:", "slurmstepd:", "sbatch:", "salloc:" } },
+};
+
+const char *cd_error_library(const char *line)
+{
+	for (size_t i = 0; i < sizeof(libraries) / sizeof(libraries[0]); i++)
+		for (size_t k = 0; k < sizeof(libraries[i].marks) / sizeof(libraries[i].marks[0]) && libraries[i].marks[k]; k++)
+			if (strstr(line, libraries[i].marks[k]))
+				return libraries[i].key;
+	return NULL;
+}

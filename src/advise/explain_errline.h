@@ -9,4 +9,13 @@
  */
 int cd_error_line(const char *line);
 
+/*
+ * Which library printed an error line: its key ("nccl", "torch", "ucx", "ofi", "ompi", "mpich",
+ * "slurm"), or NULL where the line names none. The keys of a log nothing explains become its
+ * LOG099 subject, in the order their first error appeared, and the decision tree answers each
+ * with that library's own log switch (advise_job.c, l_collect): NCCL's INFO log does not show
+ * why UCX or Open MPI failed.
+ */
+const char *cd_error_library(const char *line);
+
 #endif
