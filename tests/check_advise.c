@@ -373,6 +373,26 @@ START_TEST(test_nccl_straggler)
 END_TEST
 
 /*
+ * LOG009 made by the cause catalogue for another library's versions (UCX's worker address) has
+ * that entry's fix; the tree's "same driver and CUDA" needs the driver or CUDA to differ.
+ */
+START_TEST(test_versions_driver_needs_evidence)
+{
+	add_host("node1");
+	cd_results_add_finding(&res, "LOG009", CD_SEV_FAIL, "node1", "ucx", "UCX versions differ");
+	cd_advise(&res);
+	ck_assert_ptr_null(advice(NULL, "install the same NVIDIA driver and CUDA version"));
+	cd_results_free(&res);
+
+	cd_results_init(&res);
+	add_host("node1");
+	cd_results_add_finding(&res, "LOG009", CD_SEV_WARN, "node1", "CUDA driver", "CUDA driver versions differ between ranks or hosts");
+	cd_advise(&res);
+	ck_assert_ptr_nonnull(advice(NULL, "install the same NVIDIA driver and CUDA version"));
+}
+END_TEST
+
+/*
  * LOG099 (errors, no cause): what to collect comes from the libraries that printed the errors,
  * its subject, the first error's first; NCCL's INFO log only where NCCL is one of them or the
  * log names none.
@@ -514,6 +534,7 @@ Suite *advise_suite(void)
 	tcase_add_test(tc, test_straggler_and_timeout);
 	tcase_add_test(tc, test_nccl_straggler);
 	tcase_add_test(tc, test_unexplained_collects_per_library);
+	tcase_add_test(tc, test_versions_driver_needs_evidence);
 	tcase_add_test(tc, test_reserved_findings);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_ib_hca_list_fix);

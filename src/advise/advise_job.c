@@ -188,6 +188,27 @@ int q_versions(struct cd_walk *w)
 	return versions_differ(w->r, what, sizeof(what)) || finding(w, "HOST002") || finding(w, "LOG009");
 }
 
+/*
+ * The driver or CUDA differs: between the hosts' documents, by HOST002, or as the subject of a
+ * LOG009 a log reader made. A LOG009 the cause catalogue made for another library's versions
+ * (UCX's worker address, Ray, NVSHMEM) comes with that entry's own fix; "install the same
+ * driver and CUDA" beside it would name versions nothing in the log shows ("driver n/a").
+ */
+static int driver_versions_differ(const struct cd_walk *w)
+{
+	char what[16];
+
+	if (finding(w, "HOST002") || (versions_differ(w->r, what, sizeof(what)) && (!strcmp(what, "driver") || !strcmp(what, "cuda"))))
+		return 1;
+	for (size_t i = 0; i < w->r->n_findings; i++) {
+		const struct cd_finding *f = &w->r->findings[i];
+
+		if (!strcmp(f->id, "LOG009") && f->subject && (strcasestr(f->subject, "driver") || strcasestr(f->subject, "cuda")))
+			return 1;
+	}
+	return 0;
+}
+
 void l_versions(struct cd_walk *w)
 {
 	char list[768];
@@ -217,7 +238,7 @@ void l_versions(struct cd_walk *w)
 
 		walk_emit(w, NULL, cmd, NULL, "NCCL's wire protocol is only compatible with itself: %s", list);
 		free(cmd);
-	} else if (!plugin) {
+	} else if (!plugin && driver_versions_differ(w)) {
 		walk_emit(w, NULL, "install the same NVIDIA driver and CUDA version on every host of the job", NULL,
 		     "versions differ between hosts: %s", list);
 	}
