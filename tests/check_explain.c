@@ -124,6 +124,32 @@ START_TEST(test_unexplained_libraries)
 END_TEST
 
 /*
+ * Errors NCCL recovered from are not LOG099's: an error trace whose process then completes its
+ * init (aws-ofi-nccl's "No NIC info" in a working run, nccl#229), and another library's WARN
+ * notice alone (UCX's CPU affinity). The same trace without the Init COMPLETE stays an error.
+ */
+START_TEST(test_handled_errors_not_unexplained)
+{
+	parse("ip-1:35480:35545 [0] NCCL INFO NET/OFI No NIC info for dev 0\n"
+	      "ip-1:35480:35545 [0] NCCL INFO include/net.h:24 -> 2\n"
+	      "ip-2:26465:26533 [0] NCCL INFO include/net.h:24 -> 2\n"
+	      "ip-1:35480:35545 [0] NCCL INFO comm 0x7fa798001cf0 rank 0 nranks 16 cudaDev 0 nvmlDev 0 - Init COMPLETE\n"
+	      "ip-2:26465:26533 [0] NCCL INFO comm 0x7f0910001cf0 rank 8 nranks 16 cudaDev 0 nvmlDev 0 - Init COMPLETE\n");
+	ck_assert_ptr_null(first("LOG099"));
+	teardown();
+	setup();
+	parse("ip-1:35480:35545 [0] NCCL INFO include/net.h:24 -> 2\n"
+	      "ip-2:26465:26533 [0] NCCL INFO include/net.h:24 -> 2\n"
+	      "ip-1:35480:35545 [0] NCCL INFO comm 0x7fa798001cf0 rank 0 nranks 16 cudaDev 0 nvmlDev 0 - Init COMPLETE\n");
+	ck_assert_ptr_nonnull(first("LOG099")); /* ip-2's process never came up */
+	teardown();
+	setup();
+	parse("[1697219401.270166] [daisy02:3832 :0]        perftest.c:808  UCX  WARN  CPU affinity is not set (bound to 128 cpus). Performance may be impacted.\n");
+	ck_assert_ptr_null(first("LOG099"));
+}
+END_TEST
+
+/*
  * A log nothing explains still says where to start reading: the first line that reports an
  * error as a library prints one (MPICH's abort, in MPICH 4.1's error-stack form), not a line
  * of prose that mentions errors; a log with a cause does not need it.
@@ -1429,6 +1455,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_interleaved_ranks);
 	tcase_add_test(tc, test_env_value_whole);
 	tcase_add_test(tc, test_unexplained_libraries);
+	tcase_add_test(tc, test_handled_errors_not_unexplained);
 	tcase_add_test(tc, test_first_error_line);
 	tcase_add_test(tc, test_watchdog_straggler);
 	tcase_add_test(tc, test_watchdog_old_unprefixed);

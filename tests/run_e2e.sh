@@ -757,6 +757,20 @@ while IFS=$'\t' read -r file _; do
 	grep -qxF -- "$file" "$DATA/logs/HOLDOUT" || bad "$lmiss: $file is not in logs/HOLDOUT: a tune log must be right"
 done <"$lmiss"
 echo "explain: $right of $total real logs as recorded in tests/data/logs/INDEX" >&2
+# Logs of jobs that worked (tests/data/logs-healthy/INDEX: the page says the run succeeded): a
+# healthy log gets no advice and no failing finding. A log a library's notices or a handled error
+# fill ("NCCL INFO include/net.h:24 -> 2" before Init COMPLETE, "UCX  WARN  CPU affinity is not
+# set") must not read as a failure.
+healthy=0
+while IFS=$'\t' read -r file src _why; do
+	case "$file" in '#'*|'') continue ;; esac
+	healthy=$((healthy + 1))
+	"$BIN" explain "$DATA/logs-healthy/$file" --shell >"$TMP/out" 2>"$TMP/err"
+	if [ -s "$TMP/out" ]; then bad "explain: healthy $file ($src) gets advice: $(head -1 "$TMP/out")"; else ok; fi
+	"$BIN" explain "$DATA/logs-healthy/$file" --json >"$TMP/h.json" 2>"$TMP/err"
+	json_true "healthy $file: no failing finding" "$TMP/h.json" 'not [f for f in d["findings"] if f["severity"] == "fail"]'
+done <"$DATA/logs-healthy/INDEX"
+if [ "$healthy" -ge 20 ]; then ok; else bad "explain: only $healthy healthy logs in $DATA/logs-healthy/INDEX"; fi
 cat "$DATA"/logs/*.log | "$BIN" explain - --json >"$TMP/all.json" 2>"$TMP/err"
 json_true "every log at once, from stdin" "$TMP/all.json" 'len(d["hosts"]) > 5 and len(d["advice"]) > 10'
 # net plugins that differ between hosts (NCCL's own line formats, 2.23)

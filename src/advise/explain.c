@@ -55,6 +55,13 @@ struct state {
 	char line_host[128];            /* the host one segment of this physical line names */
 	size_t first_finding;           /* findings before this log */
 	int recognised, errors, warns;
+	int nccl_warns;                 /* "NCCL WARN": NCCL's error channel; other libraries' WARN may be a notice */
+	int traced;                     /* NCCL error-trace lines ("file.cc:LINE -> CODE") among errors */
+	struct {
+		char proc[160];         /* "host:pid" of a process that printed a trace */
+		int init_done;          /* it printed "Init COMPLETE" after its trace: the error was handled */
+	} trace_procs[MAX_STREAMS];
+	int n_trace_procs, trace_procs_full;
 	int gdr_yes, gdr_no, ib_none, net_socket, net_ib;
 	char transports[256];
 	struct cd_torch *torch;        /* PyTorch's watchdog: reports per process group */
@@ -487,6 +494,54 @@ static int source_file(const char *name, size_t n)
 	return 0;
 }
 
+/* "host:pid" of an NCCL line ("host:pid:tid [dev] NCCL INFO …"); 0 when the line has no such prefix. */
+static int nccl_proc(const char *line, char *out, size_t len)
+{
+	size_t n = strcspn(line, " \t");
+	const char *c1 = memchr(line, ':', n), *c2 = c1 ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - line)) : NULL;
+
+	if (!c1 || !c2 || c1 == line || !isdigit((unsigned char)c1[1]) || (size_t)(c2 - line) >= len)
+		return 0;
+	snprintf(out, len, "%.*s", (int)(c2 - line), line);
+	return 1;
+}
+
+/*
+ * A process whose error trace is followed by its own "Init COMPLETE" handled that error: NCCL
+ * fell back (no NIC info from a net plugin, an optional transport) and its communicator came up.
+ */
+static void trace_proc(struct state *st, const char *line, int init_done)
+{
+	char proc[160];
+	int i;
+
+	if (!nccl_proc(line, proc, sizeof(proc)))
+		return;
+	for (i = 0; i < st->n_trace_procs && strcmp(st->trace_procs[i].proc, proc); i++)
+		;
+	if (i == st->n_trace_procs) {
+		if (init_done)
+			return; /* no trace of this process before: nothing was handled */
+		if (i == MAX_STREAMS) {
+			st->trace_procs_full = 1;
+			return;
+		}
+		snprintf(st->trace_procs[st->n_trace_procs++].proc, sizeof(st->trace_procs[0].proc), "%s", proc);
+	}
+	st->trace_procs[i].init_done = init_done;
+}
+
+/* Every error of the log is a trace its process recovered from, and NCCL warned of nothing. */
+static int traces_handled(const struct state *st)
+{
+	if (!st->traced || st->traced != st->errors || st->nccl_warns || st->trace_procs_full || !st->n_trace_procs)
+		return 0;
+	for (int i = 0; i < st->n_trace_procs; i++)
+		if (!st->trace_procs[i].init_done)
+			return 0;
+	return 1;
+}
+
 /*
  * NCCL prints each frame of a failed call on its way up as "NCCL INFO file.cc:LINE -> CODE"
  * (checks.h); the first such line of a log is where the error began. Ring and channel lines
@@ -511,6 +566,8 @@ static void parse_result_trace(struct state *st, const char *line)
 	if (!st->result_lines[code]++)
 		snprintf(st->result_origin[code], sizeof(st->result_origin[code]), "%.*s", (int)(arrow - start), start);
 	st->errors++;
+	st->traced++;
+	trace_proc(st, line, 0);
 }
 
 /* "ncclSystemError (2): what it means; first at net_ib.cc:123 (4 lines)" for each code seen */
@@ -788,6 +845,8 @@ static void classify(struct state *st, const char *line, const char *stream)
 					    "unhandled cuda error", "ncclSystemError", "invalid usage", "ncclRemoteError",
 					    "Test NCCL failure", "Test CUDA failure", "remote process exited", "NCCL error" };
 	struct cd_host *h = line_host(st, line, stream);
+	if (strstr(line, "NCCL INFO") && strstr(line, "Init COMPLETE"))
+		trace_proc(st, line, 1);
 	if (!st->first_error[0] && cd_error_line(line)) {
 		snprintf(st->first_error, sizeof(st->first_error), "%s", line + strspn(line, " \t"));
 		st->first_error_line = st->lineno;
@@ -881,6 +940,7 @@ static void classify(struct state *st, const char *line, const char *stream)
 	else if (strstr(line, "Failed to open libibverbs"))
 		st->ib_none = 1; /* no verbs library: NCCL goes to sockets, not an error */
 	else if (strstr(line, "NCCL WARN") || strstr(line, " WARN ")) {
+		st->nccl_warns += strstr(line, "NCCL WARN") != NULL;
 		if (st->n_unmatched < MAX_EVIDENCE)
 			snprintf(st->unmatched[st->n_unmatched++], EVIDENCE_CHARS, "%s", line);
 		st->warns++;
@@ -949,7 +1009,12 @@ static void finish(struct state *st, struct cd_host *first)
 	}
 	if (st->ib_none && st->net_socket)
 		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
-	if ((st->errors || st->warns) && !cause_found(st)) {
+	/*
+	 * LOG099 needs an error: a line a library prints for one, or an NCCL WARN (NCCL's error
+	 * channel). Another library's WARN alone is a notice ("UCX  WARN  CPU affinity is not
+	 * set"), and an NCCL error trace every process of which then completed its init was handled.
+	 */
+	if (((st->errors && !traces_handled(st)) || st->nccl_warns) && !cause_found(st)) {
 		f = log_finding(st, "LOG099", CD_SEV_WARN, first, st->error_libraries[0] ? st->error_libraries : NULL,
 				"errors in the log without a recognisable cause", NULL);
 		result_evidence(st, f);
