@@ -6,7 +6,8 @@
 # and how many say they cannot explain where INDEX expects that ("-"). The holdout part
 # (tests/data/logs/HOLDOUT) was set aside before any tuning: read it as the estimate. Two
 # lines count the logs given a network setting, and those of them that tests/data/logs/NETWORK
-# labels not a network failure (issue 17: no network setting without a network error). The last two
+# labels not a network failure (issue 17: no network setting without a network error), and how
+# many logs get as their first recommendation one for the kind of cause logs/KIND labels. The last two
 # lines count the logs of tests/data/logs-healthy (jobs that worked) given advice or a failing finding.
 # Usage: bench/explain_accuracy.sh [./commdiag]     (no hardware; a few seconds)
 set -u
@@ -41,19 +42,30 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 		grep -qF -- "$expect" "$TMP/out" && right=1
 		sed '/^$/d' "$TMP/out" | head -1 | grep -qF -- "$expect" && first=1
 	fi
-	printf '%s\t%s\t%s\t%d\t%d\t%d\n' "$part" "$cause" "$file" "$right" "$first" "$net" >>"$TMP/rows"
+	# the kind of cause (tests/data/logs/KIND, labelled from INDEX's cause and fix alone): the
+	# finding behind explain's first recommendation ("# LOGnnn:" at its end) is one of the row's ids
+	kind=0 ids=$(awk -F'\t' -v f="$file" '$1 == f { print $2 }' "$LOGS/KIND")
+	if [ "$ids" = "-" ]; then
+		kind=$first
+	else
+		got=$(sed '/^$/d' "$TMP/out" | head -1 | grep -o '# LOG[0-9][0-9][0-9]:' | tail -1 | tr -d '#: ')
+		[ -n "$got" ] && case ",$ids," in *",$got,"*) kind=1 ;; esac
+	fi
+	printf '%s\t%s\t%s\t%d\t%d\t%d\t%d\n' "$part" "$cause" "$file" "$right" "$first" "$net" "$kind" >>"$TMP/rows"
 done <"$LOGS/INDEX"
 
 awk -F'\t' '
 	{ k = $1 "\t" $2; n[k]++; r[k] += $4; f[k] += $5; N[$1]++; R[$1] += $4; F[$1] += $5
 	  if (!$4) miss[$1] = miss[$1] " " $3
-	  if ($6) { adv[$1]++; if ($6 == 1) { fp[$1]++; fpf[$1] = fpf[$1] " " $3 } } }
+	  if ($6) { adv[$1]++; if ($6 == 1) { fp[$1]++; fpf[$1] = fpf[$1] " " $3 } }
+	  K[$1] += $7 }
 	END {
 		printf "%-8s %-10s %5s %6s %6s\n", "part", "cause", "logs", "right", "first"
 		for (k in n) print k "\t" n[k] "\t" r[k] "\t" f[k] | "sort"
 		close("sort")
 		for (p in N) printf "%-8s %-10s %5d %6d %6d   right %.0f %%, first recommendation %.0f %%%s\n", p, "ALL", N[p], R[p], F[p],
 			100 * R[p] / N[p], 100 * F[p] / N[p], miss[p] ? "; wrong:" miss[p] : ""
+		for (p in N) printf "%-8s right kind of cause first (logs/KIND): %d of %d (%.0f %%)\n", p, K[p], N[p], 100 * K[p] / N[p]
 		for (p in N) printf "%-8s network settings advised for %d logs, %d of them not a network failure%s\n", p, adv[p], fp[p],
 			fp[p] ? ":" fpf[p] : ""
 	}' "$TMP/rows" | awk -F'\t' 'NF == 5 { printf "%-8s %-10s %5d %6d %6d\n", $1, $2, $3, $4, $5; next } { print }'

@@ -726,6 +726,14 @@ right=0 total=0
 lmiss=$DATA/logs/holdout-misses.tsv
 . tests/net_settings.sh
 if net_labels_check "$DATA/logs/INDEX" "$DATA/logs/NETWORK" 2>"$TMP/err"; then ok; else bad "explain: $(cat "$TMP/err")"; fi
+# logs/KIND (the kind of cause, for bench/explain_accuracy.sh): one line per row of INDEX, in its
+# order, with LOG ids or "-" exactly where INDEX expects "cannot explain"
+if paste <(grep -v '^#' "$DATA/logs/INDEX" | sed '/^$/d') <(grep -v '^#' "$DATA/logs/KIND" | sed '/^$/d') |
+	awk -F'\t' '$1 != $6 || ($5 == "-") != ($7 == "-") || ($7 != "-" && $7 !~ /^LOG[0-9][0-9][0-9](,LOG[0-9][0-9][0-9])*$/) { print "logs/KIND: " $1 " / " $6 " " $7; bad = 1 } END { exit bad }' >"$TMP/err"; then
+	ok
+else
+	bad "explain: $(head -3 "$TMP/err")"
+fi
 while IFS=$'\t' read -r file src cause fix expect; do
 	case "$file" in '#'*|'') continue ;; esac
 	total=$((total + 1))
