@@ -932,9 +932,38 @@ int q_unexplained(struct cd_walk *w)
 }
 
 /*
- * What to collect next, from the library that printed the errors (LOG099's subject, "ucx,ompi",
- * the first error's first): each library's own switch, as its source defines it. NCCL's INFO log
- * is the answer where the log names no library or NCCL is among them.
+ * Each library's own switch for its log, as its source defines it: NCCL src/debug.cc; PyTorch
+ * c10/util/Logging.cpp setLogLevelFlagFromEnv and distributed.rst; UCX src/ucs/config/global_opts.c
+ * LOG_LEVEL (default warn); libfabric src/log.c fi_log_init (unset: nothing is logged); Open MPI
+ * opal/mca/base/mca_base_framework.c (every framework registers <framework>_base_verbose); MPICH
+ * src/mpi/init/mpi_init.h MPIR_CVAR_DEBUG_SUMMARY (ch4: the OFI provider or UCX capabilities
+ * chosen); Slurm doc/man/man1/srun.1 SLURM_DEBUG (same as -v; 2: -vv).
+ */
+static const struct {
+	const char *key, *env, *value, *why;
+} collect[] = {
+	{ "nccl", "NCCL_DEBUG", "INFO", "the log shows an error but not its cause; run again with NCCL's INFO log" },
+	{ "nccl", "NCCL_DEBUG_SUBSYS", "INIT,NET", "initialisation and network selection are where most failures show their cause" },
+	{ "torch", "TORCH_CPP_LOG_LEVEL", "INFO", "PyTorch's error names no cause; c10d's C++ INFO lines show the store, the "
+						 "rendezvous and the process group's setup" },
+	{ "torch", "TORCH_DISTRIBUTED_DEBUG", "DETAIL", "PyTorch checks every collective's shapes and order across the ranks "
+							"and reports the first rank that differs" },
+	{ "ucx", "UCX_LOG_LEVEL", "info", "UCX's error names no cause; its info level (the default is warn) shows the "
+					  "transports and devices it selects and why it drops them" },
+	{ "ofi", "FI_LOG_LEVEL", "info", "libfabric's error names no cause; its info level shows the providers it tries and "
+					 "why each is refused (FI_LOG_PROV=<provider> narrows it)" },
+	{ "ompi", "OMPI_MCA_btl_base_verbose", "100", "Open MPI's error names no cause; the BTL framework's verbose output "
+						      "shows which transports open on each host and why one is refused" },
+	{ "ompi", "OMPI_MCA_pml_base_verbose", "100", "and which point-to-point layer (ob1, ucx, cm) is selected" },
+	{ "mpich", "MPIR_CVAR_DEBUG_SUMMARY", "1", "MPICH's error stack names no cause; its debug summary prints the "
+						   "network module and provider chosen at MPI_Init" },
+	{ "slurm", "SLURM_DEBUG", "2", "srun's error names no cause; srun -vv shows the step's launch, the nodes it reached "
+				       "and the MPI plugin it used" },
+};
+
+/*
+ * What to collect next, from the libraries that printed the errors (LOG099's subject, "ucx,ompi",
+ * the first error's first): NCCL's INFO log where the log names no library or NCCL is among them.
  */
 void l_collect(struct cd_walk *w)
 {
@@ -944,41 +973,8 @@ void l_collect(struct cd_walk *w)
 
 	for (const char *p = libs; *p; p += strcspn(p, ","), p += *p == ',') {
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(p, ","), p);
-		if (!strcmp(key, "nccl")) {
-			walk_emit(w, "NCCL_DEBUG", "INFO", NULL, "the log shows an error but not its cause; run again with "
-				  "NCCL's INFO log");
-			walk_emit(w, "NCCL_DEBUG_SUBSYS", "INIT,NET", NULL, "initialisation and network selection are where "
-				  "most failures show their cause");
-		} else if (!strcmp(key, "torch")) {
-			/* docs/source/debugging_environment_variables and distributed.rst ("Debugging
-			 * torch.distributed applications") */
-			walk_emit(w, "TORCH_CPP_LOG_LEVEL", "INFO", NULL, "PyTorch's error names no cause; c10d's C++ INFO "
-				  "lines show the store, the rendezvous and the process group's setup");
-			walk_emit(w, "TORCH_DISTRIBUTED_DEBUG", "DETAIL", NULL, "PyTorch checks every collective's shapes "
-				  "and order across the ranks and reports the first rank that differs");
-		} else if (!strcmp(key, "ucx")) {
-			/* src/ucs/config/global_opts.c LOG_LEVEL: fatal … poll, default warn */
-			walk_emit(w, "UCX_LOG_LEVEL", "info", NULL, "UCX's error names no cause; its info level (the default "
-				  "is warn) shows the transports and devices it selects and why it drops them");
-		} else if (!strcmp(key, "ofi")) {
-			/* src/log.c fi_log_init: warn, trace, info, debug; unset, nothing is logged */
-			walk_emit(w, "FI_LOG_LEVEL", "info", NULL, "libfabric's error names no cause; its info level shows "
-				  "the providers it tries and why each is refused (FI_LOG_PROV=<provider> narrows it)");
-		} else if (!strcmp(key, "ompi")) {
-			/* opal/mca/base/mca_base_framework.c: every framework registers <framework>_base_verbose */
-			walk_emit(w, "OMPI_MCA_btl_base_verbose", "100", NULL, "Open MPI's error names no cause; the BTL "
-				  "framework's verbose output shows which transports open on each host and why one is refused");
-			walk_emit(w, "OMPI_MCA_pml_base_verbose", "100", NULL, "and which point-to-point layer (ob1, ucx, cm) "
-				  "is selected");
-		} else if (!strcmp(key, "mpich")) {
-			/* src/mpi/init/mpi_init.h MPIR_CVAR_DEBUG_SUMMARY (ch4: the OFI provider or UCX
-			 * capabilities chosen) */
-			walk_emit(w, "MPIR_CVAR_DEBUG_SUMMARY", "1", NULL, "MPICH's error stack names no cause; its debug "
-				  "summary prints the network module and provider chosen at MPI_Init");
-		} else if (!strcmp(key, "slurm")) {
-			/* doc/man/man1/srun.1: SLURM_DEBUG, same as -v (2: -vv) */
-			walk_emit(w, "SLURM_DEBUG", "2", NULL, "srun's error names no cause; srun -vv shows the step's "
-				  "launch, the nodes it reached and the MPI plugin it used");
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(collect); i++)
+			if (!strcmp(collect[i].key, key))
+				walk_emit(w, collect[i].env, collect[i].value, NULL, "%s", collect[i].why);
 	}
 }
