@@ -1396,6 +1396,46 @@ START_TEST(test_lint)
 END_TEST
 
 /*
+ * Issue 17's "network settings only from network errors", held by the catalogue itself: an
+ * entry whose class is not a network one names no setting that picks an interface, HCA, GID
+ * or address family (tests/net_settings.sh's list) in its fix or env. The five exceptions
+ * were each reviewed: Open MPI's daemon-launch help text itself names a missing common
+ * interface; PMIx's direct connection over UCX picks a network device; a release bug in
+ * NCCL's socket connect; and two NCCL graph entries that name NCCL_CROSS_NIC as the setting
+ * ranks must agree on or that imposes the NIC check.
+ */
+START_TEST(test_catalogue_network_settings_need_network_class)
+{
+	static const char *const settings[] = { "NCCL_SOCKET_IFNAME", "NCCL_SOCKET_FAMILY", "NCCL_IB_HCA",
+						"NCCL_IB_GID_INDEX", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_CROSS_NIC",
+						"GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "UCX_NET_DEVICES",
+						"btl_tcp_if_", "oob_tcp_if_", "btl_tcp_disable_family" };
+	static const char *const classes[] = { "socket-", "rdma-", "setting-iface", "ofi" };
+	static const char *const reviewed[] = { "s12h.ompi.errmgr.failed-daemon", "s13.slurm.pmix.ucx-direct",
+						"s13t.nccl.release.2-26-poll-connect", "s13g.nccl.rings.inconsistent",
+						"s13g.nccl.search.cross-nic-missing-nic" };
+	const struct cd_causes *c = cd_causes_default();
+
+	ck_assert_ptr_nonnull(c);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cd_cause *e = &c->v[i];
+		int network = 0, listed = 0;
+
+		for (size_t k = 0; k < sizeof(classes) / sizeof(classes[0]); k++)
+			network |= e->cls && !strncmp(e->cls, classes[k], strlen(classes[k]));
+		for (size_t k = 0; k < sizeof(reviewed) / sizeof(reviewed[0]); k++)
+			listed |= !strcmp(e->id, reviewed[k]);
+		if (network || listed)
+			continue;
+		for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]); k++)
+			ck_assert_msg(!(e->fix && strstr(e->fix, settings[k])) && !(e->env && strstr(e->env, settings[k])),
+				      "[%s] (class %s) names %s, a network setting, without a network error", e->id,
+				      e->cls ? e->cls : "?", settings[k]);
+	}
+}
+END_TEST
+
+/*
  * A reset or a broken pipe is what a peer's exit leaves in every library's line (section
  * s14-libc: ECONNRESET, EPIPE): no network setting may follow from it alone, though the tree
  * proposes one from the RoCE port the same log shows. A route that fails is a network error,
@@ -1494,6 +1534,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_ucx_ud_timeout);
 	tcase_add_test(tc, test_catalogue_libmsgs);
 	tcase_add_test(tc, test_resets_no_network_settings);
+	tcase_add_test(tc, test_catalogue_network_settings_need_network_class);
 	tcase_add_test(tc, test_plugin_fallback_clean);
 	tcase_add_test(tc, test_one_fix_per_line);
 	tcase_add_test(tc, test_computed_setting_first);
