@@ -77,7 +77,8 @@ struct state {
 	struct cd_vers_log *vers;       /* the versions, architectures and drivers the log shows */
 	struct cd_net *net;             /* RDMA facts and errors, for the candidate causes (LOG030) */
 	char first_error[EVIDENCE_CHARS]; /* the first line that reports an error, whatever prints it */
-	char error_libraries[64];       /* "ucx,ompi": who printed the error lines, first first (LOG099) */
+	const char *error_libs[8];      /* cd_error_library's keys of the error lines, first first (LOG099) */
+	int n_error_libs;
 	long first_error_line;
 	long lineno;
 };
@@ -813,25 +814,23 @@ static int has_any(const char *line, const char *const *pats, size_t n)
 	return 0;
 }
 
-/* One segment of a line, its decorations already taken off (stream: the rank they named). */
-/* Who printed an error line: the keys, in the order of their first error (LOG099's subject). */
+/* Who printed an error line: each library's key once, in the order of its first error. */
 static void note_error_library(struct state *st, const char *line)
 {
-	const char *key = cd_error_library(line);
-	size_t n = strlen(st->error_libraries), k = key ? strlen(key) : 0;
-	char listed[sizeof(st->error_libraries) + 2];
+	const char *key = cd_error_library(line); /* one of its static keys: compared by address */
 
-	if (!key)
-		return;
-	snprintf(listed, sizeof(listed), ",%s,", st->error_libraries);
-	for (const char *p = strstr(listed, key); p; p = strstr(p + 1, key))
-		if (p[-1] == ',' && p[k] == ',')
+	for (int i = 0; key && i < st->n_error_libs; i++)
+		if (st->error_libs[i] == key)
 			return;
-	if (n + k + 2 <= sizeof(st->error_libraries))
-		snprintf(st->error_libraries + n, sizeof(st->error_libraries) - n, "%s%s", n ? "," : "", key);
+	if (key && st->n_error_libs < (int)ARRAY_SIZE(st->error_libs))
+		st->error_libs[st->n_error_libs++] = key;
 }
 
-static void classify(struct state *st, const char *line, const char *stream)
+/*
+ * One segment of a line, its decorations already taken off (stream: the rank they named);
+ * error_line: cd_error_line's verdict on it, which the reading loop also needs.
+ */
+static void classify(struct state *st, const char *line, const char *stream, int error_line)
 {
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
 					   "Could not enable P2P between", "CANNOT Access Peer",
@@ -847,7 +846,7 @@ static void classify(struct state *st, const char *line, const char *stream)
 	struct cd_host *h = line_host(st, line, stream);
 	if (strstr(line, "NCCL INFO") && strstr(line, "Init COMPLETE"))
 		trace_proc(st, line, 1);
-	if (!st->first_error[0] && cd_error_line(line)) {
+	if (!st->first_error[0] && error_line) {
 		snprintf(st->first_error, sizeof(st->first_error), "%s", line + strspn(line, " \t"));
 		st->first_error_line = st->lineno;
 	}
@@ -1015,7 +1014,11 @@ static void finish(struct state *st, struct cd_host *first)
 	 * set"), and an NCCL error trace every process of which then completed its init was handled.
 	 */
 	if (((st->errors && !traces_handled(st)) || st->nccl_warns) && !cause_found(st)) {
-		f = log_finding(st, "LOG099", CD_SEV_WARN, first, st->error_libraries[0] ? st->error_libraries : NULL,
+		char libs[64] = ""; /* the subject: "ucx,ompi" */
+
+		for (int i = 0, n = 0; i < st->n_error_libs; i++)
+			n += snprintf(libs + n, sizeof(libs) - (size_t)n, "%s%s", i ? "," : "", st->error_libs[i]);
+		f = log_finding(st, "LOG099", CD_SEV_WARN, first, *libs ? libs : NULL,
 				"errors in the log without a recognisable cause", NULL);
 		result_evidence(st, f);
 		catalogue_unexplained(st, f);
@@ -1107,11 +1110,12 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 			cd_explain_host_prefix(line + seg[k] + dec[k], st->line_host, sizeof(st->line_host));
 		for (int k = 0; k < nseg; k++)
 			if (line[seg[k] + strspn(line + seg[k], " \t")]) {
-				int counted = st->errors + st->warns;
+				const char *own = line + seg[k] + dec[k];
+				int counted = st->errors + st->warns, error_line = cd_error_line(own);
 
-				classify(st, line + seg[k] + dec[k], stream[k]);
-				if (st->errors + st->warns > counted || cd_error_line(line + seg[k] + dec[k]))
-					note_error_library(st, line + seg[k] + dec[k]);
+				classify(st, own, stream[k], error_line);
+				if (st->errors + st->warns > counted || error_line)
+					note_error_library(st, own);
 			}
 		pos = end + 1;
 	}
