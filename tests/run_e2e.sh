@@ -724,6 +724,27 @@ fi
 # is only reported.
 right=0 total=0
 lmiss=$DATA/logs/holdout-misses.tsv
+# One row's verdict against its corpus's list of holdout misses (LIST: file<TAB>why): a row as it
+# should be (GOOD 1) and not listed passes (returns 0); listed, it fails, for the list must say
+# what is true; a listed row still wrong is reported (SKIP); an unlisted wrong row fails with WHY.
+listed_verdict() { # GOOD FILE LIST STATE WHY  (STATE: what GOOD is called, "right" or "clean")
+	local listed=0
+	grep -q "^$2	" "$3" 2>/dev/null && listed=1
+	case $1/$listed in
+	1/0) ok; return 0 ;;
+	1/1) bad "explain $2 is listed in $3 but is now $4: remove it" ;;
+	0/1) skip "known holdout miss of explain ($3): $2" ;;
+	0/0) bad "explain $2 $5" ;;
+	esac
+	return 1
+}
+# Every row of LIST is a row of HOLDOUT: a log tuned on must be as recorded.
+list_in_holdout() { # LIST HOLDOUT
+	while IFS=$'\t' read -r file _; do
+		case "$file" in '#'*|'') continue ;; esac
+		grep -qxF -- "$file" "$2" || bad "$1: $file is not in $2: a tune log must be as recorded"
+	done <"$1"
+}
 . tests/net_settings.sh
 if net_labels_check "$DATA/logs/INDEX" "$DATA/logs/NETWORK" 2>"$TMP/err"; then ok; else bad "explain: $(cat "$TMP/err")"; fi
 # logs/KIND (the kind of cause, for bench/explain_accuracy.sh): one line per row of INDEX, in its
@@ -751,19 +772,9 @@ while IFS=$'\t' read -r file src cause fix expect; do
 		grep -q "cannot explain" "$TMP/full" && got=1
 		why="should say it cannot explain"
 	elif grep -qF -- "$expect" "$TMP/out"; then got=1; fi
-	listed=0
-	grep -q "^$file	" "$lmiss" 2>/dev/null && listed=1
-	case $got/$listed in
-	1/0) ok; right=$((right + 1)) ;;
-	1/1) bad "explain $file is listed in $lmiss but is now right: remove it" ;;
-	0/1) skip "known holdout miss of explain (holdout-misses.tsv): $file" ;;
-	0/0) bad "explain $file ($src): $why" ;;
-	esac
+	listed_verdict "$got" "$file" "$lmiss" right "($src): $why" && right=$((right + 1))
 done <"$DATA/logs/INDEX"
-while IFS=$'\t' read -r file _; do
-	case "$file" in '#'*|'') continue ;; esac
-	grep -qxF -- "$file" "$DATA/logs/HOLDOUT" || bad "$lmiss: $file is not in logs/HOLDOUT: a tune log must be right"
-done <"$lmiss"
+list_in_holdout "$lmiss" "$DATA/logs/HOLDOUT"
 echo "explain: $right of $total real logs as recorded in tests/data/logs/INDEX" >&2
 # Logs of jobs that worked (tests/data/logs-healthy/INDEX: the page says the run succeeded): a
 # healthy log gets no advice and no failing finding. A log a library's notices or a handled error
@@ -782,19 +793,9 @@ while IFS=$'\t' read -r file src _why; do
 	[ -s "$TMP/out" ] && clean=0 why="gets advice: $(head -1 "$TMP/out")"
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(any(f["severity"] == "fail" for f in d["findings"]))' "$TMP/h.json" ||
 		{ clean=0; why="${why:+$why; }has a failing finding"; }
-	listed=0
-	grep -q "^$file	" "$hmiss" && listed=1
-	case $clean/$listed in
-	1/0) ok ;;
-	1/1) bad "explain: healthy $file is listed in $hmiss but is now clean: remove it" ;;
-	0/1) skip "known healthy holdout false positive (logs-healthy/holdout-misses.tsv): $file" ;;
-	0/0) bad "explain: healthy $file ($src) $why" ;;
-	esac
+	listed_verdict "$clean" "$file" "$hmiss" clean "(healthy, $src) $why"
 done <"$DATA/logs-healthy/INDEX"
-while IFS=$'\t' read -r file _; do
-	case "$file" in '#'*|'') continue ;; esac
-	grep -qxF -- "$file" "$DATA/logs-healthy/HOLDOUT" || bad "$hmiss: $file is not in logs-healthy/HOLDOUT: a tuned healthy log must be clean"
-done <"$hmiss"
+list_in_holdout "$hmiss" "$DATA/logs-healthy/HOLDOUT"
 if [ "$healthy" -ge 20 ]; then ok; else bad "explain: only $healthy healthy logs in $DATA/logs-healthy/INDEX"; fi
 cat "$DATA"/logs/*.log | "$BIN" explain - --json >"$TMP/all.json" 2>"$TMP/err"
 json_true "every log at once, from stdin" "$TMP/all.json" 'len(d["hosts"]) > 5 and len(d["advice"]) > 10'
