@@ -40,6 +40,12 @@
 # nvbandwidth copies one buffer size (--size MiB, its --bufferSize, default 512): commdiag's
 # copy probes run at that size. nccl-tests and commdiag's nccl probes sweep -b..-e by 2.
 #
+# Built references (--nccl-tests DIR holding the *_perf programs, --nvbandwidth BIN) are run
+# as they are: build them once, elsewhere if the node has no compiler, and skip the sources.
+#
+# On one GPU nccl-tests' busbw is 0 for the reductions and gathers (its factor is 2(n-1)/n,
+# (n-1)/n): there the nccl lines compare algbw, and say so ("nccl.X(algbw)").
+#
 # --dry-run (CI: tests/run_gpu_compare.sh): commdiag's probes on the fake driver
 # (tests/fake/fake_cuda.c, FAKE_CUDA=two) and fake NCCL (tests/fake/fake_nccl_world.c),
 # built here as tests/run_e2e.sh builds them, against recorded reference outputs
@@ -49,9 +55,12 @@ set -eu
 usage() {
 	cat <<'EOF'
 usage: bench/gpu_compare.sh [--commdiag BIN] [--src DIR] [--deps DIR] [--out FILE]
+                            [--nccl-tests DIR] [--nvbandwidth BIN]
                             [--size MIB] [-b MIN] [-e MAX] [--colls LIST] [--dry-run [--ref DIR]]
   --commdiag BIN  a commdiag build to test (default: build this checkout's)
   --src DIR       folder holding nccl-tests/ and nvbandwidth/ sources (default: bench/)
+  --nccl-tests DIR  built nccl-tests programs (<coll>_perf) to run instead of building
+  --nvbandwidth BIN a built nvbandwidth to run instead of building
   --deps DIR      Debian packages unpacked with dpkg -x, for a node without them
   --out FILE      the JSON record (default: gpu-compare-HOST.json here)
   --size MIB      nvbandwidth's buffer and commdiag's copy size, in MiB (default 512)
@@ -68,13 +77,15 @@ die() {
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-BIN='' SRC=$HERE DEPS='' OUT='' SIZE_MIB='' MINB=1M MAXB=1G DRY=0 REF=$ROOT/tests/data/gpu-compare NT_GRAPH=10
+BIN='' SRC=$HERE DEPS='' NT_BIN='' NVB_BIN='' OUT='' SIZE_MIB='' MINB=1M MAXB=1G DRY=0 REF=$ROOT/tests/data/gpu-compare NT_GRAPH=10
 COLLS=all_reduce,all_gather,reduce_scatter,broadcast,reduce,sendrecv
 while [ $# -gt 0 ]; do
 	case $1 in
 	--commdiag) BIN=${2:?--commdiag needs a path} && shift ;;
 	--src) SRC=${2:?--src needs a folder} && shift ;;
 	--deps) DEPS=${2:?--deps needs a folder} && shift ;;
+	--nccl-tests) NT_BIN=${2:?--nccl-tests needs a folder} && shift ;;
+	--nvbandwidth) NVB_BIN=${2:?--nvbandwidth needs a path} && shift ;;
 	--out) OUT=${2:?--out needs a file} && shift ;;
 	--size) SIZE_MIB=${2:?--size needs MiB} && shift ;;
 	-b) MINB=${2:?-b needs a size} && shift ;;
@@ -147,17 +158,32 @@ else
 	# the references' own outputs are kept beside the record
 	REF=${OUT%.json}-logs
 	mkdir -p "$REF" || die "cannot make '$REF' for the reference outputs"
-	NT=$SRC/nccl-tests NVB=$SRC/nvbandwidth
-	[ -f "$NT/Makefile" ] || die "no nccl-tests sources in '$NT': git clone https://github.com/NVIDIA/nccl-tests there (or --src DIR)"
-	[ -f "$NVB/CMakeLists.txt" ] || die "no nvbandwidth sources in '$NVB': git clone https://github.com/NVIDIA/nvbandwidth there (or --src DIR)"
+	NT=$SRC/nccl-tests NVB=$SRC/nvbandwidth NT_PERF=$NT_BIN
+	if [ -n "$NT_BIN" ]; then
+		[ -d "$NT_BIN" ] || die "option '--nccl-tests': '$NT_BIN' is not a folder"
+	else
+		[ -f "$NT/Makefile" ] || die "no nccl-tests sources in '$NT': git clone https://github.com/NVIDIA/nccl-tests there (or --src DIR, or --nccl-tests DIR)"
+	fi
+	if [ -n "$NVB_BIN" ]; then
+		[ -x "$NVB_BIN" ] || die "option '--nvbandwidth': '$NVB_BIN' is not an executable"
+	else
+		[ -f "$NVB/CMakeLists.txt" ] || die "no nvbandwidth sources in '$NVB': git clone https://github.com/NVIDIA/nvbandwidth there (or --src DIR, or --nvbandwidth BIN)"
+	fi
 	command -v nvidia-smi >/dev/null || die "no nvidia-smi: this needs a node with NVIDIA GPUs and their driver"
-	NCCL_HOME=${NCCL_HOME:-$([ -f "$CUDA_HOME/include/nccl.h" ] && echo "$CUDA_HOME" || echo /usr)}
-	echo "gpu_compare: building nccl-tests and nvbandwidth" >&2
-	make -C "$NT" -j"$(nproc)" MPI=0 CUDA_HOME="$CUDA_HOME" NCCL_HOME="$NCCL_HOME" >"$TMP/build-nccl-tests.log" 2>&1 ||
-		die "building nccl-tests failed: $(tail -n 5 "$TMP/build-nccl-tests.log")"
-	if ! { cmake -S "$NVB" -B "$NVB/build" -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc" >"$TMP/build-nvbandwidth.log" 2>&1 &&
-		cmake --build "$NVB/build" -j"$(nproc)" >>"$TMP/build-nvbandwidth.log" 2>&1; }; then
-		die "building nvbandwidth failed (Boost program_options? see --deps): $(tail -n 5 "$TMP/build-nvbandwidth.log")"
+	if [ -z "$NT_BIN" ]; then
+		NCCL_HOME=${NCCL_HOME:-$([ -f "$CUDA_HOME/include/nccl.h" ] && echo "$CUDA_HOME" || echo /usr)}
+		echo "gpu_compare: building nccl-tests" >&2
+		make -C "$NT" -j"$(nproc)" MPI=0 CUDA_HOME="$CUDA_HOME" NCCL_HOME="$NCCL_HOME" >"$TMP/build-nccl-tests.log" 2>&1 ||
+			die "building nccl-tests failed: $(tail -n 5 "$TMP/build-nccl-tests.log")"
+		NT_PERF=$NT/build
+	fi
+	if [ -z "$NVB_BIN" ]; then
+		echo "gpu_compare: building nvbandwidth" >&2
+		if ! { cmake -S "$NVB" -B "$NVB/build" -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc" >"$TMP/build-nvbandwidth.log" 2>&1 &&
+			cmake --build "$NVB/build" -j"$(nproc)" >>"$TMP/build-nvbandwidth.log" 2>&1; }; then
+			die "building nvbandwidth failed (Boost program_options? see --deps): $(tail -n 5 "$TMP/build-nvbandwidth.log")"
+		fi
+		NVB_BIN=$NVB/build/nvbandwidth
 	fi
 fi
 
@@ -171,18 +197,20 @@ for c in "${COLL_LIST[@]}"; do NCCL_PROBES+=("nccl.$c"); done
 "${PROBE_ENV[@]}" "$BIN" probe "${NCCL_PROBES[@]}" -b "$MINB" -e "$MAXB" -f 2 --json \
 	>"$TMP/cd-nccl.json" 2>"$TMP/cd-nccl.err" || [ $? -le 1 ] ||
 	die "commdiag probe nccl failed: $(tail -n 3 "$TMP/cd-nccl.err")"
+# commdiag's own documents are kept beside the references' outputs
+[ "$DRY" = 1 ] || cp "$TMP/cd-copy.json" "$TMP/cd-nccl.json" "$REF/"
 NGPUS=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["hosts"][0]["gpus"]))' "$TMP/cd-copy.json")
 
 if [ "$DRY" = 0 ]; then
 	[ "$NGPUS" -ge 1 ] || die "commdiag sees no GPU: $(tail -n 3 "$TMP/cd-copy.err")"
 	echo "gpu_compare: nvbandwidth and nccl-tests on $NGPUS GPU(s)" >&2
-	"$NVB/build/nvbandwidth" -b "$SIZE_MIB" -t host_to_device_memcpy_ce device_to_host_memcpy_ce \
+	"$NVB_BIN" -b "$SIZE_MIB" -t host_to_device_memcpy_ce device_to_host_memcpy_ce \
 		host_to_device_bidirectional_memcpy_ce device_local_copy device_to_device_memcpy_write_ce \
 		device_to_device_memcpy_read_ce >"$REF/nvbandwidth.log" 2>&1 ||
 		die "nvbandwidth failed: $(tail -n 5 "$REF/nvbandwidth.log")"
 	for c in "${COLL_LIST[@]}"; do
-		[ -x "$NT/build/${c}_perf" ] || die "nccl-tests has no ${c}_perf (option '--colls')"
-		"$NT/build/${c}_perf" -b "$MINB" -e "$MAXB" -f 2 -g "$NGPUS" -G "$NT_GRAPH" >"$REF/${c}_perf.log" 2>&1 ||
+		[ -x "$NT_PERF/${c}_perf" ] || die "nccl-tests has no ${c}_perf in '$NT_PERF' (option '--colls')"
+		"$NT_PERF/${c}_perf" -b "$MINB" -e "$MAXB" -f 2 -g "$NGPUS" -G "$NT_GRAPH" >"$REF/${c}_perf.log" 2>&1 ||
 			die "${c}_perf failed: $(tail -n 5 "$REF/${c}_perf.log")"
 	done
 fi
@@ -243,8 +271,8 @@ def nvbandwidth(path):
 
 def nccl_tests(path):
     """nccl-tests' table: the column names line ('#  size count type redop root time algbw
-    busbw #wrong ...'; older releases lack root or #wrong) places the first busbw, the
-    out-of-place one; data rows start with the size in bytes."""
+    busbw #wrong ...'; older releases lack root or #wrong) places the first algbw and busbw,
+    the out-of-place ones; data rows start with the size in bytes. Rows: bytes -> (algbw, busbw)."""
     version, col, rows = None, None, {}
     for n, line in enumerate(open(path, errors="replace"), 1):
         m = re.match(r"#\s*nccl-tests version (\S+)", line)
@@ -256,16 +284,16 @@ def nccl_tests(path):
         p = line.split()
         if p[:1] == ["#"] and "size" in p and "busbw" in p:
             names = p[1:]
-            col = names.index("busbw")
+            col, acol = names.index("busbw"), names.index("algbw")
             continue
         if col is None or not p or not p[0].isdigit():
             continue
         if len(p) <= col:
             fail(f"{path}:{n}: a row without the out-of-place busbw column: '{line.strip()}'")
         try:
-            rows[int(p[0])] = float(p[col])
+            rows[int(p[0])] = (float(p[acol]), float(p[col]))
         except ValueError:
-            fail(f"{path}:{n}: busbw '{p[col]}' is not a number")
+            fail(f"{path}:{n}: algbw '{p[acol]}' or busbw '{p[col]}' is not a number")
     if col is None or not rows:
         fail(f"{path}: no nccl-tests table (a '# size ... busbw' header and rows)")
     return version, rows
@@ -325,7 +353,14 @@ for p in cd_copy["probes"] + cd_nccl["probes"]:
             compare(f"p2p.bw(read):gpu{d}-gpu{q}", size, cell("device_to_device_memcpy_read_ce", q, d),
                     s["algbw_gbyte_s"], "device_to_device_memcpy_read_ce")
         elif name.startswith("nccl.") and name[5:] in nt and p.get("variant") in (None, "out_of_place"):
-            compare(name, s["bytes"], nt[name[5:]][1].get(s["bytes"]), s["busbw_gbyte_s"], f"{name[5:]}_perf")
+            ref = nt[name[5:]][1].get(s["bytes"])
+            if ref is None:
+                continue
+            if ref[1] == 0 and p.get("nranks") == 1:
+                # one GPU: busbw's factor is 0 for the reductions and gathers; algbw still measures
+                compare(f"{name}(algbw)", s["bytes"], ref[0], s["algbw_gbyte_s"], f"{name[5:]}_perf algbw")
+            else:
+                compare(name, s["bytes"], ref[1], s["busbw_gbyte_s"], f"{name[5:]}_perf")
 if not comparisons:
     fail("no probe met its reference: see the statuses above")
 # both number GPUs the CUDA way: the same index must be the same device
@@ -354,7 +389,9 @@ record = {
                                                  if p["name"] != "nccl.init" and p["status"] == "ok"}),
                  "nccl_sizes": sorted({s["bytes"] for s in raw if s["name"].startswith("nccl.") and s["name"] != "nccl.init"})},
     "nvbandwidth_devices": nvb_devices,
-    "reference": {"nvbandwidth": nvb, "nccl_tests": {c: {str(b): bw for b, bw in x[1].items()} for c, x in nt.items()}},
+    "reference": {"nvbandwidth": nvb,
+                  "nccl_tests": {c: {str(b): {"algbw_gbyte_s": bw[0], "busbw_gbyte_s": bw[1]} for b, bw in x[1].items()}
+                                 for c, x in nt.items()}},
     "commdiag": raw,
     "comparisons": comparisons,
 }

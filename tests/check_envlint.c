@@ -112,6 +112,25 @@ START_TEST(test_unknown_still_flagged)
 }
 END_TEST
 
+/*
+ * NVIDIA's CUDA images set NCCL_VERSION (an H100 container of tests/data/gpu-h100 had
+ * NCCL_VERSION=2.28.3-1): a record, not a setting, so no finding; and no "did you mean" it.
+ */
+START_TEST(test_label_is_no_finding)
+{
+	static const char *const env[] = { "NCCL_VERSION", "2.28.3-1", "NCCL_VERSIONS", "2", NULL };
+	const struct cd_finding *f;
+
+	lint(env);
+	ck_assert_ptr_null(about("NCCL_VERSION"));
+	f = about("NCCL_VERSIONS");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->id, "ENV001");
+	ck_assert_uint_eq(f->evidence.n, 1); /* a label is never the name meant */
+	ck_assert_uint_eq(res.n_findings, 1);
+}
+END_TEST
+
 /* An NCCL_PARAM is strtoll(value, NULL, 0) to NCCL: hex and octal are numbers, a word is 0. */
 START_TEST(test_param_is_int)
 {
@@ -299,6 +318,7 @@ Suite *envlint_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_real_variables_pass);
 	tcase_add_test(tc, test_unknown_still_flagged);
+	tcase_add_test(tc, test_label_is_no_finding);
 	tcase_add_test(tc, test_param_is_int);
 	tcase_add_test(tc, test_parse_prefix_and_comments);
 	tcase_add_test(tc, test_parse_errors);

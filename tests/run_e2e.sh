@@ -439,11 +439,22 @@ if command -v "$CC" >/dev/null; then
 	if grep -qx "splits 8" "$TMP/nccl.stats" && grep -qx "nonblocking_groups 1" "$TMP/nccl.stats" &&
 		grep -qE "^blocking_groups [1-9]" "$TMP/nccl.stats"; then ok
 	else bad "model: 8 splits, one non-blocking group (the warm-up), the rest blocking: $(tr '\n' ' ' <"$TMP/nccl.stats" 2>&1)"; fi
-	# nccl-tests' -G: per variant, 4 collectives captured into a graph on each of the 8 GPUs (2 variants:
-	# 16 captures, 8 captured groups), then 3 samples (-w 1 -n 2) of 2 graph launches on each GPU
-	if grep -qx "captures 16" "$TMP/model.stats" && grep -qx "graph_launches 96" "$TMP/model.stats" &&
-		grep -qx "captured_groups 8" "$TMP/nccl.stats"; then ok
+	# nccl-tests' -G: per variant, 5 sets (its 20 buffer offsets, 4 each) of 4 collectives captured into
+	# a graph on each of the 8 GPUs (2 variants: 80 captures, 40 captured groups), then 3 samples
+	# (-w 1 -n 2) of 2 graph launches on each GPU
+	if grep -qx "captures 80" "$TMP/model.stats" && grep -qx "graph_launches 96" "$TMP/model.stats" &&
+		grep -qx "captured_groups 40" "$TMP/nccl.stats"; then ok
 	else bad "model: the collectives timed as graphs: $(grep -E 'captures|graph_launches' "$TMP/model.stats" | tr '\n' ' ') $(grep captured "$TMP/nccl.stats")"; fi
+	# nccl-tests' moving buffers: the k-th collective of a timing uses bytes [kB, (k+1)B) of its
+	# buffers, k = i % min(20, buffer / B). Buffers of 16 MiB, 1 MiB collectives: 16 offsets a
+	# variant, out of place (the send buffer) and in place (the receive buffer): 32 send buffers,
+	# as graphs and launched directly; with one buffer a variant the L2 cache holds it (2)
+	for drv in hgx8 hgx8-nograph; do
+		"${MODEL[@]}" FAKE_CUDA=$drv FAKE_NCCL_STATS="$TMP/nccl.stats" "$BIN" probe nccl.init nccl.all_reduce \
+			-b 1M -e 16M -f 16 -n 2 -w 1 --json >"$TMP/model.json" 2>/dev/null
+		if grep -qx "send_buffers 32" "$TMP/nccl.stats" && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not all(p["status"] == "ok" and all(s["errors"] in (0, None) for s in p["results"]) for p in d["probes"]))' "$TMP/model.json"; then ok
+		else bad "model ($drv): 16 buffer offsets a variant at 1 MiB of 16, data right: $(tr '\n' ' ' <"$TMP/nccl.stats")"; fi
+	done
 	# a driver that cannot capture: the same collectives launched back to back, the runs say so, data right
 	"${MODEL[@]}" FAKE_CUDA=hgx8-nograph FAKE_NCCL_STATS="$TMP/nccl.stats" "$BIN" probe nccl.init nccl.all_reduce \
 		-b 1M -e 1M -n 2 -w 1 --json >"$TMP/model.json" 2>/dev/null
@@ -457,7 +468,7 @@ if command -v "$CC" >/dev/null; then
 		>"$TMP/model.json" 2>/dev/null
 	json_true "model, graphs: wrong data on GPU 1 is counted by the check" "$TMP/model.json" \
 		'[(p["status"], p["phase"]) for p in d["probes"][1:]] == [("error", "check")] * 2 and all(p["results"][0]["errors"] == 1 for p in d["probes"][1:])'
-	if grep -qx "captures 16" "$TMP/model.stats"; then ok; else bad "model, corrupt NCCL: timed as graphs: $(grep captures "$TMP/model.stats")"; fi
+	if grep -qx "captures 80" "$TMP/model.stats"; then ok; else bad "model, corrupt NCCL: timed as graphs: $(grep captures "$TMP/model.stats")"; fi
 	# an NCCL before 2.18 (no ncclCommSplit): the non-blocking communicators, and nccl.init says what that costs
 	mkdir -p "$TMP/fake-nosplit" && cp "$TMP/fake/libcuda.so.1" "$TMP/fake-nosplit/" &&
 		"$CC" -std=c11 -D_GNU_SOURCE -DFAKE_NCCL_NO_SPLIT -shared -fPIC -o "$TMP/fake-nosplit/libnccl.so.2" \

@@ -46,7 +46,7 @@ line nccl.all_gather 1024 0.06
 line nccl.all_gather 65536 2.59
 if grep -q 'nccl.all_reduce 2048 ' "$TMP/out"; then bad "a size nccl-tests did not run was compared"; else ok; fi
 json_true "record: versions, sizes, raw numbers" "$TMP/rec.json" \
-	'd["dry_run"] is True and d["versions"]["nvbandwidth"] == "v0.8" and d["versions"]["nccl_tests"] == ["2.17.8"] and d["settings"]["copy_bytes"] == 1 << 20 and d["settings"]["nccl_tests_graph_launches"] == [0] and any("back to back" in m for m in d["settings"]["commdiag_nccl_method"]) and [g["bus_id"] for g in d["hardware"]["gpus"]] == ["0000:ab:00.0", "0000:ac:00.0"] and len(d["comparisons"]) == 20 and all(c["ratio"] > 0 for c in d["comparisons"]) and d["reference"]["nvbandwidth"]["device_to_device_memcpy_read_ce"]["matrix"] == [[None, 21.44], [21.9, None]] and d["reference"]["nccl_tests"]["all_reduce"]["65536"] == 4.17 and any(r["name"] == "nccl.all_reduce" and r["variant"] == "out_of_place" for r in d["commdiag"])'
+	'd["dry_run"] is True and d["versions"]["nvbandwidth"] == "v0.8" and d["versions"]["nccl_tests"] == ["2.17.8"] and d["settings"]["copy_bytes"] == 1 << 20 and d["settings"]["nccl_tests_graph_launches"] == [0] and any("back to back" in m for m in d["settings"]["commdiag_nccl_method"]) and [g["bus_id"] for g in d["hardware"]["gpus"]] == ["0000:ab:00.0", "0000:ac:00.0"] and len(d["comparisons"]) == 20 and all(c["ratio"] > 0 for c in d["comparisons"]) and d["reference"]["nvbandwidth"]["device_to_device_memcpy_read_ce"]["matrix"] == [[None, 21.44], [21.9, None]] and d["reference"]["nccl_tests"]["all_reduce"]["65536"]["busbw_gbyte_s"] == 4.17 and any(r["name"] == "nccl.all_reduce" and r["variant"] == "out_of_place" for r in d["commdiag"])'
 json_true "record: nvbandwidth's devices match commdiag's numbering" "$TMP/rec.json" \
 	'd["nvbandwidth_devices"]["1"]["bus_id"] == d["hardware"]["gpus"][1]["bus_id"]'
 
@@ -91,6 +91,21 @@ run "--deps without usr/" 2 "$CMP" --dry-run --commdiag "$BIN" --deps "$TMP"
 err_has "--deps without usr/" "option '--deps': '$TMP' has no usr/"
 run "no sources (not a dry run)" 2 "$CMP" --commdiag "$BIN" --src "$TMP"
 err_has "no sources" "no nccl-tests sources in '$TMP/nccl-tests': git clone https://github.com/NVIDIA/nccl-tests there"
+
+# a real run (tests/data/gpu-h100: one H100, its driver, NCCL, nccl-tests and nvbandwidth; README):
+# the healthy node's own document judged again, and nccl-tests' one-GPU tables imported, give
+# no finding (one GPU's busbw is 0 by nccl-tests' factor, not a failure; NCCL_VERSION is the
+# image's record; microsecond jitter of sub-microsecond collectives is not instability)
+H=tests/data/gpu-h100
+run "H100 document, judged again" 0 "$BIN" score "$H/check.json" --json
+json_true "H100 document: no finding, every section and GPU probe there" "$TMP/out" \
+	'd["findings"] == [] and d["hosts"][0]["gpus"][0]["name"] == "NVIDIA H100 80GB HBM3" and all(p["status"] == "ok" for p in d["probes"] if p["name"].startswith(("copy.", "nccl.")))'
+run "H100 nccl-tests 2.19.6 tables, imported" 0 "$BIN" import nccl-tests "$H"/all_reduce_perf.log "$H"/sendrecv_perf.log --json
+json_true "H100 nccl-tests: no finding, 11 sizes each" "$TMP/out" \
+	'd["findings"] == [] and sorted({p["name"] for p in d["probes"]}) == ["nccl.all_reduce", "nccl.sendrecv"] and all(len(p["results"]) == 11 for p in d["probes"])'
+# the record gpu_compare wrote there: versions, and a comparison for every probe both ran
+json_true "H100 record: versions and 70 comparisons" tests/data/gpu-h100.json \
+	'd["dry_run"] is False and d["versions"]["driver"] == "580.159.04" and d["versions"]["nccl"] == "2.28.3" and d["versions"]["nccl_tests"] == ["2.19.6"] and d["versions"]["nvbandwidth"] == "v0.8" and len(d["comparisons"]) == 70'
 
 echo "gpu_compare: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -29,7 +29,7 @@ static const char *const kind_names[] = {
 	[CD_ENVK_ULONG] = "ulong", [CD_ENVK_MCABOOL] = "mcabool", [CD_ENVK_MCAVERBOSE] = "mcaverbose",
 	[CD_ENVK_ENUM] = "enum", [CD_ENVK_IFLIST] = "iflist", [CD_ENVK_HCALIST] = "hcalist",
 	[CD_ENVK_RENAMED] = "renamed", [CD_ENVK_REMOVED] = "removed", [CD_ENVK_NOTVAR] = "notvar",
-	[CD_ENVK_PLUGIN] = "plugin",
+	[CD_ENVK_PLUGIN] = "plugin", [CD_ENVK_LABEL] = "label",
 };
 
 static int family_of(const char *name)
@@ -87,9 +87,9 @@ int cd_envcat_parse(struct cd_envcat *c, const char *text, size_t len, const cha
 		if (k < 0)
 			return cd_error("env: '%s:%d': expected 'NAME KIND [ARGUMENT]' with KIND one of any, bool, int, "
 					"param, uint, ulong, mcabool, mcaverbose, enum, iflist, hcalist, renamed, removed, notvar, "
-					"plugin", name, line);
+					"plugin, label", name, line);
 		if ((k == CD_ENVK_ENUM || k == CD_ENVK_RENAMED || k == CD_ENVK_REMOVED || k == CD_ENVK_NOTVAR ||
-		     k == CD_ENVK_PLUGIN) && !words[2])
+		     k == CD_ENVK_PLUGIN || k == CD_ENVK_LABEL) && !words[2])
 			return cd_error("env: '%s:%d': '%s' needs an argument", name, line, words[1]);
 		n = strlen(words[0]);
 		if (words[0][n - 1] == '*' && (k != CD_ENVK_PLUGIN || n < 3 || words[0][n - 2] != '_'))
@@ -176,7 +176,8 @@ const char *cd_envcat_nearest(const struct cd_envcat *c, const char *name)
 		const struct cd_envvar *v = &c->v[i];
 		int d;
 
-		if (family_of(v->name) != fam || v->kind == CD_ENVK_NOTVAR || v->prefix || !strcmp(v->name, name))
+		if (family_of(v->name) != fam || v->kind == CD_ENVK_NOTVAR || v->kind == CD_ENVK_LABEL || v->prefix ||
+		    !strcmp(v->name, name))
 			continue;
 		d = cd_edit_distance(name, v->name);
 		if (d < best) {
@@ -496,6 +497,8 @@ static int lint_one(struct cd_results *r, const struct cd_envcat *c, const struc
 		f = add(r, h, "ENV003", CD_SEV_WARN, s, "not a variable of this library");
 		cd_finding_evidence(f, "%s", e->arg);
 		return 1;
+	case CD_ENVK_LABEL:
+		return 0; /* the image's own record: nothing to change */
 	default:
 		break;
 	}

@@ -15,7 +15,8 @@
 enum cd_envkind {
 	CD_ENVK_ANY, CD_ENVK_BOOL, CD_ENVK_INT, CD_ENVK_PARAM, CD_ENVK_UINT, CD_ENVK_ULONG, CD_ENVK_MCABOOL, CD_ENVK_MCAVERBOSE,
 	CD_ENVK_ENUM, CD_ENVK_IFLIST, CD_ENVK_HCALIST, CD_ENVK_RENAMED, CD_ENVK_REMOVED, CD_ENVK_NOTVAR,
-	CD_ENVK_PLUGIN      /* read by a plugin (arg names it), any value; NAME_* covers every name under the prefix */
+	CD_ENVK_PLUGIN,     /* read by a plugin (arg names it), any value; NAME_* covers every name under the prefix */
+	CD_ENVK_LABEL       /* a record an image or installer sets, read by nothing (arg says whose): never a finding */
 };
 
 struct cd_envvar {

@@ -97,6 +97,8 @@ const char *cd_unit_str(enum cd_unit u); /* "bytes", "gbyte_s", … as in findin
 	  "interquartile range / median of the iteration times at the largest size above this warns (STAB004)") \
 	X(STAB_HOST_SPREAD_WARN, "stability.host_spread_warn_pct", CD_U_PCT,                                     \
 	  "the same for probes the host's CPUs drive (mpi.*, tcp.*) (STAB004)")                                 \
+	X(STAB_JITTER, "stability.jitter_us", CD_U_US,                                                           \
+	  "a spread (STAB004) or an outlier's excess over the median (STAB005) below this is not judged")       \
 	X(STAB_CPU_WAIT_MAX, "stability.cpu_wait_max_pct", CD_U_PCT,                                             \
 	  "a size whose timing thread waited for a CPU longer than this share of its time is not judged")       \
 	X(BASE_NOISE_K, "baseline.noise_k", CD_U_NUMBER,                                                         \

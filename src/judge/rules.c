@@ -144,9 +144,9 @@ static const struct cd_rule rules[] = {
 	  { CD_K_PROFILE_REQUIRE }, 0, rule_required },
 	{ "STAB004", "stability", "warn",
 	  "interquartile range of the iteration times at the largest size above stability.spread_warn_pct of the median",
-	  { CD_K_STAB_SPREAD_WARN, CD_K_STAB_HOST_SPREAD_WARN }, 0, rule_spread },
-	{ "STAB005", "stability", "info", "iterations beyond Tukey's far-out fences (outliers), per host", { 0 }, 1,
-	  rule_outliers },
+	  { CD_K_STAB_SPREAD_WARN, CD_K_STAB_HOST_SPREAD_WARN, CD_K_STAB_JITTER }, 0, rule_spread },
+	{ "STAB005", "stability", "info", "iterations beyond Tukey's far-out fences (outliers) and stability.jitter_us "
+	  "above the median, per host", { CD_K_STAB_JITTER }, 1, rule_outliers },
 	{ "BASE003", "baseline", "fail", "a probe run or size the baseline finished has no result now", { 0 }, 0,
 	  rule_base_missing },
 	{ "BASE001", "baseline", "warn|fail",

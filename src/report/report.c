@@ -1138,9 +1138,12 @@ static int is_cause(const struct cd_finding *f)
 void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 {
 	size_t causes = 0;
+	int errors_seen = 0; /* LOG099: errors (or NCCL WARN lines) no entry explains */
 
-	for (size_t i = 0; i < r->n_findings; i++)
+	for (size_t i = 0; i < r->n_findings; i++) {
 		causes += is_cause(&r->findings[i]);
+		errors_seen |= !strcmp(r->findings[i].id, "LOG099");
+	}
 	/* facts alone (the interfaces NCCL listed) can explain a log too */
 	for (size_t i = 0; i < r->n_advice; i++) {
 		size_t k;
@@ -1150,7 +1153,7 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 		causes += k == r->advice[i].findings.n;
 	}
 	render_tool_run(o, r);
-	out_str(o, OUT_JSON, "verdict", NULL, causes ? "explained" : "unexplained");
+	out_str(o, OUT_JSON, "verdict", NULL, causes ? "explained" : errors_seen ? "unexplained" : "no error");
 	out_arr_open(o, "hosts");
 	out_text(o, "\n## extracted from the log%s\n", r->n_hosts == 1 ? "" : "s");
 	for (size_t i = 0; i < r->n_hosts; i++) {
@@ -1184,9 +1187,13 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	}
 	out_arr_close(o);
 	render_findings(o, r);
-	if (!causes)
+	if (!causes && errors_seen)
 		out_text(o, "\ncommdiag cannot explain this log: no line it knows names a cause. It extracted "
 			    "what LOG000 lists above; the advice below only says what to collect next.\n");
+	else if (!causes)
+		/* no LOG099: no error line, or only errors a finished run handled; a job that worked reads so */
+		out_text(o, "\ncommdiag found no error in this log, so it cannot explain a failure from it: no line "
+			    "it knows reports one or names a cause. It extracted what LOG000 lists above.\n");
 	render_advice(o, r);
 	render_shell_block(o, r);
 }

@@ -20,11 +20,17 @@
  *          so a test suite can check for leaks of its own worlds beside another suite's
  * FAKE_NCCL_STATS=FILE: at exit, this process's count of splits and of groups of operations
  *          on blocking communicators and on non-blocking ones (a group with one of each: the latter),
- *          and how many groups were recorded into CUDA graphs (the timed model's stream capture)
+ *          how many groups were recorded into CUDA graphs (the timed model's stream capture), and
+ *          the most distinct send buffers rank 0's operations of one element count were given (up to 64)
  * Faked: ncclFloat sums only, through AllReduce, AllGather, ReduceScatter, Broadcast, Reduce
  * and Send/Recv, in place or not, done before the call (or ncclGroupEnd) returns, and
  * ncclCommSplit of a whole world (color 0, key = the rank; none with -DFAKE_NCCL_NO_SPLIT,
- * as before NCCL 2.18); streams are ignored and non-blocking configs complete at once;
+ * as before NCCL 2.18); streams are ignored and non-blocking configs complete at once,
+ * except a split of a non-blocking parent, which runs as NCCL 2.28's does (init.cc, group.cc):
+ * ncclGroupEnd says ncclInProgress, the parent says in progress to the next SPLIT_POLLS
+ * ncclCommGetAsyncError calls and refuses operations meanwhile ("Attempt to use communicator
+ * before the previous operation returned ncclSuccess"), and the new communicator's handle is
+ * written only when the parent is done (NULL until then);
  * ncclCommAbort on any rank makes the others' waits fail with ncclRemoteError.
  * Under the timed model of fake_cuda.c (FAKE_CUDA=hgx8, that library LD_PRELOADed),
  * each group costs the host what NCCL's launch does (a thread per ncclGroupEnd for a
@@ -138,6 +144,9 @@ struct ncclComm {
 	} peer[MAX_RANKS];
 	uint32_t gen, seen;     /* barrier generation waited for; most ranks seen there */
 	unsigned splits;        /* ncclCommSplit calls so far: names the next one's world */
+	struct ncclComm *held;  /* a split of this non-blocking parent that is "still running" */
+	int held_polls;         /* ncclCommGetAsyncError calls left before it is done */
+	ncclComm_t *out;        /* a held split's: where its handle goes when its parent is done */
 	int waiting;
 	int joined;             /* attached: a failure after that is the world's, not the arguments' */
 	struct ncclComm *next;  /* joined and not left */
@@ -161,7 +170,11 @@ static _Thread_local struct {
 	int ninits, cap_inits;
 	struct op *ops;
 	int nops, cap_ops;
+	int async;              /* a split of a non-blocking parent was made: ncclGroupEnd says in progress */
 } G;
+
+/* ncclCommGetAsyncError calls a split of a non-blocking parent stays in progress for */
+#define SPLIT_POLLS 3
 
 static char last_err[512];
 static struct ncclComm *live;
@@ -173,7 +186,30 @@ static struct {
 	unsigned long blocking_groups;  /* groups of operations (or lone ones) on blocking communicators only */
 	unsigned long nonblocking_groups;
 	unsigned long captured_groups;  /* of those, recorded into CUDA graphs (the timed model's capture) */
+	struct {                        /* distinct send buffers rank 0 was given, per element count */
+		size_t count;
+		const void *send[64];
+		unsigned long n;
+	} sends[16];
+	unsigned long n_counts;
 } stats;
+
+static void count_send(size_t count, const void *send)
+{
+	unsigned long k = 0, j = 0;
+
+	while (k < stats.n_counts && stats.sends[k].count != count)
+		k++;
+	if (k == stats.n_counts) {
+		if (k == sizeof(stats.sends) / sizeof(stats.sends[0]))
+			return;
+		stats.sends[stats.n_counts++].count = count;
+	}
+	while (j < stats.sends[k].n && stats.sends[k].send[j] != send)
+		j++;
+	if (j == stats.sends[k].n && j < sizeof(stats.sends[k].send) / sizeof(stats.sends[k].send[0]))
+		stats.sends[k].send[stats.sends[k].n++] = send;
+}
 
 __attribute__((destructor)) static void stats_write(void)
 {
@@ -182,8 +218,13 @@ __attribute__((destructor)) static void stats_write(void)
 
 	if (!f)
 		return;
-	fprintf(f, "splits %lu\nblocking_groups %lu\nnonblocking_groups %lu\ncaptured_groups %lu\n", stats.splits,
-		stats.blocking_groups, stats.nonblocking_groups, stats.captured_groups);
+	unsigned long most = 0;
+
+	for (unsigned long k = 0; k < stats.n_counts; k++)
+		if (stats.sends[k].n > most)
+			most = stats.sends[k].n;
+	fprintf(f, "splits %lu\nblocking_groups %lu\nnonblocking_groups %lu\ncaptured_groups %lu\nsend_buffers %lu\n",
+		stats.splits, stats.blocking_groups, stats.nonblocking_groups, stats.captured_groups, most);
 	fclose(f);
 }
 
@@ -672,6 +713,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *cfg)
 {
 	char name[sizeof(((struct ncclComm *)0)->name)];
+	ncclResult_t r;
 
 	if (!comm || !newcomm)
 		return group_fail(fail(ncclInvalidArgument, "ncclCommSplit: NULL argument"));
@@ -679,21 +721,49 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
 	if (comm->state != CS_READY || comm->err)
 		return group_fail(comm->err ? comm->err : fail(ncclInvalidUsage, "ncclCommSplit: rank %d: "
 								    "communicator not initialized", comm->rank));
+	if (comm->held)
+		return group_fail(fail(ncclInvalidArgument, "Attempt to use communicator before the previous "
+				       "operation returned ncclSuccess"));
 	if (color != 0 || key != comm->rank)
 		return group_fail(fail(ncclInvalidArgument, "ncclCommSplit: color %d key %d: this fake NCCL splits "
 				       "with color 0 and key = the rank only", color, key));
 	if ((size_t)snprintf(name, sizeof(name), "%s-s%u", comm->name, comm->splits++) >= sizeof(name))
 		return group_fail(fail(ncclInvalidArgument, "ncclCommSplit: world name too long"));
 	stats.splits++;
-	return comm_make(newcomm, name, comm->nranks, comm->rank, cfg);
+	r = comm_make(newcomm, name, comm->nranks, comm->rank, cfg);
+	if (r == ncclSuccess && G.depth && !comm->blocking) {
+		/* NCCL's group thread makes it: the handle appears when the parent is done */
+		comm->held = *newcomm;
+		comm->held_polls = SPLIT_POLLS;
+		comm->held->out = newcomm;
+		*newcomm = NULL;
+		G.async = 1;
+	}
+	return r;
 }
 #endif
+
+static ncclResult_t comm_free(struct ncclComm *c, int abort);
 
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *err)
 {
 	if (!comm || !err)
 		return fail(ncclInvalidArgument, "ncclCommGetAsyncError: NULL argument");
-	*err = comm->state == CS_PENDING ? ncclInProgress : comm->err;
+	if (comm->held && comm->held->state != CS_PENDING && comm->held_polls-- <= 0) {
+		struct ncclComm *child = comm->held;
+
+		comm->held = NULL;
+		if (child->err) {
+			/* the group's result is every member's: the parent keeps the failure, no handle */
+			comm->err = child->err;
+			child->out = NULL;
+			comm_free(child, 1);
+		} else {
+			*child->out = child;
+			child->out = NULL;
+		}
+	}
+	*err = comm->state == CS_PENDING || comm->held ? ncclInProgress : comm->err;
 	return ncclSuccess;
 }
 
@@ -717,6 +787,12 @@ static ncclResult_t comm_free(struct ncclComm *c, int abort)
 {
 	if (!c)
 		return ncclSuccess;
+	/* a split still running goes with its parent, its handle never written (an abort's, as NCCL's) */
+	if (c->held) {
+		c->held->out = NULL;
+		comm_free(c->held, abort);
+		c->held = NULL;
+	}
 	if (abort && c->h)
 		atomic_store(&c->h->aborted, 1);
 	group_forget(c);
@@ -1200,8 +1276,10 @@ ncclResult_t ncclGroupEnd(void)
 	}
 	free(G.inits);
 	free(G.ops);
+	r = G.async;
 	memset(&G, 0, sizeof(G));
-	return res;
+	/* a non-blocking group that made a split: NCCL's thread runs it, the caller polls */
+	return res == ncclSuccess && r ? ncclInProgress : res;
 }
 
 static ncclResult_t enqueue(struct op o)
@@ -1214,11 +1292,16 @@ static ncclResult_t enqueue(struct op o)
 		return group_fail(c->err ? c->err : ncclInvalidUsage);
 	if (c->state == CS_PENDING && !G.depth)
 		return fail(ncclInvalidUsage, "rank %d: communicator not initialized", c->rank);
+	if (c->held)
+		return group_fail(fail(ncclInvalidArgument, "Attempt to use communicator before the previous "
+				       "operation returned ncclSuccess"));
 	/* a slot holds every input of the group: keep its size arithmetic from wrapping */
 	if (o.count > SIZE_MAX / sizeof(float) / (size_t)c->nranks / 4)
 		return group_fail(fail(ncclInvalidArgument, "%s: count %zu too large", kind_name[o.kind], o.count));
 	if (o.count && ((needs_send && !o.send) || (needs_recv && !o.recv)))
 		return group_fail(fail(ncclInvalidArgument, "%s: NULL buffer", kind_name[o.kind]));
+	if (c->rank == 0 && o.send && o.count)
+		count_send(o.count, o.send);
 	if (!G.depth)
 		return ops_run(&o, 1);
 	if (G.nops == G.cap_ops) {
