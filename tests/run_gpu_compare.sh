@@ -103,6 +103,16 @@ json_true "H100 document: no finding, every section and GPU probe there" "$TMP/o
 run "H100 nccl-tests 2.19.6 tables, imported" 0 "$BIN" import nccl-tests "$H"/all_reduce_perf.log "$H"/sendrecv_perf.log --json
 json_true "H100 nccl-tests: no finding, 11 sizes each" "$TMP/out" \
 	'd["findings"] == [] and sorted({p["name"] for p in d["probes"]}) == ["nccl.all_reduce", "nccl.sendrecv"] and all(len(p["results"]) == 11 for p in d["probes"])'
+# the same node with CUDA_VISIBLE_DEVICES= (hidden-check.json): GPU004 fails, names the variable,
+# and the advice unsets it; without the variable in the document, GPU004 alone and no such advice
+run "H100 hidden from CUDA, judged again" 1 "$BIN" score "$H/hidden-check.json" --json
+json_true "H100 hidden: GPU004 names CUDA_VISIBLE_DEVICES, the advice unsets it" "$TMP/out" \
+	'[f["id"] for f in d["findings"] if f["severity"] == "fail"] == ["GPU004"] and any("CUDA_VISIBLE_DEVICES=\x27\x27 is set" in e for f in d["findings"] for e in f["evidence"]) and [(a["env"], a.get("value")) for a in d["advice"]] == [("CUDA_VISIBLE_DEVICES", None)]'
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["hosts"][0]["env"]["CUDA_VISIBLE_DEVICES"]; json.dump(d, open(sys.argv[2], "w"))' \
+	"$H/hidden-check.json" "$TMP/hidden-noenv.json"
+run "H100 without a GPU for CUDA, no variable" 1 "$BIN" score "$TMP/hidden-noenv.json" --json
+json_true "no CUDA_VISIBLE_DEVICES: GPU004, no advice about it" "$TMP/out" \
+	'[f["id"] for f in d["findings"] if f["severity"] == "fail"] == ["GPU004"] and not [a for a in d["advice"] if a["env"] == "CUDA_VISIBLE_DEVICES"]'
 # the record gpu_compare wrote there: versions, and a comparison for every probe both ran
 json_true "H100 record: versions and 70 comparisons" tests/data/gpu-h100.json \
 	'd["dry_run"] is False and d["versions"]["driver"] == "580.159.04" and d["versions"]["nccl"] == "2.28.3" and d["versions"]["nccl_tests"] == ["2.19.6"] and d["versions"]["nvbandwidth"] == "v0.8" and len(d["comparisons"]) == 70'

@@ -235,7 +235,7 @@ enum {
 	J_VERS, L_VERS,
 	J_REACH, J_REACH_ALL, J_REACH_NEED, J_REACH_SAME, L_IFACE_JOB, L_IFACE_PREFIX, L_NOROUTE, J_RAILS, L_CROSS_NIC,
 	J_TIMEOUT, L_TIMEOUT, J_HANG, L_HANG, J_FLAKY, L_IBTIMEOUT, J_ENV, L_ENVFIX, J_UNEXPLAINED, L_COLLECT,
-	H_CNET, L_NETHOST, H_SOCK, H_SOCK_NEED, H_SOCK_USABLE, L_IFACE_HOST, H_SOCK_BADADDR, L_OMPI_EXCLUDE, L_NOIFACE,
+	H_GPUVIS, L_GPUVIS, H_CNET, L_NETHOST, H_SOCK, H_SOCK_NEED, H_SOCK_USABLE, L_IFACE_HOST, H_SOCK_BADADDR, L_OMPI_EXCLUDE, L_NOIFACE,
 	H_IB, H_IB_DISABLED, L_IB_ENABLE, H_IB_DOWN, H_IB_RATES, H_IB_FAR, L_IB_HCA, H_ROCE, H_ROCE_OLD, L_GID_SET,
 	H_GID_SET, L_GID_UNSET, H_MEMLOCK, L_MEMLOCK, H_PEERMEM, L_PEERMEM, H_DEVIB, L_DEVIB,
 	H_P2P, H_P2P_ENV, L_P2P_ENABLE, H_ACS, L_ACS, H_IOMMU, L_IOMMU, H_P2P_BROKEN, L_P2P_DISABLE, H_CUMEM, L_CUMEM,
@@ -288,6 +288,9 @@ static const struct cd_advise_node tree[N_NODES] = {
 	  q_unexplained, L_COLLECT, -1),
 	L(L_COLLECT, "leaf.collect", J, "collect the failing library's own log", l_collect, -1),
 
+	Q(H_GPUVIS, "host.gpu-visible", H, "gpu visibility", "NVIDIA GPUs on the PCI bus, none seen by CUDA, and "
+	  "CUDA_VISIBLE_DEVICES set (GPU004)?", q_gpu_hidden, L_GPUVIS, H_CNET),
+	L(L_GPUVIS, "leaf.gpu-visible", H, "unset CUDA_VISIBLE_DEVICES (or name GPUs that exist)", l_gpu_hidden, H_CNET),
 	Q(H_CNET, "host.container-net", H, "container network", "a container on a bridge network (only veth "
 	  "interfaces) in a job of several hosts, or with failed connections?", q_container_net, L_NETHOST, H_SOCK),
 	L(L_NETHOST, "leaf.net-host", H, "--network=host (Kubernetes: hostNetwork: true)", l_net_host, H_IB),
@@ -393,7 +396,7 @@ int cd_advise(struct cd_results *r)
 	walk(&w, J_MULTI);
 	for (size_t i = 0; i < r->n_hosts; i++) {
 		w.h = &r->hosts[i];
-		walk(&w, H_CNET);
+		walk(&w, H_GPUVIS);
 	}
 	cd_strv_free(&w.ids);
 	cd_reach_index_free(w.reach);

@@ -574,6 +574,24 @@ void l_devib(struct cd_walk *w)
 	     w->h->system.container);
 }
 
+/* ---- GPU visibility ---- */
+
+/* GPU004 with no GPU for CUDA at all, and CUDA_VISIBLE_DEVICES set: the variable hides them. */
+int q_gpu_hidden(struct cd_walk *w)
+{
+	return !w->h->n_gpus && cd_host_env(w->h, "CUDA_VISIBLE_DEVICES") && has(w, "GPU004");
+}
+
+void l_gpu_hidden(struct cd_walk *w)
+{
+	const char *v = cd_host_env(w->h, "CUDA_VISIBLE_DEVICES");
+
+	walk_emit(w, "CUDA_VISIBLE_DEVICES", NULL, scope_host(w), "CUDA_VISIBLE_DEVICES='%s' is set and CUDA found no "
+		  "GPU, while NVIDIA GPUs are on the PCI bus: CUDA shows only the devices it names (%s); under a "
+		  "scheduler, request the GPUs (Slurm --gres=gpu:N or --gpus-per-node) rather than set it by hand", v,
+		  *v ? "indices or UUIDs that exist here" : "an empty value hides every one");
+}
+
 /* ---- GPU peer-to-peer ---- */
 
 int q_gpus2(struct cd_walk *w)

@@ -108,6 +108,8 @@ int q_peermem(struct cd_walk *w);
 void l_peermem(struct cd_walk *w);
 int q_devib(struct cd_walk *w);
 void l_devib(struct cd_walk *w);
+int q_gpu_hidden(struct cd_walk *w);
+void l_gpu_hidden(struct cd_walk *w);
 int q_gpus2(struct cd_walk *w);
 int q_p2p_env_off(struct cd_walk *w);
 void l_p2p_enable(struct cd_walk *w);

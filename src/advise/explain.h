@@ -12,8 +12,8 @@
 
 #include "results.h"
 
-/* host_id_source of the host that collects lines without a host prefix */
-#define CD_EXPLAIN_NO_HOST "none: log lines without a host prefix"
+/* host_id_source of the host that collects lines without a host prefix (results.h) */
+#define CD_EXPLAIN_NO_HOST CD_HOST_FROM_LOG
 
 /* Lines longer than this are cut; a log is read as text whatever bytes it holds. */
 #define CD_EXPLAIN_LINE_MAX 4096

@@ -458,6 +458,15 @@ int cd_results_worst(const struct cd_results *r)
 	return worst;
 }
 
+size_t cd_results_machines(const struct cd_results *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_hosts; i++)
+		n += !r->hosts[i].host_id_source || strcmp(r->hosts[i].host_id_source, CD_HOST_FROM_LOG);
+	return n ? n : r->n_hosts;
+}
+
 static void port_free(struct cd_ib_port *p)
 {
 	free(p->state);

@@ -249,6 +249,9 @@ struct cd_reach_count {
 	int64_t in_tested, in_failed, out_tested, out_failed;
 };
 
+/* host_id_source of explain's host for log lines without a host prefix: not a machine */
+#define CD_HOST_FROM_LOG "none: log lines without a host prefix"
+
 struct cd_host {
 	char *hostname;
 	char *host_id;      /* /etc/machine-id, else boot_id */
@@ -580,6 +583,8 @@ void cd_results_clear_judgement(struct cd_results *r);
 
 /* Highest severity among the findings, or -1 when there are none. */
 int cd_results_worst(const struct cd_results *r);
+/* Hosts that are machines: explain's bucket for lines without a host prefix is none, unless it is all there is. */
+size_t cd_results_machines(const struct cd_results *r);
 
 /*
  * Load a document written by `--json` (the same loader serves --from and MPI gathering).

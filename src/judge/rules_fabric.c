@@ -843,11 +843,14 @@ int rule_gpu_driver(struct cd_eval *e, const struct cd_host *h)
 			seen = h->gpus[j].bus_id && h->pci[i].bus_id && !strcasecmp(h->gpus[j].bus_id, h->pci[i].bus_id);
 		if (seen)
 			continue;
-		cd_finding_evidence(f, "%s %s%s(class 0x%04" PRIx64 ") has no driver device", h->pci[i].bus_id,
+		cd_finding_evidence(f, "%s %s%s(class 0x%04" PRIx64 ") is not among the GPUs the driver gave", h->pci[i].bus_id,
 				    h->pci[i].device ? h->pci[i].device : "", h->pci[i].device ? " " : "",
 				    h->pci[i].class_id);
 		named++;
 	}
+	if (!h->n_gpus && cd_host_env(h, "CUDA_VISIBLE_DEVICES"))
+		cd_finding_evidence(f, "CUDA_VISIBLE_DEVICES='%s' is set: CUDA shows only the GPUs it names",
+				    cd_host_env(h, "CUDA_VISIBLE_DEVICES"));
 	if (h->versions.driver)
 		cd_finding_evidence(f, "kernel module nvidia %s is loaded", h->versions.driver);
 	else

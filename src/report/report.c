@@ -146,8 +146,8 @@ static void render_tool_run(struct cd_out *o, const struct cd_results *r)
 		out_dbl(o, OUT_TEXT, NULL, " · %.2f s", r->run.duration_s);
 	out_i64(o, OUT_TEXT, NULL, " · %" PRId64 " rank", r->run.ranks);
 	out_str(o, OUT_TEXT, NULL, "%s", r->run.ranks == 1 ? "" : "s");
-	out_i64(o, OUT_TEXT, NULL, " · %" PRId64 " host", (int64_t)r->n_hosts);
-	out_str(o, OUT_TEXT, NULL, "%s\n", r->n_hosts == 1 ? "" : "s");
+	out_i64(o, OUT_TEXT, NULL, " · %" PRId64 " host", (int64_t)cd_results_machines(r));
+	out_str(o, OUT_TEXT, NULL, "%s\n", cd_results_machines(r) == 1 ? "" : "s");
 	if (r->run.stopped_by) {
 		out_color(o, OUT_COLOR_RED);
 		out_str(o, OUT_TEXT, NULL, "partial: stopped by %s", r->run.stopped_by);
