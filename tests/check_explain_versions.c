@@ -60,6 +60,8 @@ START_TEST(test_table_refused)
 		{ "nccl-build 2.18.1 2.24.3 11.8 11.0 35,50 80 | s\n", "t.versions:1: expected '-' or a CUDA version" },
 		{ "nccl-build 2.18.1 2.24.3 11 - 35,50 80 | s\n", "t.versions:1: expected a CUDA version" },
 		{ "nccl-build 2.18.1 2.24.3 11.0 - 35,sm_50 80 | s\n", "t.versions:1: expected a list of architectures" },
+		/* the fuzzer's (CI, session 16): a list of no architecture was accepted */
+		{ "nccl-build 2.27.3 2.27.3 13.0 - , 120 | N\n", "t.versions:1: expected a list of architectures" },
 		{ "nccl-build 2.18.1 2.24.3 11.0 - 35,50 | s\n", "t.versions:1: expected 'nccl-build FIRST" },
 		{ "nccl-build 2.18.1 2.24.3 11.0 - 35,50 8 | s\n", "t.versions:1: expected the PTX architecture" },
 		{ "nccl-driver 2.18.1 2.30.7 11.3 init | s\n", "t.versions:1: expected a driver API version" },

@@ -132,6 +132,9 @@ static int sm_list(const struct parser *ps, char *s, struct cd_vers_row *r)
 			return fail(ps, "more than 16 architectures in one row", NULL);
 		r->sm[r->n_sm++] = v;
 	}
+	/* "," alone holds no token: a row must name at least one architecture */
+	if (!r->n_sm)
+		return fail(ps, "expected a list of architectures like 80,90,100", s);
 	return 0;
 }
 
