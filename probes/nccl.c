@@ -142,17 +142,19 @@ static size_t coll_shift(const struct world *w, size_t ns, size_t nr, unsigned o
 
 /*
  * One collective on every GPU of this process, as one group (launched, or recorded while
- * the streams capture), its buffers moved by shift bytes.
+ * the streams capture); timed (captured or launched for a sample): at the next offset,
+ * else (the data check) at the buffers' start.
  */
-static int launch_group(struct cd_probe_env *env, size_t bytes, size_t shift)
+static int launch_group(struct cd_probe_env *env, size_t bytes, int timed)
 {
 	const struct coll_state *cs = env->priv;
 	struct world *w = cs->w;
-	size_t ns, nr;
+	size_t ns, nr, shift;
 	ncclResult_t r = ncclSuccess;
 	int rc;
 
 	counts(cs->c, bytes, w->total, &ns, &nr);
+	shift = timed ? coll_shift(w, ns, nr, w->op_i++) : 0;
 	/* a non-blocking communicator takes nothing new while its last launch is in progress (a blocking one: never) */
 	if (w->pending && (rc = wait_comms(w, env)) < 0)
 		return rc;
@@ -232,20 +234,9 @@ static int launch_group(struct cd_probe_env *env, size_t bytes, size_t shift)
  */
 #define COLL_BATCH (2 * COLL_GRAPH_OPS)
 
-/* Each collective captured or launched directly takes the next offset. */
-static int launch_next(struct cd_probe_env *env, size_t bytes)
-{
-	const struct coll_state *cs = env->priv;
-	struct world *w = cs->w;
-	size_t ns, nr;
-
-	counts(cs->c, bytes, w->total, &ns, &nr);
-	return launch_group(env, bytes, coll_shift(w, ns, nr, w->op_i++));
-}
-
 static int issue_one(struct cd_probe_env *env, void *bytes)
 {
-	return launch_next(env, *(size_t *)bytes);
+	return launch_group(env, *(size_t *)bytes, 1);
 }
 
 /* 1 when this size's graphs are ready to launch, 0 to launch directly (graph_why); -1 / CD_PROBE_TIMEOUT failed. */
@@ -295,7 +286,7 @@ static int coll_start(struct cd_probe_env *env, size_t bytes)
 		w->pending = 1;
 	} else if (rc < 0) {
 		return rc;
-	} else if (w->graph <= 0 && (rc = launch_next(env, bytes)) < 0) {
+	} else if (w->graph <= 0 && (rc = launch_group(env, bytes, 1)) < 0) {
 		return rc;
 	} /* else: a collective of the graph launched at this graph's first start */
 	/* the sample's time starts when its first COLL_GRAPH_OPS collectives end: their launch is not in it */

@@ -215,7 +215,7 @@ void walk_emit(struct cd_walk *w, const char *env, const char *value, const char
 /* A real host, not explain's bucket for log lines without a host prefix. */
 static int named_host(const struct cd_host *h)
 {
-	return h->hostname && !str_eq(h->host_id_source, CD_EXPLAIN_NO_HOST);
+	return h->hostname && !cd_host_from_log(h);
 }
 
 /* The host an item applies to: this host when the job has several, else every host. */

@@ -129,7 +129,7 @@ static struct cd_host *host_named(struct state *st, const char *full)
 	h->hostname = name;
 	/* a log names hosts only through prefixes; lines without one get the log's name */
 	if (!strcmp(full, st->name))
-		h->host_id_source = xstrdup(CD_EXPLAIN_NO_HOST);
+		h->host_id_source = xstrdup(CD_HOST_FROM_LOG);
 	cd_section_set(&h->part[CD_PART_SYSTEM], CD_ST_SKIPPED, "facts from a log, not from this host");
 	return h;
 }
@@ -856,8 +856,7 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	int torch = (cd_torch_set_host(st->torch, h->host_id_source ? NULL : h->hostname), cd_torch_line(st->torch, line));
 	int cat = catalogue_line(st, h, line);
 
-	cd_vers_log_line(st->vers, h->hostname, h->host_id_source && !strcmp(h->host_id_source, CD_EXPLAIN_NO_HOST),
-			 line);
+	cd_vers_log_line(st->vers, h->hostname, cd_host_from_log(h), line);
 	parse_result_trace(st, line);
 	cd_net_line(st->net, h->hostname, line);
 	if (strstr(line, "Open MPI failed to TCP connect to a peer MPI process"))

@@ -12,9 +12,6 @@
 
 #include "results.h"
 
-/* host_id_source of the host that collects lines without a host prefix (results.h) */
-#define CD_EXPLAIN_NO_HOST CD_HOST_FROM_LOG
-
 /* Lines longer than this are cut; a log is read as text whatever bytes it holds. */
 #define CD_EXPLAIN_LINE_MAX 4096
 

@@ -157,13 +157,19 @@ int cd_sample_contended(const struct cd_probe_sample *s, double max_pct)
 	return s && isfinite(s->cpu_wait_pct) && max_pct > 0 && s->cpu_wait_pct > max_pct;
 }
 
-int64_t cd_probe_outliers(const struct cd_probe_run *p)
+int64_t cd_sample_outliers(const struct cd_probe_sample *s, double min_excess_us)
+{
+	if (s->outliers == CD_NULL_I64 || s->outliers <= 0 || s->max_time_us - s->time_us < min_excess_us)
+		return 0;
+	return s->outliers;
+}
+
+int64_t cd_probe_outliers(const struct cd_probe_run *p, double min_excess_us)
 {
 	int64_t n = 0;
 
 	for (size_t i = 0; i < p->n_samples; i++)
-		if (p->samples[i].outliers != CD_NULL_I64 && p->samples[i].outliers > 0)
-			n += p->samples[i].outliers;
+		n += cd_sample_outliers(&p->samples[i], min_excess_us);
 	return n;
 }
 

@@ -63,8 +63,13 @@ const struct cd_probe_sample *cd_probe_lat_sample(const struct cd_probe_run *p);
 double cd_probe_spread(const struct cd_probe_run *p, const char **why);
 /* A sample whose timing thread waited for a CPU more than max_pct of its time (cpu_wait_pct). */
 int cd_sample_contended(const struct cd_probe_sample *s, double max_pct);
-/* Iterations beyond Tukey's far-out fences over all sizes (0 when none was counted). */
-int64_t cd_probe_outliers(const struct cd_probe_run *p);
+/*
+ * Iterations beyond Tukey's far-out fences (0 when none was counted), of a size whose slowest
+ * iteration took min_excess_us or more above its median (stability.jitter_us: within
+ * microseconds of the median is launch and timer jitter); over all sizes of a run.
+ */
+int64_t cd_sample_outliers(const struct cd_probe_sample *s, double min_excess_us);
+int64_t cd_probe_outliers(const struct cd_probe_run *p, double min_excess_us);
 /*
  * The hosts a probe's operation involved, as indices into r->hosts (at most max; returns how
  * many): a copy or GPU pair its own host; a pair of ranks (peer set on a probe run by a rank)

@@ -458,12 +458,17 @@ int cd_results_worst(const struct cd_results *r)
 	return worst;
 }
 
+int cd_host_from_log(const struct cd_host *h)
+{
+	return h->host_id_source && !strcmp(h->host_id_source, CD_HOST_FROM_LOG);
+}
+
 size_t cd_results_machines(const struct cd_results *r)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->n_hosts; i++)
-		n += !r->hosts[i].host_id_source || strcmp(r->hosts[i].host_id_source, CD_HOST_FROM_LOG);
+		n += !cd_host_from_log(&r->hosts[i]);
 	return n ? n : r->n_hosts;
 }
 

@@ -583,7 +583,9 @@ void cd_results_clear_judgement(struct cd_results *r);
 
 /* Highest severity among the findings, or -1 when there are none. */
 int cd_results_worst(const struct cd_results *r);
-/* Hosts that are machines: explain's bucket for lines without a host prefix is none, unless it is all there is. */
+/* explain's bucket for log lines without a host prefix (host_id_source CD_HOST_FROM_LOG): no machine. */
+int cd_host_from_log(const struct cd_host *h);
+/* Hosts that are machines: the bucket is none, unless it is all there is. */
 size_t cd_results_machines(const struct cd_results *r);
 
 /*

@@ -560,27 +560,6 @@ int rule_spread(struct cd_eval *e, const struct cd_host *unused)
 }
 
 /*
- * A size's outliers, counted only where its slowest iteration exceeds the median by
- * stability.jitter_us or more: beyond Tukey's fences but within microseconds of the
- * median (sub-microsecond collectives of one GPU) is launch and timer jitter.
- */
-static int64_t sample_outliers(const struct cd_eval *e, const struct cd_probe_sample *s)
-{
-	if (s->outliers == CD_NULL_I64 || s->outliers <= 0 || s->max_time_us - s->time_us < key(e, CD_K_STAB_JITTER))
-		return 0;
-	return s->outliers;
-}
-
-static int64_t run_outliers(const struct cd_eval *e, const struct cd_probe_run *p)
-{
-	int64_t n = 0;
-
-	for (size_t i = 0; i < p->n_samples; i++)
-		n += sample_outliers(e, &p->samples[i]);
-	return n;
-}
-
-/*
  * STAB005. Iterations far outside the others (beyond Q1 - 3 IQR or Q3 + 3 IQR, and
  * stability.jitter_us or more above the median) are a preemption, a page fault, a
  * retransmission: worth knowing, not a verdict. One info finding per host names how
@@ -588,6 +567,7 @@ static int64_t run_outliers(const struct cd_eval *e, const struct cd_probe_run *
  */
 int rule_outliers(struct cd_eval *e, const struct cd_host *h)
 {
+	const double jitter = key(e, CD_K_STAB_JITTER);
 	size_t runs = 0, top[3] = { 0 }, n_top = 0;
 	int64_t total = 0, iters = 0;
 	struct cd_finding *f;
@@ -596,7 +576,7 @@ int rule_outliers(struct cd_eval *e, const struct cd_host *h)
 	for (size_t b = e->groups.start[h - e->r->hosts]; b < e->groups.start[h - e->r->hosts + 1]; b++) {
 		size_t i = e->groups.idx[b];
 		const struct cd_probe_run *p = &e->r->probes[i];
-		int64_t k = run_outliers(e, p);
+		int64_t k = cd_probe_outliers(p, jitter);
 
 		if (p->status != CD_ST_OK)
 			continue;
@@ -610,10 +590,10 @@ int rule_outliers(struct cd_eval *e, const struct cd_host *h)
 		/* the three runs with the most, most first */
 		if (n_top < ARRAY_SIZE(top))
 			top[n_top++] = i;
-		else if (k > run_outliers(e, &e->r->probes[top[n_top - 1]]))
+		else if (k > cd_probe_outliers(&e->r->probes[top[n_top - 1]], jitter))
 			top[n_top - 1] = i;
-		for (size_t j = n_top - 1; j > 0 && run_outliers(e, &e->r->probes[top[j]]) >
-							run_outliers(e, &e->r->probes[top[j - 1]]); j--) {
+		for (size_t j = n_top - 1; j > 0 && cd_probe_outliers(&e->r->probes[top[j]], jitter) >
+							cd_probe_outliers(&e->r->probes[top[j - 1]], jitter); j--) {
 			size_t t = top[j];
 
 			top[j] = top[j - 1];
@@ -629,19 +609,20 @@ int rule_outliers(struct cd_eval *e, const struct cd_host *h)
 			    "stability.jitter_us (%.0f us) or more above the median: a preemption, a page fault or a "
 			    "retransmission each; the medians the rules judge barely move for them, and the interquartile "
 			    "spread (STAB004) not at all",
-			    total, iters, runs, runs == 1 ? "" : "s", key(e, CD_K_STAB_JITTER));
+			    total, iters, runs, runs == 1 ? "" : "s", jitter);
 	for (size_t j = 0; j < n_top; j++) {
 		const struct cd_probe_run *p = &e->r->probes[top[j]];
 		const struct cd_probe_sample *w = NULL;
+		int64_t n = cd_probe_outliers(p, jitter);
 		char where[64], size[32];
 
 		for (size_t k = 0; k < p->n_samples; k++)
-			if (sample_outliers(e, &p->samples[k]) > 0 &&
+			if (cd_sample_outliers(&p->samples[k], jitter) > 0 &&
 			    (!w || p->samples[k].max_time_us / p->samples[k].time_us > w->max_time_us / w->time_us))
 				w = &p->samples[k];
 		probe_subject(p, where, sizeof(where));
 		cd_finding_evidence(f, "%s %s: %" PRId64 " outlier%s; at %s the slowest took %.1f us against a median of "
-				    "%.1f us", p->name, where, run_outliers(e, p), run_outliers(e, p) == 1 ? "" : "s",
+				    "%.1f us", p->name, where, n, n == 1 ? "" : "s",
 				    cd_fmt_bytes(size, sizeof(size), w->bytes), w->max_time_us, w->time_us);
 	}
 	return 1;
