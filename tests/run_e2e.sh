@@ -733,8 +733,13 @@ fi
 # failure or not (tests/net_settings.sh holds the check and what a network setting is, shared
 # with bench/explain_accuracy.sh); a tune log labelled "no" that gets one fails, a holdout one
 # is only reported.
+# Session 17 cut the holdout to the part its hash rule sets aside (logs/HOLDOUT's header); the
+# rows it gave back to tuning that explain does not get yet are listed, with why, in
+# logs/tune-open.tsv and reported (SKIP) like the holdout misses until they are fixed (a listed
+# row now right fails: the list must say what is true; a listed row in HOLDOUT fails).
 right=0 total=0
 lmiss=$DATA/logs/holdout-misses.tsv
+lopen=$DATA/logs/tune-open.tsv
 # One row's verdict against its corpus's list of holdout misses (LIST: file<TAB>why): a row as it
 # should be (GOOD 1) and not listed passes (returns 0); listed, it fails, for the list must say
 # what is true; a listed row still wrong is reported (SKIP); an unlisted wrong row fails with WHY.
@@ -771,8 +776,8 @@ while IFS=$'\t' read -r file src cause fix expect; do
 	total=$((total + 1))
 	"$BIN" explain "$DATA/logs/$file" --shell >"$TMP/out" 2>"$TMP/err"
 	if net_setting "$TMP/out" && [ "$(net_label "$file" "$DATA/logs/NETWORK")" = no ]; then
-		if grep -qxF -- "$file" "$DATA/logs/HOLDOUT"; then
-			skip "explain $file (holdout, not a network failure in logs/NETWORK) gets a network setting"
+		if grep -qxF -- "$file" "$DATA/logs/HOLDOUT" || grep -q "^$file	" "$lopen"; then
+			skip "explain $file (holdout or open, not a network failure in logs/NETWORK) gets a network setting"
 		else
 			bad "explain $file is not a network failure (logs/NETWORK) but gets a network setting: $(grep -E -- "$CD_NET_SETTINGS" "$TMP/out" | head -1)"
 		fi
@@ -783,9 +788,15 @@ while IFS=$'\t' read -r file src cause fix expect; do
 		grep -q "cannot explain" "$TMP/full" && got=1
 		why="should say it cannot explain"
 	elif grep -qF -- "$expect" "$TMP/out"; then got=1; fi
-	listed_verdict "$got" "$file" "$lmiss" right "($src): $why" && right=$((right + 1))
+	list=$lmiss
+	grep -qxF -- "$file" "$DATA/logs/HOLDOUT" || list=$lopen
+	listed_verdict "$got" "$file" "$list" right "($src): $why" && right=$((right + 1))
 done <"$DATA/logs/INDEX"
 list_in_holdout "$lmiss" "$DATA/logs/HOLDOUT"
+while IFS=$'\t' read -r file _; do
+	case "$file" in '#'*|'') continue ;; esac
+	grep -qxF -- "$file" "$DATA/logs/HOLDOUT" && bad "$lopen: $file is a holdout row: list it in $lmiss"
+done <"$lopen"
 echo "explain: $right of $total real logs as recorded in tests/data/logs/INDEX" >&2
 # Logs of jobs that worked (tests/data/logs-healthy/INDEX: the page says the run succeeded): a
 # healthy log gets no advice and no failing finding. A log a library's notices or a handled error
