@@ -221,6 +221,32 @@ START_TEST(test_profile_auto)
 }
 END_TEST
 
+/* A driver that does not load leaves no GPU in the document but NVIDIA GPUs on the PCI bus:
+   the reason says so, not that the node is CPU-only (the verdict is GPU004's). */
+START_TEST(test_profile_auto_gpus_on_bus_only)
+{
+	struct cd_results r;
+	struct cd_host *h;
+	struct cd_pci_device *d;
+	char *reason = NULL;
+
+	cd_results_init(&r);
+	h = cd_results_add_host(&r);
+	h->hostname = xstrdup("node");
+	for (int i = 0; i < 2; i++) {
+		d = cd_host_add_pci(h);
+		d->vendor_id = 0x10de;
+		d->class_id = 0x0302;
+		d->bus_id = xasprintf("0000:%02x:00.0", 0x18 + i);
+	}
+	ck_assert_str_eq(cd_conf_pick_profile(&r, &reason), "cpu-only");
+	ck_assert_str_eq(reason, "auto: no GPU usable through the driver, though the PCI bus shows 2 NVIDIA GPUs (GPU004); "
+				 "no GPU profile applies until the driver gives them");
+	free(reason);
+	cd_results_free(&r);
+}
+END_TEST
+
 START_TEST(test_profile_auto_mixed_models)
 {
 	struct cd_results r;
@@ -432,6 +458,7 @@ Suite *conf_suite(void)
 	tcase_add_test(tc, test_profile_values_and_origins);
 	tcase_add_test(tc, test_unknown_profile);
 	tcase_add_test(tc, test_profile_auto);
+	tcase_add_test(tc, test_profile_auto_gpus_on_bus_only);
 	tcase_add_test(tc, test_profile_auto_mixed_models);
 	tcase_add_test(tc, test_profile_from_document_in_load);
 	tcase_add_test(tc, test_override_order);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "embed.h"
+#include "rules_eval.h"
 
 #define MAX_RULES_FILE_BYTES (1u << 20)
 #define MAX_PROFILES 64
@@ -544,8 +545,18 @@ const char *cd_conf_pick_profile(const struct cd_results *r, char **why)
 		if (chosen)
 			break;
 	}
-	if (!strcmp(ic, "none"))
-		*why = xstrdup("auto: no GPU in the document");
+	if (!strcmp(ic, "none")) {
+		size_t on_bus = 0;
+
+		for (size_t i = 0; i < r->n_hosts; i++)
+			on_bus += nvidia_pci_gpus(&r->hosts[i]);
+		/* GPUs on the bus that the driver did not give: the verdict is GPU004's, and the
+		   reason says why no GPU profile applies instead of calling the node CPU-only */
+		*why = on_bus ? xasprintf("auto: no GPU usable through the driver, though the PCI bus shows %zu NVIDIA "
+					  "GPU%s (GPU004); no GPU profile applies until the driver gives them",
+					  on_bus, on_bus == 1 ? "" : "s")
+			      : xstrdup("auto: no GPU in the document");
+	}
 	else if (chosen)
 		*why = xasprintf("auto: %zu\u00d7 %s with %s", n_gpus, first_name ? first_name : "unnamed GPU",
 				 !strcmp(ic, "nvlink") ? "NVLink" : "PCIe only");
