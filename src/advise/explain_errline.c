@@ -52,13 +52,13 @@ int cd_error_line(const char *line)
  * The forms each library's own lines take (its log prefix, its function and component name
  * prefixes, its result names), most specific first: PyTorch's "NCCL error in:" is the NCCL
  * backend's, so NCCL comes before PyTorch; aws-ofi-nccl's "NET/OFI" lines are libfabric's
- * errors relayed through NCCL.
+ * errors relayed through NCCL; libcxi's "cxil_" calls (HPE Slingshot) are the CXI provider's.
  */
 static const struct {
 	const char *key;
 	const char *marks[12];
 } libraries[] = {
-	{ "ofi", { "libfabric", "NET/OFI", "fi_getinfo", "fi_av_", "fi_mr_reg", "fi_cq_", "FI_PROVIDER" } },
+	{ "ofi", { "libfabric", "NET/OFI", "fi_getinfo", "fi_av_", "fi_mr_reg", "fi_cq_", "FI_PROVIDER", "cxil_" } },
 	{ "nccl", { "NCCL", "nccl" } },
 	{ "torch", { "torch", "c10d", "ProcessGroup", "TCPStore", "DistBackendError", "DistNetworkError", "DistStoreError",
 		     "Gloo", "gloo" } },
