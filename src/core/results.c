@@ -185,6 +185,20 @@ struct cd_pci_device *cd_host_add_pci(struct cd_host *h)
 	return d;
 }
 
+int cd_pci_nvidia_gpu(const struct cd_pci_device *d)
+{
+	return d->vendor_id == 0x10de && (d->class_id == 0x0300 || d->class_id == 0x0302);
+}
+
+size_t cd_host_nvidia_pci_gpus(const struct cd_host *h)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n_pci; i++)
+		n += cd_pci_nvidia_gpu(&h->pci[i]);
+	return n;
+}
+
 struct cd_nic *cd_host_add_nic(struct cd_host *h)
 {
 	struct cd_nic *n = CD_PUSH(h->nics, h->n_nics, h->cap_nics);

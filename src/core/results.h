@@ -537,6 +537,10 @@ void cd_section_set(struct cd_section *s, enum cd_status st, const char *reason_
 /* Initialised elements: every nullable field starts null. */
 struct cd_numa_node *cd_host_add_numa(struct cd_host *h);
 struct cd_pci_device *cd_host_add_pci(struct cd_host *h);
+/* An NVIDIA display or 3D controller (hwloc: vendor 0x10de, class 0x0300 or 0x0302), and how many
+   the host's PCI bus shows: what the driver should give, whether or not it did (GPU004). */
+int cd_pci_nvidia_gpu(const struct cd_pci_device *d);
+size_t cd_host_nvidia_pci_gpus(const struct cd_host *h);
 struct cd_nic *cd_host_add_nic(struct cd_host *h);
 struct cd_hca *cd_host_add_hca(struct cd_host *h);
 struct cd_ib_port *cd_hca_add_port(struct cd_hca *hca);

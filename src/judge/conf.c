@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "embed.h"
-#include "rules_eval.h"
 
 #define MAX_RULES_FILE_BYTES (1u << 20)
 #define MAX_PROFILES 64
@@ -549,7 +548,7 @@ const char *cd_conf_pick_profile(const struct cd_results *r, char **why)
 		size_t on_bus = 0;
 
 		for (size_t i = 0; i < r->n_hosts; i++)
-			on_bus += nvidia_pci_gpus(&r->hosts[i]);
+			on_bus += cd_host_nvidia_pci_gpus(&r->hosts[i]);
 		/* GPUs on the bus that the driver did not give: the verdict is GPU004's, and the
 		   reason says why no GPU profile applies instead of calling the node CPU-only */
 		*why = on_bus ? xasprintf("auto: no GPU usable through the driver, though the PCI bus shows %zu NVIDIA "

@@ -320,7 +320,7 @@ static char *why_not(const struct cd_results *r, const struct cd_conf *c, const 
 	}
 	if (!strcmp(group, "gpu")) {
 		for (size_t i = 0; i < r->n_hosts; i++)
-			if (nvidia_pci_gpus(&r->hosts[i]))
+			if (cd_host_nvidia_pci_gpus(&r->hosts[i]))
 				return NULL; /* GPU004 judges a bus with GPUs and no driver */
 		return count_gpus(r, 0) || any_part_ok(r, CD_PART_GPU) || expects(r, c, CD_K_GPU_COUNT)
 			       ? NULL : xstrdup("no GPU inventory");

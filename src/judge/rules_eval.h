@@ -67,7 +67,6 @@ int rule_roce_v2_gid(struct cd_eval *e, const struct cd_host *h);
 int rule_nic_count(struct cd_eval *e, const struct cd_host *h);
 int rule_required(struct cd_eval *e, const struct cd_host *unused);
 int host_discovered(const struct cd_host *h);
-size_t nvidia_pci_gpus(const struct cd_host *h);
 int rule_outliers(struct cd_eval *e, const struct cd_host *h);
 /* against r->baseline (rules_baseline.c): BASE001-BASE004 */
 int rule_base_bw(struct cd_eval *e, const struct cd_host *unused);

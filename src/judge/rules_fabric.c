@@ -30,21 +30,6 @@ int host_discovered(const struct cd_host *h)
 	return 0;
 }
 
-/* NVIDIA display/3D controllers on the PCI bus (hwloc: vendor 0x10de, class 0x0300 or 0x0302). */
-static int nvidia_pci_gpu(const struct cd_pci_device *d)
-{
-	return d->vendor_id == 0x10de && (d->class_id == 0x0300 || d->class_id == 0x0302);
-}
-
-size_t nvidia_pci_gpus(const struct cd_host *h)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < h->n_pci; i++)
-		n += nvidia_pci_gpu(&h->pci[i]);
-	return n;
-}
-
 /* ---- system ---- */
 
 static int in_container(const struct cd_host *h)
@@ -805,8 +790,8 @@ int rule_gpu_count(struct cd_eval *e, const struct cd_host *h)
 				    ? " (a GPU that fell off the bus, or CUDA_VISIBLE_DEVICES)" : "");
 	section_evidence(f, h, CD_PART_GPU);
 	if (h->n_pci && h->part[CD_PART_TOPO].status == CD_ST_OK)
-		cd_finding_evidence(f, "%zu NVIDIA GPU%s on the PCI bus", nvidia_pci_gpus(h),
-				    nvidia_pci_gpus(h) == 1 ? "" : "s");
+		cd_finding_evidence(f, "%zu NVIDIA GPU%s on the PCI bus", cd_host_nvidia_pci_gpus(h),
+				    cd_host_nvidia_pci_gpus(h) == 1 ? "" : "s");
 	return 1;
 }
 
@@ -817,7 +802,7 @@ int rule_gpu_count(struct cd_eval *e, const struct cd_host *h)
  */
 int rule_gpu_driver(struct cd_eval *e, const struct cd_host *h)
 {
-	size_t on_bus = nvidia_pci_gpus(h);
+	size_t on_bus = cd_host_nvidia_pci_gpus(h);
 	const struct cd_section *s = &h->part[CD_PART_GPU];
 	int filtered = 0, contained = h->system.container && strcmp(h->system.container, "none");
 	struct cd_finding *f;
@@ -837,7 +822,7 @@ int rule_gpu_driver(struct cd_eval *e, const struct cd_host *h)
 	for (size_t i = 0, named = 0; i < h->n_pci && named < 8; i++) {
 		int seen = 0;
 
-		if (!nvidia_pci_gpu(&h->pci[i]))
+		if (!cd_pci_nvidia_gpu(&h->pci[i]))
 			continue;
 		for (size_t j = 0; j < h->n_gpus && !seen; j++)
 			seen = h->gpus[j].bus_id && h->pci[i].bus_id && !strcasecmp(h->gpus[j].bus_id, h->pci[i].bus_id);
