@@ -36,6 +36,9 @@ LIMIT=60
 fake() {
 	stop_fake
 	: >"$TMP/fake.log"
+	# emptied here, not by the redirection below: that runs in the child, after the loop
+	# may already have read the previous server's port (a refused connect under load)
+	: >"$TMP/port"
 	python3 tests/fake/fake_ras.py --log "$TMP/fake.log" "$@" >"$TMP/port" 2>"$TMP/fake.err" &
 	FAKE_PID=$!
 	PORT=
