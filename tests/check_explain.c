@@ -494,6 +494,18 @@ START_TEST(test_causes_refused)
 	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
 	snprintf(buf, sizeof(buf), "%senv = NCCL_A=1\nadvice = tree\n", head);
 	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
+	/* one entry past the limit (4096) is refused, the limit itself is not */
+	for (int n = 4096; n <= 4097; n++) {
+		size_t len = 0, cap = (size_t)n * (strlen(head) + 16);
+		char *big = xmalloc(cap);
+
+		for (int i = 0; i < n; i++)
+			len += (size_t)snprintf(big + len, cap - len, "[x.e%d]%s", i, strchr(head, '\n'));
+		ck_assert_int_eq(cd_causes_parse(&c, big, len, "t.catalog"), n == 4096 ? 0 : -1);
+		if (n == 4096)
+			cd_causes_free(&c);
+		free(big);
+	}
 }
 END_TEST
 
@@ -1091,6 +1103,25 @@ START_TEST(test_memory_one_cause)
 END_TEST
 
 /*
+ * NCCL 2.7-2.23 prints "Call to connect returned %s, retrying" at INFO every 1000 refused
+ * connects and goes on (src/misc/socket.cc): alone it is no failed connection. The WARN it
+ * gives when it stops (2.7's "Connect to %s failed : %s") is.
+ */
+START_TEST(test_connect_retry_is_no_failure)
+{
+	teardown();
+	explain_text("gpu1:10:10 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"
+		     "gpu1:10:10 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n");
+	ck_assert_ptr_null(first("LOG003"));
+	ck_assert_ptr_null(advice_with("NCCL_SOCKET_IFNAME"));
+	teardown();
+	explain_text("gpu1:10:10 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"
+		     "gpu1:10:10 [0] misc/socket.cc:12 NCCL WARN Connect to 10.0.0.2<4567> failed : Connection refused\n");
+	ck_assert_ptr_nonnull(first("LOG003"));
+}
+END_TEST
+
+/*
  * ProcessGroupNCCL's result code is no cause: alone it says what the code means and what to
  * collect, and the log stays unexplained; beside a line that names a cause it adds nothing.
  */
@@ -1542,6 +1573,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_daemon_launch_no_network_setting);
 	tcase_add_test(tc, test_memory_one_cause);
 	tcase_add_test(tc, test_result_code_messages);
+	tcase_add_test(tc, test_connect_retry_is_no_failure);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_edit_distance);

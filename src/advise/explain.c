@@ -835,8 +835,8 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
 					   "Could not enable P2P between", "CANNOT Access Peer",
 					   "P2P is disabled between connected GPUs", "cudaIpcOpenMemHandle failed" };
-	static const char *const sock[] = { "Call to connect returned", "socketStartConnect: Connect to",
-					    "Call to connect failed", "Call to connect timeout", "Network is unreachable",
+	static const char *const sock[] = { "socketStartConnect: Connect to", "Call to connect failed",
+					    "Call to connect timeout", "Network is unreachable",
 					    "Connection closed by remote peer", "socketProgress: Connection closed" };
 	static const char *const nosock[] = { "no socket interface found", "is neither AF_INET(2) nor AF_INET6(10)" };
 	static const char *const memlock[] = { "RLIMIT_MEMLOCK", "max locked memory" };
@@ -925,7 +925,9 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	} else if ((strstr(line, "btl_tcp") || strstr(line, "oob_tcp") || strstr(line, "Open MPI failed to TCP connect")) &&
 		 (addr_after(line, "connect() to ", addr, sizeof(addr))))
 		log_finding(st, "LOG010", CD_SEV_FAIL, h, addr, "Open MPI TCP connection failed", line);
-	else if (has_any(line, sock, ARRAY_SIZE(sock))) {
+	else if (strstr(line, "Call to connect returned") && strstr(line, ", retrying"))
+		; /* NCCL 2.7-2.23's INFO every 1000 refused connects: it goes on trying; its WARN when it stops is the failure */
+	else if (has_any(line, sock, ARRAY_SIZE(sock))) { /* older WARN forms: the catalogue's s15-ncclold entries */
 		if (!addr_after(line, "Connect to ", addr, sizeof(addr)) && !addr_after(line, "peer ", addr, sizeof(addr)))
 			addr[0] = '\0';
 		log_finding(st, "LOG003", CD_SEV_FAIL, h, *addr ? addr : NULL, "socket connection between ranks failed", line);
