@@ -1102,6 +1102,43 @@ START_TEST(test_memory_one_cause)
 }
 END_TEST
 
+/* NCCL 2.26+'s modify_qp retry at INFO is no failed queue pair: no RDMA candidates from it alone. */
+START_TEST(test_modify_qp_retry_is_no_failure)
+{
+	teardown();
+	explain_text("gpu1:10:10 [0] NCCL INFO Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, "
+		     "curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID "
+		     "::ffff:10.0.0.2, retrying 1/34 after 100 msec of sleep\n"
+		     "gpu1:10:10 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n");
+	ck_assert_ptr_null(first("LOG030"));
+	/* the catalogue's [s17-ncclinfo.ib.modify-qp-retried] notes the retries, as a warning */
+	ck_assert(!first("LOG016") || first("LOG016")->severity == CD_SEV_WARN);
+}
+END_TEST
+
+/* NCCL without its verbs library, on sockets: the fact LOG002, whatever entry reads the line too. */
+START_TEST(test_verbs_missing_is_a_fact)
+{
+	teardown();
+	explain_text("gpu1:10:10 [0] NCCL INFO Failed to open libibverbs.so[.1]\n"
+		     "gpu1:10:10 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+		     "gpu1:10:10 [0] NCCL INFO Using network Socket\n");
+	ck_assert_ptr_nonnull(first("LOG002"));
+}
+END_TEST
+
+/* GPU Direct RDMA off for lack of the peer-memory module is LOG011; off by NCCL's distance rule is not. */
+START_TEST(test_gdr_distance_is_no_module)
+{
+	teardown();
+	explain_text("gpu1:10:10 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n");
+	ck_assert_ptr_nonnull(first("LOG011"));
+	teardown();
+	explain_text("gpu1:10:10 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 3 / HCA 1 (distance 6 > 4)\n");
+	ck_assert_ptr_null(first("LOG011"));
+}
+END_TEST
+
 /*
  * NCCL 2.7-2.23 prints "Call to connect returned %s, retrying" at INFO every 1000 refused
  * connects and goes on (src/misc/socket.cc): alone it is no failed connection. The WARN it
@@ -1574,6 +1611,9 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_memory_one_cause);
 	tcase_add_test(tc, test_result_code_messages);
 	tcase_add_test(tc, test_connect_retry_is_no_failure);
+	tcase_add_test(tc, test_gdr_distance_is_no_module);
+	tcase_add_test(tc, test_verbs_missing_is_a_fact);
+	tcase_add_test(tc, test_modify_qp_retry_is_no_failure);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_edit_distance);

@@ -870,8 +870,9 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		parse_ifaces(h, p);
 	else if ((p = after(line, "NET/IB : Using ")) && *p == '[')
 		parse_hcas(h, p);
-	else if (strstr(line, "NET/IB : No device found"))
-		st->ib_none = 1;
+	else if (strstr(line, "NET/IB : No device found") || strstr(line, "Failed to open libibverbs") ||
+		 strstr(line, "Count not open libibverbs.so.1"))
+		st->ib_none = 1; /* no RDMA device or no verbs library (2.30: "Count" sic, .so.1 the last tried) */
 	else if (strstr(line, "Using network Socket") || strstr(line, "Using internal Network Socket"))
 		st->net_socket = 1;
 	else if (strstr(line, "Using network IB"))
@@ -912,7 +913,10 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	else if (((strstr(line, "ibv_reg_mr") || strstr(line, "ibv_create_cq")) && strstr(line, "Cannot allocate memory")) ||
 		 has_any(line, memlock, ARRAY_SIZE(memlock)))
 		log_finding(st, "LOG008", CD_SEV_FAIL, h, "memlock", "RDMA memory registration failed (locked-memory limit)", line);
-	else if (strstr(line, "GPU Direct RDMA Disabled"))
+	else if (strstr(line, "GPU Direct RDMA Disabled") && !strstr(line, "(distance "))
+		/* "… for HCA %d '%s' (no module)" (NCCL up to 2.17): no peer-memory module. The
+		   "(distance %d > %d)" form is NCCL's topology choice (graph/paths.cc: the NIC is further
+		   from the GPU than NCCL_NET_GDR_LEVEL), which no module changes: explain_net keeps it as a fact */
 		log_finding(st, "LOG011", CD_SEV_WARN, h, "gdr", "GPUDirect RDMA disabled", line);
 	else if (strstr(line, "system not yet initialized") || strstr(line, "cudaErrorSystemNotReady"))
 		log_finding(st, "LOG012", CD_SEV_FAIL, h, "fabric manager", "CUDA not initialised: the NVSwitch fabric is not up", line);
@@ -939,7 +943,7 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	else if (cat == 2 || has_any(line, errs, ARRAY_SIZE(errs)))
 		st->errors++;
 	else if (strstr(line, "Failed to open libibverbs"))
-		st->ib_none = 1; /* no verbs library: NCCL goes to sockets, not an error */
+		; /* no verbs library (a fact, read above): NCCL goes to sockets, not an error */
 	else if (strstr(line, "NCCL WARN") || strstr(line, " WARN ")) {
 		st->nccl_warns += strstr(line, "NCCL WARN") != NULL;
 		if (st->n_unmatched < MAX_EVIDENCE)

@@ -206,7 +206,9 @@ void cd_net_line(struct cd_net *n, const char *host, const char *line)
 			n->other = err = 1;
 	} else if (strstr(line, "local access violation")) {
 		n->access = err = 1;
-	} else if (strstr(line, "ibv_modify_qp failed")) {
+	} else if (strstr(line, "ibv_modify_qp failed") && !strstr(line, ", retrying ")) {
+		/* NCCL 2.26+ retries ETIMEDOUT at INFO ("…, retrying %d/%d after %u msec of sleep",
+		   misc/ibvwrap.cc): only the WARN without it, when the retries ran out, failed */
 		completion_gid(h, line);
 		n->qp_fail = err = 1;
 		n->qp_timeout |= strstr(line, "failed with 110 ") || strstr(line, "Connection timed out");
