@@ -494,15 +494,16 @@ START_TEST(test_causes_refused)
 	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
 	snprintf(buf, sizeof(buf), "%senv = NCCL_A=1\nadvice = tree\n", head);
 	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
-	/* one entry past the limit (4096) is refused, the limit itself is not */
-	for (int n = 4096; n <= 4097; n++) {
+	/* one entry past the limit is refused, the limit itself is not; the text agrees with the number */
+	ck_assert_int_eq(atoi(CD_CAUSES_MAX_TEXT), CD_CAUSES_MAX);
+	for (int n = CD_CAUSES_MAX; n <= CD_CAUSES_MAX + 1; n++) {
 		size_t len = 0, cap = (size_t)n * (strlen(head) + 16);
 		char *big = xmalloc(cap);
 
 		for (int i = 0; i < n; i++)
 			len += (size_t)snprintf(big + len, cap - len, "[x.e%d]%s", i, strchr(head, '\n'));
-		ck_assert_int_eq(cd_causes_parse(&c, big, len, "t.catalog"), n == 4096 ? 0 : -1);
-		if (n == 4096)
+		ck_assert_int_eq(cd_causes_parse(&c, big, len, "t.catalog"), n == CD_CAUSES_MAX ? 0 : -1);
+		if (n == CD_CAUSES_MAX)
 			cd_causes_free(&c);
 		free(big);
 	}

@@ -943,7 +943,9 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	else if (cat == 2 || has_any(line, errs, ARRAY_SIZE(errs)))
 		st->errors++;
 	else if (strstr(line, "Failed to open libibverbs"))
-		; /* no verbs library (a fact, read above): NCCL goes to sockets, not an error */
+		; /* no verbs library: the fact was read above (ib_none); this branch only keeps the line
+		   out of the WARN branch below and counts it recognised (LOG000's count), for NCCL
+		   goes to sockets and that is not an error */
 	else if (strstr(line, "NCCL WARN") || strstr(line, " WARN ")) {
 		st->nccl_warns += strstr(line, "NCCL WARN") != NULL;
 		if (st->n_unmatched < MAX_EVIDENCE)

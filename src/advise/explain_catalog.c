@@ -15,8 +15,6 @@
 #include "explain_catalog.h"
 
 #define MATCH_BUDGET 200000 /* matcher steps per pattern and line: bounded cost */
-#define MAX_ENTRIES 4096 /* the embedded catalogue holds about 860 (session 17) */
-#define MAX_ENTRIES_TEXT "4096"
 
 /* The cause classes rules/README-causes.md describes. */
 static const char *const classes[] = {
@@ -387,8 +385,8 @@ static int section(struct parser *ps, char *s)
 			return fail(ps, "a second entry with this id", s + 1);
 	if (check_entry(ps) < 0)
 		return -1;
-	if (ps->c->n >= MAX_ENTRIES)
-		return fail(ps, "more than " MAX_ENTRIES_TEXT " entries", NULL);
+	if (ps->c->n >= CD_CAUSES_MAX)
+		return fail(ps, "more than " CD_CAUSES_MAX_TEXT " entries", NULL);
 	ps->cur = CD_PUSH(ps->c->v, ps->c->n, ps->c->cap);
 	memset(ps->cur, 0, sizeof(*ps->cur));
 	ps->cur->id = xstrdup(s + 1);

@@ -30,6 +30,11 @@ struct cd_cause {
 	int tree;                                  /* the decision tree gives the fix from the finding */
 };
 
+/* The most entries a catalogue may hold: a bound on a file the user may override, well above
+ * the embedded one (about 900 entries, session 17). Spelt out once, as text for the error too. */
+#define CD_CAUSES_MAX_TEXT "4096"
+#define CD_CAUSES_MAX 4096
+
 struct cd_causes {
 	struct cd_cause *v;
 	size_t n, cap;
