@@ -343,6 +343,55 @@ START_TEST(test_causes)
 }
 END_TEST
 
+/* parse into an empty document: several logs in one test */
+static int fresh(const char *text)
+{
+	cd_results_free(&res);
+	cd_results_init(&res);
+	return parse(text);
+}
+
+/*
+ * A message folded over lines (a terminal's width, a mail reader's wrap): the catalogue reads
+ * the joined pieces, its requirements and rule-outs too; a line under a launcher's prefix is a
+ * line of its own, never a continuation.
+ */
+START_TEST(test_folded_lines)
+{
+	static const char *const store[] = {
+		/* cut at 100 columns, nothing dropped */
+		"torch.distributed.DistNetworkError: The server socket has failed to listen on any local network addr\n"
+		"ess. port: 29511, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n",
+		/* wrapped at a space, the space dropped, over three lines */
+		"torch.distributed.DistNetworkError: The server socket has failed to listen\n"
+		"on any local network address. port: 29511, useIpv6: false, code: -98,\n"
+		"name: EADDRINUSE, message: address already in use\n",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(store); i++) {
+		fresh(store[i]);
+		ck_assert_ptr_nonnull(first("LOG015"));
+	}
+	/* each piece under srun's label is a line of its own: no join */
+	fresh("0: torch.distributed.DistNetworkError: The server socket has failed to listen on any local network addr\n"
+	      "0: ess. port: 29511, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n");
+	ck_assert_ptr_null(first("LOG015"));
+	/* a requirement met only by the join: MPICH's addrinfo failure names ENODATA in its last piece */
+	fresh("MPIDI_NM_mpi_init_hook(719): OFI addrinfo() failed (ofi_init.h:719:MPIDI_NM_mpi_init_hook:No data av\n");
+	ck_assert_ptr_null(first("LOG020"));
+	fresh("MPIDI_NM_mpi_init_hook(719): OFI addrinfo() failed (ofi_init.h:719:MPIDI_NM_mpi_init_hook:No data av\n"
+	      "ailable)\n");
+	ck_assert_ptr_nonnull(first("LOG020"));
+	/* a rule-out folded still rules out: the plugin exists but failed its init */
+	fresh("srun: error: cannot find mpi plugin for mpi/pmix\n");
+	ck_assert_ptr_nonnull(first("LOG025"));
+	fresh("srun: error: cannot find mpi plugin for mpi/pmix\n"
+	      "srun: error: Couldn't load specified plugin na\n"
+	      "me for mpi/pmix: Plugin init() callback failed\n");
+	ck_assert_ptr_null(first("LOG025"));
+}
+END_TEST
+
 START_TEST(test_unexplained)
 {
 	parse("h:1:2 [0] NCCL WARN something nobody has seen\nfastmoe: Test NCCL failure common.cu:777 'unhandled system error'\n");
@@ -1573,6 +1622,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_watchdog_desync);
 	tcase_add_test(tc, test_watchdog_cannot_tell);
 	tcase_add_test(tc, test_causes);
+	tcase_add_test(tc, test_folded_lines);
 	tcase_add_test(tc, test_unexplained);
 	tcase_add_test(tc, test_result_codes);
 	tcase_add_test(tc, test_arbitrary_bytes);

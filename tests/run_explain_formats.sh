@@ -78,6 +78,34 @@ TQDM = ' 45%|\u2588\u2588\u2588\u2588\u258c     | 45/100 [00:01<00:01, 44.85it/s
 def tqdm_cr(lines):
     return [TQDM + l for l in lines]
 
+# A terminal's copy of a line longer than its width: cut at the width, nothing dropped (xterm and
+# tmux copy what the screen shows when the line was not marked as wrapped; `fold -w`).
+def fold_term(width):
+    def f(lines):
+        out = []
+        for l in lines:
+            while len(l) > width:
+                out.append(l[:width])
+                l = l[width:]
+            out.append(l)
+        return out
+    return f
+
+# A mail reader's plain-text wrap (RFC 3676 without format=flowed, as mailing-list archives show
+# posts): break at the last space within the width, the space dropped; a word longer than the
+# width stays whole.
+def fold_mail(width):
+    def f(lines):
+        out = []
+        for l in lines:
+            while len(l) > width and ' ' in l[1:width + 1]:
+                cut = l.rindex(' ', 1, width + 1)
+                out.append(l[:cut])
+                l = l[cut + 1:]
+            out.append(l)
+        return out
+    return f
+
 DECORATIONS = [
     # Slurm srun --label: _build_label's "%*d: ", the task id padded to the widest one's width
     ('srun-label', prefix('0: ')),
@@ -129,10 +157,16 @@ DECORATIONS = [
     # the second rank on another node: NCCL's "host:pid:tid [dev]" names its own host there
     ('interleave-hosts', interleave_hosts('0: ', '1: ')),
 ]
+# Folded lines (every log gets both; logs/fold-open.tsv lists the copies explain reads otherwise):
+# by a terminal 100 columns wide, by a mail reader at 72
+FOLDS = [
+    ('fold-term100', fold_term(100)),
+    ('fold-mail72', fold_mail(72)),
+]
 
 rows = [l.rstrip('\n').split('\t')[0] for l in open(ROWS)]
 if ONLY:
-    DECORATIONS = [d for d in DECORATIONS if d[0] in ONLY.split(',')]
+    DECORATIONS = [d for d in DECORATIONS + FOLDS if d[0] in ONLY.split(',')]
     if not DECORATIONS:
         sys.exit('no decoration named ' + ONLY)
     PER = 'all'
@@ -166,35 +200,66 @@ verdict() {
 }
 
 : >"$TMP/failures"
-while IFS=$'\t' read -r f expect; do
-	want=$(verdict "$LOGS/$f")
-	if "$BIN" explain "$LOGS/$f" --shell 2>/dev/null | grep -qF -- "$expect"; then ok; else
-		bad "$f: the log itself lacks '$expect' (INDEX out of date?)"
-		continue
-	fi
-	grep "^$f	" "$TMP/copies/plan" | cut -f2 >"$TMP/decos"
-	while read -r d; do
-		c=$TMP/copies/$d/$f
-		why=
-		"$BIN" explain "$c" --shell 2>/dev/null | grep -qF -- "$expect" || why="lacks '$expect'"
-		got=$(verdict "$c")
-		# a second rank on another node adds its hosts: there only the first finding must hold
-		[ "$d" != interleave-hosts ] || { got=${got%% on *} && want_here=${want%% on *}; }
-		[ "$got" = "${want_here:-$want}" ] || why="${why:+$why, }first finding $got, not ${want_here:-$want}"
-		want_here=
-		if [ -z "$why" ]; then ok; else
-			bad "$d: $f: $why"
-			printf '%s\n' "$d" >>"$TMP/failures"
+# check_copies DIR [LIST]: every copy DIR/plan names keeps its log's verdict. With LIST (file TAB
+# decoration TAB why: the copies explain is known to read otherwise), a listed copy that fails
+# is reported (SKIP), a listed copy that holds fails (the list must say what is true), and so
+# does a listed copy that DIR/plan does not hold.
+check_copies() {
+	local dir=$1 list=${2:-} f expect want d c why got want_here= listed
+	while IFS=$'\t' read -r f expect; do
+		want=$(verdict "$LOGS/$f")
+		if [ -z "$list" ]; then
+			if "$BIN" explain "$LOGS/$f" --shell 2>/dev/null | grep -qF -- "$expect"; then ok; else
+				bad "$f: the log itself lacks '$expect' (INDEX out of date?)"
+				continue
+			fi
 		fi
-	done <"$TMP/decos"
-done <"$TMP/rows"
+		grep "^$f	" "$dir/plan" | cut -f2 >"$TMP/decos"
+		while read -r d; do
+			c=$dir/$d/$f
+			why=
+			"$BIN" explain "$c" --shell 2>/dev/null | grep -qF -- "$expect" || why="lacks '$expect'"
+			got=$(verdict "$c")
+			# a second rank on another node adds its hosts: there only the first finding must hold
+			[ "$d" != interleave-hosts ] || { got=${got%% on *} && want_here=${want%% on *}; }
+			[ "$got" = "${want_here:-$want}" ] || why="${why:+$why, }first finding $got, not ${want_here:-$want}"
+			want_here=
+			listed=0
+			[ -n "$list" ] && grep -q "^$f	$d	" "$list" && listed=1
+			case ${why:+bad}/$listed in
+			/0) ok ;;
+			/1) bad "$d: $f is listed in $list but now keeps its verdict: remove it" ;;
+			bad/1) skip "$d: $f (listed in $list): $why" ;;
+			bad/0)
+				bad "$d: $f: $why"
+				printf '%s\n' "$d" >>"$TMP/failures"
+				;;
+			esac
+		done <"$TMP/decos"
+	done <"$TMP/rows"
+	[ -z "$list" ] && return 0
+	while IFS=$'\t' read -r f d _; do
+		case "$f" in '#'* | '') continue ;; esac
+		grep -q "^$f	$d$" "$dir/plan" || bad "$list: $f $d is no copy this test makes (a holdout, open or '-' row?)"
+	done <"$list"
+}
+check_copies "$TMP/copies"
+# every log folded both ways, against logs/fold-open.tsv (unless FORMATS_ONLY chose the decorations)
+if [ -z "${FORMATS_ONLY:-}" ]; then
+	mkdir -p "$TMP/folds"
+	if python3 "$TMP/decorate.py" "$LOGS" "$TMP/rows" "$TMP/folds" all fold-term100,fold-mail72; then ok; else
+		bad "could not write the folded copies"
+	fi
+	check_copies "$TMP/folds" "$LOGS/fold-open.tsv"
+fi
 
 logs=$(wc -l <"$TMP/rows")
 copies=$(wc -l <"$TMP/copies/plan")
+folded=$(cat "$TMP/folds/plan" 2>/dev/null | wc -l)
 decos=$(cut -f2 "$TMP/copies/plan" | sort -u | wc -l)
 how="$PER per log"
 [ -z "${FORMATS_ONLY:-}" ] || how="every log"
-echo "explain formats: $logs logs, $decos decorations, $copies decorated copies ($how)"
+echo "explain formats: $logs logs, $decos decorations, $copies decorated copies ($how), $folded folded copies"
 if [ -s "$TMP/failures" ]; then
 	echo "explain formats: failures by decoration:"
 	sort "$TMP/failures" | uniq -c | sort -rn

@@ -27,6 +27,10 @@
 #define MAX_EVIDENCE 3
 #define EVIDENCE_CHARS 220
 #define MAX_CLAIMED 16 /* lines remembered per catalogue entry, to tell whose they are */
+/* a line this long may be a piece of a folded one (mail readers fold near 72 columns, terminals at 80 or more) */
+#define WRAP_MIN_COLS 40
+#define WRAP_PIECES 6
+#define WRAP_CHARS 1024
 #define MAX_SEGMENTS 32 /* a physical line's parts between carriage returns, read apart */
 #define MAX_STREAMS 64 /* launcher prefixes (ranks, pods) remembered with the host each last named */
 
@@ -39,6 +43,7 @@ struct cause_seen {
 	char evidence[MAX_EVIDENCE][EVIDENCE_CHARS];
 	int n_evidence;
 	long lines[MAX_CLAIMED];   /* the numbers of its first matching lines */
+	long last_line;            /* the number of its last matching line */
 };
 
 struct state {
@@ -81,6 +86,14 @@ struct state {
 	int n_error_libs;
 	long first_error_line;
 	long lineno;
+	/*
+	 * A message a terminal or a mail reader folded: the long lines just before this one
+	 * (their own text, WRAP_PIECES at most) and whether this line can be their continuation
+	 * (no launcher prefix, no host of its own). See catalogue_wrapped.
+	 */
+	char wrap[WRAP_PIECES][WRAP_CHARS]; /* the pieces, oldest first */
+	int wrap_pieces;
+	int cont;
 };
 
 /* ---- small string helpers over a NUL-terminated line ---- */
@@ -584,6 +597,59 @@ static void result_evidence(const struct state *st, struct cd_finding *f)
 /* ---- the cause catalogue (rules/causes.catalog) ---- */
 
 /*
+ * The patterns of a message folded over lines: a terminal folds at its width without a break
+ * character, a mail reader at a space it drops. When this line can continue the long lines
+ * before it, their joins (without and with a space) are read against every entry: its
+ * requirements and rule-outs always (a folded line that requires or rules out a cause still
+ * does), its matches where none of the pieces nor this line matched it. Returns
+ * catalogue_line's code for what the joins matched.
+ */
+static int catalogue_wrapped(struct state *st, const struct cd_host *h, const char *line)
+{
+	/* joined as a terminal folds (nothing between the pieces) and as a mail reader does (a space) */
+	char joined[2][WRAP_PIECES * WRAP_CHARS + CD_EXPLAIN_LINE_MAX + WRAP_PIECES];
+	size_t n[2] = { 0, 0 };
+	int any = 0;
+
+	if (!st->cont || !st->wrap_pieces)
+		return 0;
+	for (int j = 0; j < 2; j++) {
+		for (int k = 0; k < st->wrap_pieces; k++)
+			n[j] += (size_t)snprintf(joined[j] + n[j], sizeof(joined[j]) - n[j], "%s%s", st->wrap[k], j ? " " : "");
+		snprintf(joined[j] + n[j], sizeof(joined[j]) - n[j], "%s", line);
+	}
+	for (size_t i = 0; st->causes && i < st->causes->n; i++) {
+		const struct cd_cause *e = &st->causes->v[i];
+		struct cause_seen *c = &st->seen[i];
+		int hit = 0;
+
+		/* a piece or this line matched it: a match of the join would only repeat that one */
+		int matched = c->last_line >= st->lineno - st->wrap_pieces;
+
+		for (int j = 0; j < 2; j++) {
+			for (int k = 0; k < e->n_match && !hit && !matched; k++)
+				hit = cd_cause_match(e->match[k], joined[j]);
+			for (int k = 0; k < e->n_require; k++)
+				if (!(c->required & (1u << k)) && cd_cause_match(e->require[k], joined[j]))
+					c->required |= 1u << k;
+			for (int k = 0; k < e->n_rule_out && !c->ruled_out; k++)
+				c->ruled_out = cd_cause_match(e->rule_out[k], joined[j]);
+		}
+		if (!hit)
+			continue;
+		c->last_line = st->lineno;
+		any |= strcmp(e->finding, "LOG099") ? 1 : 2;
+		if (c->hits < MAX_CLAIMED)
+			c->lines[c->hits] = st->lineno;
+		if (!c->hits++)
+			snprintf(c->host, sizeof(c->host), "%s", h->hostname ? h->hostname : st->name);
+		if (c->n_evidence < MAX_EVIDENCE)
+			snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "%s", joined[0] + strspn(joined[0], " \t"));
+	}
+	return any & 1 ? 1 : any;
+}
+
+/*
  * Read one line against every entry: its matches, requirements, rule-outs and confirmations.
  * 1: an entry that names a cause matched; 2: only LOG099's (a result code: an error, no cause).
  */
@@ -608,6 +674,7 @@ static int catalogue_line(struct state *st, const struct cd_host *h, const char 
 				snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "confirms: %s", line);
 		if (!hit)
 			continue;
+		c->last_line = st->lineno;
 		any |= strcmp(e->finding, "LOG099") ? 1 : 2;
 		if (c->hits < MAX_CLAIMED)
 			c->lines[c->hits] = st->lineno;
@@ -621,7 +688,7 @@ static int catalogue_line(struct state *st, const struct cd_host *h, const char 
 			snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "%s", t);
 		}
 	}
-	return any & 1 ? 1 : any;
+	return any & 1 ? 1 : any | catalogue_wrapped(st, h, line);
 }
 
 /*
@@ -1060,6 +1127,26 @@ static void finish(struct state *st, struct cd_host *first)
 	result_evidence(st, f);
 }
 
+/*
+ * Keep the run of long lines a folded message may continue: this line (LEN characters as
+ * printed, OWN its text without the launcher's prefix) starts a run, or extends the one it
+ * continues; a short line ends it, for it is the last piece or a line of its own.
+ */
+static void wrap_next(struct state *st, const char *own, size_t len)
+{
+	if (len < WRAP_MIN_COLS || strlen(own) >= WRAP_CHARS) {
+		st->wrap_pieces = 0;
+		return;
+	}
+	if (!st->cont)
+		st->wrap_pieces = 0;
+	if (st->wrap_pieces == WRAP_PIECES) { /* the window slides: the oldest piece goes */
+		memmove(st->wrap[0], st->wrap[1], sizeof(st->wrap[0]) * (WRAP_PIECES - 1));
+		st->wrap_pieces--;
+	}
+	snprintf(st->wrap[st->wrap_pieces++], WRAP_CHARS, "%s", own);
+}
+
 int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const char *name)
 {
 	struct state *st = xcalloc(1, sizeof(*st));
@@ -1116,6 +1203,8 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 		st->line_host[0] = '\0';
 		for (int k = 0; k < nseg && !st->line_host[0]; k++)
 			cd_explain_host_prefix(line + seg[k] + dec[k], st->line_host, sizeof(st->line_host));
+		/* a folded line's continuation has no launcher prefix and no host of its own */
+		st->cont = nseg == 1 && dec[0] == 0 && !st->line_host[0];
 		for (int k = 0; k < nseg; k++)
 			if (line[seg[k] + strspn(line + seg[k], " \t")]) {
 				const char *own = line + seg[k] + dec[k];
@@ -1125,6 +1214,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 				if (st->errors + st->warns > counted || error_line)
 					note_error_library(st, own);
 			}
+		wrap_next(st, line + seg[nseg - 1] + dec[nseg - 1], l);
 		pos = end + 1;
 	}
 	/* host pointers move as hosts are added: look the first one up again */
