@@ -494,6 +494,30 @@ START_TEST(test_cause_match)
 	ck_assert(cd_cause_match("vendor err %u (%s)", "vendor err 129 (Recv)"));
 	ck_assert(cd_cause_match("done 100%% of %lu", "done 100% of 7"));
 	ck_assert(!cd_cause_match("done 100%% of %lu", "done 100 of 7"));
+	/* %s tries only the places where the literal after it is: the shortest text first, a
+	   later place where the first one fails, a literal longer than the 31 bytes it looks up */
+	ck_assert(cd_cause_match("connect to %s failed: %s (111)", "connect to a failed: x; connect to b failed: y (111)"));
+	ck_assert(cd_cause_match("x%s: Connection refused by the remote peer of this rank (%d)",
+				 "x: Connection refused by the remote peer of this rank: Connection refused by the "
+				 "remote peer of this rank (7)"));
+	ck_assert(!cd_cause_match("x%s: Connection refused by the remote peer of this rank (%d)",
+				  "x: Connection refused by the remote peer of this ranK (7)"));
+	ck_assert(cd_cause_match("a%s%sb", "a--b"));
+	ck_assert(cd_cause_match("open %s", "open "));
+	/* the grams' quick no: never for a text the pattern matches, and for one without its head */
+	{
+		static struct cd_grams g;
+		struct cd_pattern_key k = cd_pattern_key("Got completion from peer %s with status=12 ");
+
+		cd_grams_fill(&g, "h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 x");
+		ck_assert_int_eq(k.n, 2);
+		ck_assert(cd_grams_may_match(&g, &k));
+		cd_grams_fill(&g, "h:1:2 [0] NCCL WARN NET/IB : Completion from peer 10.0.0.2<1> with status=12 x");
+		ck_assert(!cd_grams_may_match(&g, &k));
+		k = cd_pattern_key("%s: abc");
+		ck_assert_int_eq(k.n, 0); /* no head: the matcher decides */
+		ck_assert(cd_grams_may_match(&g, &k));
+	}
 	/* many wildcards over a long line that never matches: bounded, and no */
 	memset(longline, 'a', 4096);
 	longline[4096] = '\0';

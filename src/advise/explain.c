@@ -92,6 +92,7 @@ struct state {
 	 * (no launcher prefix, no host of its own). See catalogue_wrapped.
 	 */
 	char wrap[WRAP_PIECES][WRAP_CHARS]; /* the pieces, oldest first */
+	struct cd_grams grams[3];       /* this line's and its two joins' (catalogue_line, catalogue_wrapped) */
 	int wrap_pieces;
 	int cont;
 };
@@ -596,6 +597,13 @@ static void result_evidence(const struct state *st, struct cd_finding *f)
 
 /* ---- the cause catalogue (rules/causes.catalog) ---- */
 
+/* Does pattern (its key, for the quick no of the text's grams) match line? */
+static int pattern_hit(const struct cd_grams *g, const struct cd_pattern_key *key, const char *pattern,
+		       const char *line)
+{
+	return cd_grams_may_match(g, key) && cd_cause_match(pattern, line);
+}
+
 /*
  * The patterns of a message folded over lines: a terminal folds at its width without a break
  * character, a mail reader at a space it drops. When this line can continue the long lines
@@ -608,6 +616,7 @@ static int catalogue_wrapped(struct state *st, const struct cd_host *h, const ch
 {
 	/* joined as a terminal folds (nothing between the pieces) and as a mail reader does (a space) */
 	char joined[2][WRAP_PIECES * WRAP_CHARS + CD_EXPLAIN_LINE_MAX + WRAP_PIECES];
+	struct cd_grams *g = st->grams + 1;
 	size_t n[2] = { 0, 0 };
 	int any = 0;
 
@@ -617,6 +626,7 @@ static int catalogue_wrapped(struct state *st, const struct cd_host *h, const ch
 		for (int k = 0; k < st->wrap_pieces; k++)
 			n[j] += (size_t)snprintf(joined[j] + n[j], sizeof(joined[j]) - n[j], "%s%s", st->wrap[k], j ? " " : "");
 		snprintf(joined[j] + n[j], sizeof(joined[j]) - n[j], "%s", line);
+		cd_grams_fill(&g[j], joined[j]);
 	}
 	for (size_t i = 0; st->causes && i < st->causes->n; i++) {
 		const struct cd_cause *e = &st->causes->v[i];
@@ -628,12 +638,13 @@ static int catalogue_wrapped(struct state *st, const struct cd_host *h, const ch
 
 		for (int j = 0; j < 2; j++) {
 			for (int k = 0; k < e->n_match && !hit && !matched; k++)
-				hit = cd_cause_match(e->match[k], joined[j]);
+				hit = pattern_hit(&g[j], &e->match_key[k], e->match[k], joined[j]);
 			for (int k = 0; k < e->n_require; k++)
-				if (!(c->required & (1u << k)) && cd_cause_match(e->require[k], joined[j]))
+				if (!(c->required & (1u << k)) &&
+				    pattern_hit(&g[j], &e->require_key[k], e->require[k], joined[j]))
 					c->required |= 1u << k;
 			for (int k = 0; k < e->n_rule_out && !c->ruled_out; k++)
-				c->ruled_out = cd_cause_match(e->rule_out[k], joined[j]);
+				c->ruled_out = pattern_hit(&g[j], &e->rule_out_key[k], e->rule_out[k], joined[j]);
 		}
 		if (!hit)
 			continue;
@@ -655,22 +666,25 @@ static int catalogue_wrapped(struct state *st, const struct cd_host *h, const ch
  */
 static int catalogue_line(struct state *st, const struct cd_host *h, const char *line)
 {
+	struct cd_grams *g = st->grams;
 	int any = 0;
 
+	cd_grams_fill(g, line);
 	for (size_t i = 0; st->causes && i < st->causes->n; i++) {
 		const struct cd_cause *e = &st->causes->v[i];
 		struct cause_seen *c = &st->seen[i];
 		int hit = 0;
 
 		for (int k = 0; k < e->n_match && !hit; k++)
-			hit = cd_cause_match(e->match[k], line);
+			hit = pattern_hit(g, &e->match_key[k], e->match[k], line);
 		for (int k = 0; k < e->n_require; k++)
-			if (!(c->required & (1u << k)) && cd_cause_match(e->require[k], line))
+			if (!(c->required & (1u << k)) && pattern_hit(g, &e->require_key[k], e->require[k], line))
 				c->required |= 1u << k;
 		for (int k = 0; k < e->n_rule_out && !c->ruled_out; k++)
-			c->ruled_out = cd_cause_match(e->rule_out[k], line);
+			c->ruled_out = pattern_hit(g, &e->rule_out_key[k], e->rule_out[k], line);
 		for (int k = 0; k < e->n_confirm; k++)
-			if (cd_cause_match(e->confirm[k], line) && c->confirms++ < 1 && c->n_evidence < MAX_EVIDENCE)
+			if (pattern_hit(g, &e->confirm_key[k], e->confirm[k], line) && c->confirms++ < 1 &&
+			    c->n_evidence < MAX_EVIDENCE)
 				snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "confirms: %s", line);
 		if (!hit)
 			continue;

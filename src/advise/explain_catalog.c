@@ -99,8 +99,18 @@ static int match_at(const char *p, const char *s, long *budget)
 		}
 		p += n;
 		if (kind == 's') {
-			/* any text, the shortest first: the literal after it decides */
+			/* any text, the shortest first: the literal after it decides, so when one
+			   follows, only the places where it is (its first 31 bytes) are tried */
+			char lit[32];
+			size_t r = strcspn(p, "%");
+
+			if (r >= sizeof(lit))
+				r = sizeof(lit) - 1;
+			memcpy(lit, p, r);
+			lit[r] = '\0';
 			for (const char *t = s;; t++) {
+				if (r && !(t = strstr(t, lit)))
+					return 0;
 				if (match_at(p, t, budget))
 					return 1;
 				if (!*t || *budget < 0)
@@ -150,6 +160,46 @@ int cd_cause_match(const char *pattern, const char *line)
 		if (!*s)
 			return 0;
 	}
+}
+
+static unsigned gram_hash(const unsigned char *p)
+{
+	unsigned v = (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 | (unsigned)p[3] << 24;
+
+	return (v * 2654435761u) >> 17; /* Knuth's multiplicative hash, 15 bits: CD_GRAM_BITS */
+}
+
+void cd_grams_fill(struct cd_grams *g, const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	memset(g, 0, sizeof(*g));
+	for (; p[0] && p[1] && p[2] && p[3]; p++) {
+		unsigned h = gram_hash(p);
+
+		g->w[h / 64] |= 1ull << (h % 64);
+	}
+}
+
+struct cd_pattern_key cd_pattern_key(const char *pattern)
+{
+	struct cd_pattern_key key = { { 0, 0 }, 0 };
+	size_t n = strcspn(pattern, "%");
+
+	if (n >= 4) {
+		key.k[key.n++] = gram_hash((const unsigned char *)pattern);
+		if (n >= 8)
+			key.k[key.n++] = gram_hash((const unsigned char *)pattern + n - 4);
+	}
+	return key;
+}
+
+int cd_grams_may_match(const struct cd_grams *g, const struct cd_pattern_key *key)
+{
+	for (int i = 0; i < key->n; i++)
+		if (!(g->w[key->k[i] / 64] & 1ull << (key->k[i] % 64)))
+			return 0;
+	return 1;
 }
 
 /* NULL when the pattern is usable, else what is wrong with it. */
@@ -456,6 +506,18 @@ int cd_causes_parse(struct cd_causes *c, const char *text, size_t len, const cha
 	}
 	if (!rc)
 		rc = check_entry(&ps);
+	for (size_t i = 0; !rc && i < c->n; i++) {
+		struct cd_cause *e = &c->v[i];
+
+		for (int k = 0; k < e->n_match; k++)
+			e->match_key[k] = cd_pattern_key(e->match[k]);
+		for (int k = 0; k < e->n_require; k++)
+			e->require_key[k] = cd_pattern_key(e->require[k]);
+		for (int k = 0; k < e->n_rule_out; k++)
+			e->rule_out_key[k] = cd_pattern_key(e->rule_out[k]);
+		for (int k = 0; k < e->n_confirm; k++)
+			e->confirm_key[k] = cd_pattern_key(e->confirm[k]);
+	}
 	if (!rc && !c->n) {
 		ps.line = 0;
 		rc = cd_error("explain: '%s': no entry (expected [id] sections)", name);

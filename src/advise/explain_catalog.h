@@ -15,6 +15,25 @@
 
 #define CD_CAUSE_MAX_PATTERNS 8 /* match, require, rule_out or confirm lines per entry */
 
+/*
+ * A quick no for a pattern and a text: a pattern matches only where its literal head (the text
+ * before its first conversion) is in the text whole, so a 4-byte piece of the head that the
+ * text lacks rules the pattern out before the matcher runs. A text's 4-byte pieces are kept as
+ * bits of their hash (cd_grams), a pattern's as up to two hashes (cd_pattern_key). No false no:
+ * a bit set by another piece only lets the matcher decide.
+ */
+#define CD_GRAM_BITS 32768
+struct cd_grams {
+	unsigned long long w[CD_GRAM_BITS / 64];
+};
+struct cd_pattern_key {
+	unsigned k[2];
+	int n; /* 0: a head shorter than 4 bytes, the matcher always decides */
+};
+void cd_grams_fill(struct cd_grams *g, const char *text);
+struct cd_pattern_key cd_pattern_key(const char *pattern);
+int cd_grams_may_match(const struct cd_grams *g, const struct cd_pattern_key *key);
+
 struct cd_cause {
 	char *id;                                  /* the [section] name */
 	int line;                                  /* where the section starts */
@@ -23,6 +42,8 @@ struct cd_cause {
 	char *rule_out[CD_CAUSE_MAX_PATTERNS];     /* any one rules the entry out */
 	char *confirm[CD_CAUSE_MAX_PATTERNS];      /* evidence for it */
 	int n_match, n_require, n_rule_out, n_confirm;
+	struct cd_pattern_key match_key[CD_CAUSE_MAX_PATTERNS], require_key[CD_CAUSE_MAX_PATTERNS];
+	struct cd_pattern_key rule_out_key[CD_CAUSE_MAX_PATTERNS], confirm_key[CD_CAUSE_MAX_PATTERNS];
 	char *library, *versions, *source, *cls;   /* source: its lines joined with "; " */
 	char *finding, *title, *fix, *env, *why;   /* env: "NAME=VALUE" or NULL */
 	enum cd_severity severity;
