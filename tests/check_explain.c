@@ -144,6 +144,13 @@ START_TEST(test_handled_errors_not_unexplained)
 	ck_assert_ptr_nonnull(first("LOG099")); /* ip-2's process never came up */
 	teardown();
 	setup();
+	/* "Init COMPLETE" folded onto the next line (a terminal 80 columns wide), its seam inside the words */
+	parse("ip-1:35480:35545 [0] NCCL INFO include/net.h:24 -> 2\n"
+	      "ip-1:35480:35545 [0] NCCL INFO comm 0x7fa798001cf0 rank 0 nranks 1 cudaDev 0 nvmlDev 0 - Init C\n"
+	      "OMPLETE\n");
+	ck_assert_ptr_null(first("LOG099"));
+	teardown();
+	setup();
 	parse("[1697219401.270166] [daisy02:3832 :0]        perftest.c:808  UCX  WARN  CPU affinity is not set (bound to 128 cpus). Performance may be impacted.\n");
 	ck_assert_ptr_null(first("LOG099"));
 }

@@ -911,6 +911,25 @@ static void note_error_library(struct state *st, const char *line)
  * One segment of a line, its decorations already taken off (stream: the rank they named);
  * error_line: cd_error_line's verdict on it, which the reading loop also needs.
  */
+/* Does this line, as the continuation of a folded one, hold needle (the pieces' seam included)? */
+static int wrapped_has(const struct state *st, const char *line, const char *needle)
+{
+	char seam[2][160];
+	const char *last;
+	size_t n;
+
+	if (!st->cont || !st->wrap_pieces)
+		return 0;
+	if (strstr(line, needle))
+		return 1;
+	last = st->wrap[st->wrap_pieces - 1];
+	n = strlen(last);
+	last += n > 64 ? n - 64 : 0; /* the seam: the end of the last piece and the start of this line */
+	snprintf(seam[0], sizeof(seam[0]), "%s%.64s", last, line);
+	snprintf(seam[1], sizeof(seam[1]), "%s %.64s", last, line);
+	return strstr(seam[0], needle) || strstr(seam[1], needle);
+}
+
 static void classify(struct state *st, const char *line, const char *stream, int error_line)
 {
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
@@ -927,6 +946,8 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	struct cd_host *h = line_host(st, line, stream);
 	if (strstr(line, "NCCL INFO") && strstr(line, "Init COMPLETE"))
 		trace_proc(st, line, 1);
+	else if (wrapped_has(st, line, "Init COMPLETE") && strstr(st->wrap[0], "NCCL INFO"))
+		trace_proc(st, st->wrap[0], 1); /* a folded "… NCCL INFO … Init COMPLETE": its first piece names the process */
 	if (!st->first_error[0] && error_line) {
 		snprintf(st->first_error, sizeof(st->first_error), "%s", line + strspn(line, " \t"));
 		st->first_error_line = st->lineno;
