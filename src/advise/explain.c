@@ -604,6 +604,31 @@ static int pattern_hit(const struct cd_grams *g, const struct cd_pattern_key *ke
 	return cd_grams_may_match(g, key) && cd_cause_match(pattern, line);
 }
 
+/* Entry e's requirements and rule-outs that text (with its grams g) meets: they hold for the whole log. */
+static void entry_conditions(struct cause_seen *c, const struct cd_cause *e, const struct cd_grams *g, const char *text)
+{
+	for (int k = 0; k < e->n_require; k++)
+		if (!(c->required & (1u << k)) && pattern_hit(g, &e->require_key[k], e->require[k], text))
+			c->required |= 1u << k;
+	for (int k = 0; k < e->n_rule_out && !c->ruled_out; k++)
+		c->ruled_out = pattern_hit(g, &e->rule_out_key[k], e->rule_out[k], text);
+}
+
+/* Entry e matched text on this line: keep the line, its host and the text as evidence. 1 for an
+ * entry that names a cause, 2 for LOG099's (a result code: an error, no cause). */
+static int entry_hit(struct state *st, struct cause_seen *c, const struct cd_cause *e, const struct cd_host *h,
+		     const char *text)
+{
+	c->last_line = st->lineno;
+	if (c->hits < MAX_CLAIMED)
+		c->lines[c->hits] = st->lineno;
+	if (!c->hits++)
+		snprintf(c->host, sizeof(c->host), "%s", h->hostname ? h->hostname : st->name);
+	if (c->n_evidence < MAX_EVIDENCE)
+		snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "%s", text + strspn(text, " \t"));
+	return strcmp(e->finding, "LOG099") ? 1 : 2;
+}
+
 /*
  * The patterns of a message folded over lines: a terminal folds at its width without a break
  * character, a mail reader at a space it drops. When this line can continue the long lines
@@ -639,23 +664,10 @@ static int catalogue_wrapped(struct state *st, const struct cd_host *h, const ch
 		for (int j = 0; j < 2; j++) {
 			for (int k = 0; k < e->n_match && !hit && !matched; k++)
 				hit = pattern_hit(&g[j], &e->match_key[k], e->match[k], joined[j]);
-			for (int k = 0; k < e->n_require; k++)
-				if (!(c->required & (1u << k)) &&
-				    pattern_hit(&g[j], &e->require_key[k], e->require[k], joined[j]))
-					c->required |= 1u << k;
-			for (int k = 0; k < e->n_rule_out && !c->ruled_out; k++)
-				c->ruled_out = pattern_hit(&g[j], &e->rule_out_key[k], e->rule_out[k], joined[j]);
+			entry_conditions(c, e, &g[j], joined[j]);
 		}
-		if (!hit)
-			continue;
-		c->last_line = st->lineno;
-		any |= strcmp(e->finding, "LOG099") ? 1 : 2;
-		if (c->hits < MAX_CLAIMED)
-			c->lines[c->hits] = st->lineno;
-		if (!c->hits++)
-			snprintf(c->host, sizeof(c->host), "%s", h->hostname ? h->hostname : st->name);
-		if (c->n_evidence < MAX_EVIDENCE)
-			snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "%s", joined[0] + strspn(joined[0], " \t"));
+		if (hit)
+			any |= entry_hit(st, c, e, h, joined[0]);
 	}
 	return any & 1 ? 1 : any;
 }
@@ -677,30 +689,13 @@ static int catalogue_line(struct state *st, const struct cd_host *h, const char 
 
 		for (int k = 0; k < e->n_match && !hit; k++)
 			hit = pattern_hit(g, &e->match_key[k], e->match[k], line);
-		for (int k = 0; k < e->n_require; k++)
-			if (!(c->required & (1u << k)) && pattern_hit(g, &e->require_key[k], e->require[k], line))
-				c->required |= 1u << k;
-		for (int k = 0; k < e->n_rule_out && !c->ruled_out; k++)
-			c->ruled_out = pattern_hit(g, &e->rule_out_key[k], e->rule_out[k], line);
+		entry_conditions(c, e, g, line);
 		for (int k = 0; k < e->n_confirm; k++)
 			if (pattern_hit(g, &e->confirm_key[k], e->confirm[k], line) && c->confirms++ < 1 &&
 			    c->n_evidence < MAX_EVIDENCE)
 				snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "confirms: %s", line);
-		if (!hit)
-			continue;
-		c->last_line = st->lineno;
-		any |= strcmp(e->finding, "LOG099") ? 1 : 2;
-		if (c->hits < MAX_CLAIMED)
-			c->lines[c->hits] = st->lineno;
-		if (!c->hits++)
-			snprintf(c->host, sizeof(c->host), "%s", h->hostname ? h->hostname : st->name);
-		if (c->n_evidence < MAX_EVIDENCE) {
-			const char *t = line;
-
-			while (*t == ' ' || *t == '\t')
-				t++;
-			snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "%s", t);
-		}
+		if (hit)
+			any |= entry_hit(st, c, e, h, line);
 	}
 	return any & 1 ? 1 : any | catalogue_wrapped(st, h, line);
 }
