@@ -18,6 +18,7 @@
 #include "explain_catalog.h"
 #include "explain_errline.h"
 #include "explain_lines.h"
+#include "explain_nics.h"
 #include "explain_net.h"
 #include "explain_torch.h"
 #include "explain_versions.h"
@@ -106,10 +107,6 @@ static const char *after(const char *line, const char *pat)
 	return p ? p + strlen(pat) : NULL;
 }
 
-static int addrchar(int c)
-{
-	return isxdigit(c) || c == '.' || c == ':';
-}
 
 static int wordchar(int c)
 {
@@ -219,132 +216,6 @@ static struct cd_finding *log_finding(struct state *st, const char *id, enum cd_
 
 /* ---- facts ---- */
 
-static enum cd_nic_kind guess_kind(const char *name)
-{
-	static const struct {
-		const char *prefix;
-		enum cd_nic_kind kind;
-	} k[] = {
-		{ "lo", CD_NIC_LOOPBACK }, { "docker", CD_NIC_BRIDGE }, { "virbr", CD_NIC_BRIDGE }, { "br", CD_NIC_BRIDGE },
-		{ "cni", CD_NIC_BRIDGE }, { "veth", CD_NIC_VETH }, { "tun", CD_NIC_TUNNEL }, { "tap", CD_NIC_TUNNEL },
-		{ "vxlan", CD_NIC_TUNNEL }, { "flannel", CD_NIC_TUNNEL }, { "ib", CD_NIC_IPOIB }, { "bond", CD_NIC_BOND },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(k); i++)
-		if (!strncmp(name, k[i].prefix, strlen(k[i].prefix)))
-			return strchr(name, '.') && k[i].kind == CD_NIC_BOND ? CD_NIC_VLAN : k[i].kind;
-	return strchr(name, '.') ? CD_NIC_VLAN : CD_NIC_PHYSICAL;
-}
-
-static void add_nic(struct cd_host *h, const char *name, const char *addr)
-{
-	struct cd_nic *n = NULL;
-
-	for (size_t i = 0; i < h->n_nics; i++)
-		if (h->nics[i].name && !strcmp(h->nics[i].name, name))
-			n = &h->nics[i];
-	if (!n) {
-		if (h->n_nics >= 64)
-			return;
-		n = cd_host_add_nic(h);
-		n->name = xstrdup(name);
-		n->kind = guess_kind(name);
-		n->state = xstrdup("up");
-		n->admin_up = CD_TRI_TRUE;
-	}
-	if (!*addr)
-		return;
-	if (strchr(addr, ':')) {
-		if (!n->ipv6.n)
-			cd_strv_push(&n->ipv6, addr);
-	} else if (!n->ipv4.n) {
-		cd_strv_push(&n->ipv4, addr);
-	}
-}
-
-/* "[0]eth0:10.0.0.1<0> [1]veth1:fe80::1%veth1<0>" or "eth0:10.0.0.1<0>". */
-/*
- * One "[N]name:addr<N>" item of NCCL's interface list at *pp (the "[N]" is optional): fills
- * name and addr and returns 1, moving *pp past the item's '>' (NULL when none follows: the
- * list ends there); 0 when *pp holds no item.
- */
-static int iface_item(const char **pp, char *name, size_t name_len, char *addr, size_t addr_len)
-{
-	const char *p = *pp;
-	size_t n;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '[') {
-		while (*p && *p != ']')
-			p++;
-		if (*p)
-			p++;
-	}
-	n = cd_explain_token(p, cd_explain_hostchar, name, name_len);
-	if (!n || p[n] != ':')
-		return 0;
-	p += n + 1;
-	cd_explain_token(p, addrchar, addr, addr_len);
-	p = strchr(p, '>');
-	*pp = p ? p + 1 : NULL;
-	return 1;
-}
-
-static void parse_ifaces(struct cd_host *h, const char *p)
-{
-	char name[64], addr[80];
-
-	for (int guard = 0; p && *p && *p != ';' && guard < 32; guard++) {
-		if (!iface_item(&p, name, sizeof(name), addr, sizeof(addr)))
-			return;
-		add_nic(h, name, addr);
-	}
-}
-
-/* "[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:…" */
-static void parse_hcas(struct cd_host *h, const char *p)
-{
-	int guard = 0;
-
-	while (p && *p && *p != ';' && guard++ < 32) {
-		char name[64], port[16];
-		struct cd_hca *c = NULL;
-		size_t n;
-
-		while (*p == ' ')
-			p++;
-		if (*p != '[')
-			return;
-		while (*p && *p != ']')
-			p++;
-		if (!*p)
-			return;
-		p++;
-		n = cd_explain_token(p, cd_explain_hostchar, name, sizeof(name));
-		if (!n || p[n] != ':')
-			continue;
-		p += n + 1;
-		cd_explain_token(p, isdigit, port, sizeof(port));
-		p += strlen(port);
-		for (size_t i = 0; i < h->n_hcas; i++)
-			if (!strcmp(h->hcas[i].name, name))
-				c = &h->hcas[i];
-		if (!c && h->n_hcas < 32) {
-			struct cd_ib_port *pt;
-
-			c = cd_host_add_hca(h);
-			c->name = xstrdup(name);
-			pt = cd_hca_add_port(c);
-			pt->port = *port ? strtol(port, NULL, 10) : 1;
-			pt->state = xstrdup("active"); /* NCCL lists only active ports */
-			pt->link_layer = xstrdup(!strncmp(p, "/RoCE", 5) ? "ethernet" : "infiniband");
-		}
-		while (*p && *p != ' ' && *p != ';')
-			p++;
-	}
-}
-
 /* "NCCL version 2.7.8+cuda11.1" anywhere; PyTorch ends errors with "NCCL version 2.10.3". */
 static int parse_version(struct state *st, struct cd_host *h, const char *line)
 {
@@ -353,7 +224,7 @@ static int parse_version(struct state *st, struct cd_host *h, const char *line)
 
 	if (!v || !isdigit((unsigned char)*v))
 		return 0;
-	cd_explain_token(v, addrchar, buf, sizeof(buf));
+	cd_explain_token(v, cd_explain_addrchar, buf, sizeof(buf));
 	while (*buf && buf[strlen(buf) - 1] == '.')
 		buf[strlen(buf) - 1] = '\0';
 	if (!h->versions.nccl) {
@@ -450,7 +321,7 @@ static int addr_after(const char *line, const char *pat, char *buf, size_t len)
 {
 	const char *p = after(line, pat);
 
-	return p && cd_explain_token(p, addrchar, buf, len) && strchr(buf, '.');
+	return p && cd_explain_token(p, cd_explain_addrchar, buf, len) && strchr(buf, '.');
 }
 
 /* ---- PyTorch's watchdog (explain_torch.c reads it) ---- */
@@ -870,9 +741,9 @@ static void socket_iface_check(struct state *st, struct cd_host *h, const char *
 	for (int guard = 0; p && *p && *p != ';' && guard < 32; guard++) {
 		enum cd_nic_kind k;
 
-		if (!iface_item(&p, name, sizeof(name), addr, sizeof(addr)))
+		if (!cd_explain_iface_item(&p, name, sizeof(name), addr, sizeof(addr)))
 			return;
-		k = guess_kind(name);
+		k = cd_explain_nic_kind(name);
 		if (k == CD_NIC_VETH || k == CD_NIC_BRIDGE || k == CD_NIC_TUNNEL || k == CD_NIC_LOOPBACK ||
 		    !strncasecmp(addr, "fe80:", 5))
 			log_finding(st, "LOG023", CD_SEV_WARN, h, name, "NCCL's socket transport uses a virtual or "
@@ -960,13 +831,13 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		st->ompi_connect_box = 1; /* its "Message: connect() to ADDR failed" line follows */
 
 	if ((p = after(line, "NET/Socket : Using "))) {
-		parse_ifaces(h, p);
+		cd_explain_nccl_ifaces(h, p);
 		socket_iface_check(st, h, line, p);
 	} else if ((p = after(line, "Bootstrap : Using ")) || (p = after(line, "Bootstrap: Using ")) ||
 		   (p = after(line, "NET : Using interface ")))
-		parse_ifaces(h, p);
+		cd_explain_nccl_ifaces(h, p);
 	else if ((p = after(line, "NET/IB : Using ")) && *p == '[')
-		parse_hcas(h, p);
+		cd_explain_nccl_hcas(h, p);
 	else if (strstr(line, "NET/IB : No device found") || strstr(line, "Failed to open libibverbs") ||
 		 strstr(line, "Count not open libibverbs.so.1"))
 		st->ib_none = 1; /* no RDMA device or no verbs library (2.30: "Count" sic, .so.1 the last tried) */

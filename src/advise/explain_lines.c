@@ -297,6 +297,11 @@ int cd_explain_hostchar(int c)
 	return isalnum(c) || c == '-' || c == '.' || c == '_';
 }
 
+int cd_explain_addrchar(int c)
+{
+	return isxdigit(c) || c == '.' || c == ':';
+}
+
 size_t cd_explain_token(const char *p, int (*ok)(int), char *buf, size_t len)
 {
 	size_t n = 0;

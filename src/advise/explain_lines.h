@@ -26,8 +26,10 @@ size_t cd_explain_decorations(const char *line, char *stream, size_t len);
  */
 int cd_explain_host_prefix(const char *line, char *host, size_t len);
 
-/* A host name's characters; the token at p made of chars ok() accepts, copied into buf (bounded). */
+/* A host name's characters, an address's (IPv4 or IPv6); the token at p made of chars ok()
+ * accepts, copied into buf (bounded). */
 int cd_explain_hostchar(int c);
+int cd_explain_addrchar(int c);
 size_t cd_explain_token(const char *p, int (*ok)(int), char *buf, size_t len);
 
 #endif
