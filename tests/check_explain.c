@@ -694,6 +694,18 @@ START_TEST(test_causes_from_catalogue)
 	parse("h:1:2 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n");
 	ck_assert_ptr_null(first("LOG018"));
 	ck_assert_ptr_nonnull(first("LOG008"));
+	/* libibverbs' notice alone warns; the registration that fails after it makes it a failure */
+	teardown();
+	setup();
+	parse("h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n"
+	      "libibverbs: Warning: RLIMIT_MEMLOCK is 65536 bytes.\n");
+	ck_assert_int_eq(first("LOG008")->severity, CD_SEV_WARN);
+	teardown();
+	setup();
+	parse("h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n"
+	      "libibverbs: Warning: RLIMIT_MEMLOCK is 65536 bytes.\n"
+	      "h:1:2 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n");
+	ck_assert_int_eq(first("LOG008")->severity, CD_SEV_FAIL);
 }
 END_TEST
 

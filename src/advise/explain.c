@@ -204,6 +204,8 @@ static struct cd_finding *log_finding(struct state *st, const char *id, enum cd_
 			return NULL;
 		f = cd_results_add_finding(r, id, sev, h->hostname, subject, title);
 	}
+	if (sev > f->severity)
+		f->severity = sev; /* a warning first (libibverbs' memlock notice), the failure after it */
 	if (line && f->evidence.n < MAX_EVIDENCE) {
 		const char *s = line;
 
@@ -880,7 +882,10 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		log_finding(st, "LOG007", CD_SEV_FAIL, h, NULL, "RDMA completions failed: retry count exceeded", line);
 	else if (((strstr(line, "ibv_reg_mr") || strstr(line, "ibv_create_cq")) && strstr(line, "Cannot allocate memory")) ||
 		 has_any(line, memlock, ARRAY_SIZE(memlock)))
-		log_finding(st, "LOG008", CD_SEV_FAIL, h, "memlock", "RDMA memory registration failed (locked-memory limit)", line);
+		/* libibverbs' "Warning: RLIMIT_MEMLOCK is N bytes" comes at open, before any registration:
+		   a job whose buffers fit goes on, so alone it warns (a failed registration fails) */
+		log_finding(st, "LOG008", strstr(line, "Warning: RLIMIT_MEMLOCK") ? CD_SEV_WARN : CD_SEV_FAIL, h, "memlock",
+			    "RDMA memory registration failed (locked-memory limit)", line);
 	else if (strstr(line, "GPU Direct RDMA Disabled") && !strstr(line, "(distance "))
 		/* "… for HCA %d '%s' (no module)" (NCCL up to 2.17): no peer-memory module. The
 		   "(distance %d > %d)" form is NCCL's topology choice (graph/paths.cc: the NIC is further
