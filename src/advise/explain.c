@@ -74,6 +74,8 @@ struct state {
 	int world, world_mixed;        /* NCCL's communicator size; several different ones */
 	char unmatched[MAX_EVIDENCE][EVIDENCE_CHARS];
 	int n_unmatched;
+	long warn_line;                 /* the last unmatched WARN: its line, whether NCCL's, whether kept (fold_notice) */
+	int warn_nccl, warn_kept;
 	/* NCCL's error trace lines "file.cc:LINE -> CODE": per ncclResult_t, how many and where first */
 	int result_lines[8];
 	char result_origin[8][96];
@@ -798,6 +800,22 @@ static int wrapped_has(const struct state *st, const char *line, const char *nee
 	return strstr(seam[0], needle) || strstr(seam[1], needle);
 }
 
+/*
+ * The WARN counted on the line before was NCCL's notice that no verbs library loads ("Failed to
+ * open libibverbs.so[.1]", a fact: it goes to sockets), folded so that its words end on this
+ * line: it is not an unexplained warning, and the fact holds.
+ */
+static void fold_notice(struct state *st, const char *line)
+{
+	if (!st->warn_line || st->warn_line != st->lineno - 1 || !wrapped_has(st, line, "Failed to open libibverbs"))
+		return;
+	st->nccl_warns -= st->warn_nccl;
+	st->warns--;
+	st->n_unmatched -= st->warn_kept;
+	st->warn_line = 0;
+	st->ib_none = 1;
+}
+
 static void classify(struct state *st, const char *line, const char *stream, int error_line)
 {
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
@@ -812,6 +830,7 @@ static void classify(struct state *st, const char *line, const char *stream, int
 					    "unhandled cuda error", "ncclSystemError", "invalid usage", "ncclRemoteError",
 					    "Test NCCL failure", "Test CUDA failure", "remote process exited", "NCCL error" };
 	struct cd_host *h = line_host(st, line, stream);
+	fold_notice(st, line);
 	if (strstr(line, "NCCL INFO") && strstr(line, "Init COMPLETE"))
 		trace_proc(st, line, 1);
 	else if (wrapped_has(st, line, "Init COMPLETE") && strstr(st->wrap[0], "NCCL INFO"))
@@ -920,10 +939,13 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		   out of the WARN branch below and counts it recognised (LOG000's count), for NCCL
 		   goes to sockets and that is not an error */
 	else if (strstr(line, "NCCL WARN") || strstr(line, " WARN ")) {
-		st->nccl_warns += strstr(line, "NCCL WARN") != NULL;
-		if (st->n_unmatched < MAX_EVIDENCE)
+		st->warn_nccl = strstr(line, "NCCL WARN") != NULL;
+		st->nccl_warns += st->warn_nccl;
+		st->warn_kept = st->n_unmatched < MAX_EVIDENCE;
+		if (st->warn_kept)
 			snprintf(st->unmatched[st->n_unmatched++], EVIDENCE_CHARS, "%s", line);
 		st->warns++;
+		st->warn_line = st->lineno;
 	} else if (!known) {
 		return;
 	}
