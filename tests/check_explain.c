@@ -403,6 +403,15 @@ START_TEST(test_folded_lines)
 	ck_assert_ptr_null(first("LOG099"));
 	fresh("v100-gpu-1:14926:14926 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverb\n");
 	ck_assert_ptr_nonnull(first("LOG099")); /* cut and never continued: a WARN explain does not know */
+	/* a phrase that makes a finding by itself, split by the seam: read on the seam */
+	fresh("[1652739463.054681] [cn0022:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: Cannot allo\n"
+	      "cate memory\n");
+	ck_assert_ptr_nonnull(first("LOG008"));
+	fresh("ERROR 02-20 16:43:12 engine.py:389] Unexpected error from cudaGetDeviceCount(). Error 802: system not yet\n"
+	      "initialized\n");
+	ck_assert_ptr_nonnull(first("LOG012"));
+	fresh("ERROR 02-20 16:43:12 engine.py:389] Unexpected error from cudaGetDeviceCount(). Error 802: system not yet\n");
+	ck_assert_ptr_null(first("LOG012"));
 }
 END_TEST
 

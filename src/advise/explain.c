@@ -816,6 +816,39 @@ static void fold_notice(struct state *st, const char *line)
 	st->ib_none = 1;
 }
 
+/* A registration refused for memory, or the limit named: the locked-memory reader's test. */
+static int memlock_text(const char *t)
+{
+	return ((strstr(t, "ibv_reg_mr") || strstr(t, "ibv_create_cq")) && strstr(t, "Cannot allocate memory")) ||
+	       strstr(t, "RLIMIT_MEMLOCK") || strstr(t, "max locked memory");
+}
+
+/*
+ * Phrases that make a finding by themselves, on a folded line's seam (the last piece joined to
+ * this line, without and with a space) when neither side holds them alone: the fabric not
+ * initialised (LOG012), a registration refused for memory (LOG008), retries exceeded (LOG007).
+ */
+static void fold_phrases(struct state *st, const struct cd_host *h, const char *line)
+{
+	static const char *const nofab = "system not yet initialized", *const retry = "transport retry counter exceeded";
+	char seam[WRAP_CHARS + CD_EXPLAIN_LINE_MAX + 2];
+
+	for (int j = 0; st->cont && st->wrap_pieces && j < 2; j++) {
+		const char *last = st->wrap[st->wrap_pieces - 1];
+
+		snprintf(seam, sizeof(seam), "%s%s%s", last, j ? " " : "", line);
+		if (strstr(seam, nofab) && !strstr(last, nofab) && !strstr(line, nofab))
+			log_finding(st, "LOG012", CD_SEV_FAIL, h, "fabric manager", "CUDA not initialised: the NVSwitch fabric is not up", seam);
+		else if (memlock_text(seam) && !memlock_text(last) && !memlock_text(line))
+			log_finding(st, "LOG008", CD_SEV_FAIL, h, "memlock", "RDMA memory registration failed (locked-memory limit)", seam);
+		else if (strstr(seam, retry) && !strstr(last, retry) && !strstr(line, retry))
+			log_finding(st, "LOG007", CD_SEV_FAIL, h, NULL, "RDMA completions failed: retry count exceeded", seam);
+		else
+			continue;
+		return;
+	}
+}
+
 static void classify(struct state *st, const char *line, const char *stream, int error_line)
 {
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
@@ -825,12 +858,12 @@ static void classify(struct state *st, const char *line, const char *stream, int
 					    "Call to connect timeout", "Network is unreachable",
 					    "Connection closed by remote peer", "socketProgress: Connection closed" };
 	static const char *const nosock[] = { "no socket interface found", "is neither AF_INET(2) nor AF_INET6(10)" };
-	static const char *const memlock[] = { "RLIMIT_MEMLOCK", "max locked memory" };
 	static const char *const errs[] = { "unhandled system error", "ncclInternalError", "internal error",
 					    "unhandled cuda error", "ncclSystemError", "invalid usage", "ncclRemoteError",
 					    "Test NCCL failure", "Test CUDA failure", "remote process exited", "NCCL error" };
 	struct cd_host *h = line_host(st, line, stream);
 	fold_notice(st, line);
+	fold_phrases(st, h, line);
 	if (strstr(line, "NCCL INFO") && strstr(line, "Init COMPLETE"))
 		trace_proc(st, line, 1);
 	else if (wrapped_has(st, line, "Init COMPLETE") && strstr(st->wrap[0], "NCCL INFO"))
@@ -899,8 +932,7 @@ static void classify(struct state *st, const char *line, const char *stream, int
 			    "RDMA completions failed: retry count exceeded (status 12)", line);
 	else if (strstr(line, "transport retry counter exceeded") || strstr(line, "IBV_WC_RETRY_EXC_ERR"))
 		log_finding(st, "LOG007", CD_SEV_FAIL, h, NULL, "RDMA completions failed: retry count exceeded", line);
-	else if (((strstr(line, "ibv_reg_mr") || strstr(line, "ibv_create_cq")) && strstr(line, "Cannot allocate memory")) ||
-		 has_any(line, memlock, ARRAY_SIZE(memlock)))
+	else if (memlock_text(line))
 		/* libibverbs' "Warning: RLIMIT_MEMLOCK is N bytes" comes at open, before any registration:
 		   a job whose buffers fit goes on, so alone it warns (a failed registration fails) */
 		log_finding(st, "LOG008", strstr(line, "Warning: RLIMIT_MEMLOCK") ? CD_SEV_WARN : CD_SEV_FAIL, h, "memlock",
