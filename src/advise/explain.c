@@ -17,6 +17,7 @@
 #include "explain.h"
 #include "explain_catalog.h"
 #include "explain_errline.h"
+#include "explain_fold.h"
 #include "explain_lines.h"
 #include "explain_nics.h"
 #include "explain_net.h"
@@ -28,10 +29,7 @@
 #define MAX_EVIDENCE 3
 #define EVIDENCE_CHARS 220
 #define MAX_CLAIMED 16 /* lines remembered per catalogue entry, to tell whose they are */
-/* a line this long may be a piece of a folded one (mail readers fold near 72 columns, terminals at 80 or more) */
-#define WRAP_MIN_COLS 40
-#define WRAP_PIECES 6
-#define WRAP_CHARS 1024
+_Static_assert(CD_FOLD_LINE_MAX >= CD_EXPLAIN_LINE_MAX, "a folded line's joins hold any line explain reads");
 #define MAX_SEGMENTS 32 /* a physical line's parts between carriage returns, read apart */
 #define MAX_STREAMS 64 /* launcher prefixes (ranks, pods) remembered with the host each last named */
 
@@ -89,15 +87,8 @@ struct state {
 	int n_error_libs;
 	long first_error_line;
 	long lineno;
-	/*
-	 * A message a terminal or a mail reader folded: the long lines just before this one
-	 * (their own text, WRAP_PIECES at most) and whether this line can be their continuation
-	 * (no launcher prefix, no host of its own). See catalogue_wrapped.
-	 */
-	char wrap[WRAP_PIECES][WRAP_CHARS]; /* the pieces, oldest first */
+	struct cd_fold fold;            /* the run a folded message may continue (explain_fold.h) */
 	struct cd_grams grams[3];       /* this line's and its two joins' (catalogue_line, catalogue_wrapped) */
-	int wrap_pieces;
-	int cont;
 };
 
 /* ---- small string helpers over a NUL-terminated line ---- */
@@ -515,17 +506,14 @@ static int entry_hit(struct state *st, struct cause_seen *c, const struct cd_cau
 static int catalogue_wrapped(struct state *st, const struct cd_host *h, const char *line)
 {
 	/* joined as a terminal folds (nothing between the pieces) and as a mail reader does (a space) */
-	char joined[2][WRAP_PIECES * WRAP_CHARS + CD_EXPLAIN_LINE_MAX + WRAP_PIECES];
+	char joined[2][CD_FOLD_JOIN_MAX];
 	struct cd_grams *g = st->grams + 1;
-	size_t n[2] = { 0, 0 };
 	int any = 0;
 
-	if (!st->cont || !st->wrap_pieces)
+	if (!cd_fold_seamed(&st->fold))
 		return 0;
 	for (int j = 0; j < 2; j++) {
-		for (int k = 0; k < st->wrap_pieces; k++)
-			n[j] += (size_t)snprintf(joined[j] + n[j], sizeof(joined[j]) - n[j], "%s%s", st->wrap[k], j ? " " : "");
-		snprintf(joined[j] + n[j], sizeof(joined[j]) - n[j], "%s", line);
+		cd_fold_join(&st->fold, line, j ? " " : "", joined[j], sizeof(joined[j]));
 		cd_grams_fill(&g[j], joined[j]);
 	}
 	for (size_t i = 0; st->causes && i < st->causes->n; i++) {
@@ -534,7 +522,7 @@ static int catalogue_wrapped(struct state *st, const struct cd_host *h, const ch
 		int hit = 0;
 
 		/* a piece or this line matched it: a match of the join would only repeat that one */
-		int matched = c->last_line >= st->lineno - st->wrap_pieces;
+		int matched = c->last_line >= st->lineno - st->fold.pieces;
 
 		for (int j = 0; j < 2; j++) {
 			for (int k = 0; k < e->n_match && !hit && !matched; k++)
@@ -778,36 +766,13 @@ static void note_error_library(struct state *st, const char *line)
 }
 
 /*
- * One segment of a line, its decorations already taken off (stream: the rank they named);
- * error_line: cd_error_line's verdict on it, which the reading loop also needs.
- */
-/* Does this line, as the continuation of a folded one, hold needle (the pieces' seam included)? */
-static int wrapped_has(const struct state *st, const char *line, const char *needle)
-{
-	char seam[2][160];
-	const char *last;
-	size_t n;
-
-	if (!st->cont || !st->wrap_pieces)
-		return 0;
-	if (strstr(line, needle))
-		return 1;
-	last = st->wrap[st->wrap_pieces - 1];
-	n = strlen(last);
-	last += n > 64 ? n - 64 : 0; /* the seam: the end of the last piece and the start of this line */
-	snprintf(seam[0], sizeof(seam[0]), "%s%.64s", last, line);
-	snprintf(seam[1], sizeof(seam[1]), "%s %.64s", last, line);
-	return strstr(seam[0], needle) || strstr(seam[1], needle);
-}
-
-/*
  * The WARN counted on the line before was NCCL's notice that no verbs library loads ("Failed to
  * open libibverbs.so[.1]", a fact: it goes to sockets), folded so that its words end on this
  * line: it is not an unexplained warning, and the fact holds.
  */
 static void fold_notice(struct state *st, const char *line)
 {
-	if (!st->warn_line || st->warn_line != st->lineno - 1 || !wrapped_has(st, line, "Failed to open libibverbs"))
+	if (!st->warn_line || st->warn_line != st->lineno - 1 || !cd_fold_has(&st->fold, line, "Failed to open libibverbs"))
 		return;
 	st->nccl_warns -= st->warn_nccl;
 	st->warns--;
@@ -816,39 +781,67 @@ static void fold_notice(struct state *st, const char *line)
 	st->ib_none = 1;
 }
 
-/* A registration refused for memory, or the limit named: the locked-memory reader's test. */
+static int nofab_text(const char *t)
+{
+	return strstr(t, "system not yet initialized") || strstr(t, "cudaErrorSystemNotReady");
+}
+
+/* A registration refused for memory, or the limit named. */
 static int memlock_text(const char *t)
 {
 	return ((strstr(t, "ibv_reg_mr") || strstr(t, "ibv_create_cq")) && strstr(t, "Cannot allocate memory")) ||
 	       strstr(t, "RLIMIT_MEMLOCK") || strstr(t, "max locked memory");
 }
 
-/*
- * Phrases that make a finding by themselves, on a folded line's seam (the last piece joined to
- * this line, without and with a space) when neither side holds them alone: the fabric not
- * initialised (LOG012), a registration refused for memory (LOG008), retries exceeded (LOG007).
- */
-static void fold_phrases(struct state *st, const struct cd_host *h, const char *line)
+static int retry_text(const char *t)
 {
-	static const char *const nofab = "system not yet initialized", *const retry = "transport retry counter exceeded";
-	char seam[WRAP_CHARS + CD_EXPLAIN_LINE_MAX + 2];
-
-	for (int j = 0; st->cont && st->wrap_pieces && j < 2; j++) {
-		const char *last = st->wrap[st->wrap_pieces - 1];
-
-		snprintf(seam, sizeof(seam), "%s%s%s", last, j ? " " : "", line);
-		if (strstr(seam, nofab) && !strstr(last, nofab) && !strstr(line, nofab))
-			log_finding(st, "LOG012", CD_SEV_FAIL, h, "fabric manager", "CUDA not initialised: the NVSwitch fabric is not up", seam);
-		else if (memlock_text(seam) && !memlock_text(last) && !memlock_text(line))
-			log_finding(st, "LOG008", CD_SEV_FAIL, h, "memlock", "RDMA memory registration failed (locked-memory limit)", seam);
-		else if (strstr(seam, retry) && !strstr(last, retry) && !strstr(line, retry))
-			log_finding(st, "LOG007", CD_SEV_FAIL, h, NULL, "RDMA completions failed: retry count exceeded", seam);
-		else
-			continue;
-		return;
-	}
+	return strstr(t, "transport retry counter exceeded") || strstr(t, "IBV_WC_RETRY_EXC_ERR");
 }
 
+/* The readers of a phrase that makes a finding by itself: on a line, and on a folded line's seam. */
+static const struct phrase_reader {
+	int (*says)(const char *text);
+	const char *id, *subject, *title;
+} phrase_readers[] = {
+	{ nofab_text, "LOG012", "fabric manager", "CUDA not initialised: the NVSwitch fabric is not up" },
+	{ memlock_text, "LOG008", "memlock", "RDMA memory registration failed (locked-memory limit)" },
+	{ retry_text, "LOG007", NULL, "RDMA completions failed: retry count exceeded" },
+};
+enum { PHRASE_NOFAB, PHRASE_MEMLOCK, PHRASE_RETRY };
+
+static void phrase_finding(struct state *st, const struct cd_host *h, const struct phrase_reader *p, const char *text)
+{
+	/* libibverbs' "Warning: RLIMIT_MEMLOCK is N bytes" comes at open, before any registration:
+	   a job whose buffers fit goes on, so alone it warns (a failed registration fails) */
+	enum cd_severity sev = p == &phrase_readers[PHRASE_MEMLOCK] && strstr(text, "Warning: RLIMIT_MEMLOCK") ?
+				       CD_SEV_WARN : CD_SEV_FAIL;
+
+	log_finding(st, p->id, sev, h, p->subject, p->title, text);
+}
+
+/* A phrase on a folded line's seam that neither side holds alone makes its finding. */
+static void fold_phrases(struct state *st, const struct cd_host *h, const char *line)
+{
+	const char *last;
+
+	if (!cd_fold_seamed(&st->fold))
+		return;
+	last = st->fold.piece[st->fold.pieces - 1];
+	for (int j = 0; j < 2; j++)
+		for (size_t i = 0; i < ARRAY_SIZE(phrase_readers); i++) {
+			const struct phrase_reader *p = &phrase_readers[i];
+
+			if (p->says(st->fold.seam[j]) && !p->says(last) && !p->says(line)) {
+				phrase_finding(st, h, p, st->fold.seam[j]);
+				return;
+			}
+		}
+}
+
+/*
+ * One segment of a line, its decorations already taken off (stream: the rank they named);
+ * error_line: cd_error_line's verdict on it, which the reading loop also needs.
+ */
 static void classify(struct state *st, const char *line, const char *stream, int error_line)
 {
 	static const char *const p2p[] = { "failed to open CUDA IPC handle", "peer access is not supported",
@@ -866,8 +859,8 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	fold_phrases(st, h, line);
 	if (strstr(line, "NCCL INFO") && strstr(line, "Init COMPLETE"))
 		trace_proc(st, line, 1);
-	else if (wrapped_has(st, line, "Init COMPLETE") && strstr(st->wrap[0], "NCCL INFO"))
-		trace_proc(st, st->wrap[0], 1); /* a folded "… NCCL INFO … Init COMPLETE": its first piece names the process */
+	else if (cd_fold_has(&st->fold, line, "Init COMPLETE") && strstr(st->fold.piece[0], "NCCL INFO"))
+		trace_proc(st, st->fold.piece[0], 1); /* a folded "… NCCL INFO … Init COMPLETE": its first piece names the process */
 	if (!st->first_error[0] && error_line) {
 		snprintf(st->first_error, sizeof(st->first_error), "%s", line + strspn(line, " \t"));
 		st->first_error_line = st->lineno;
@@ -930,20 +923,17 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		log_finding(st, "LOG007", CD_SEV_FAIL, h,
 			    strstr(line, "::ffff:") || strstr(line, "RoCE") ? "RoCE" : NULL,
 			    "RDMA completions failed: retry count exceeded (status 12)", line);
-	else if (strstr(line, "transport retry counter exceeded") || strstr(line, "IBV_WC_RETRY_EXC_ERR"))
-		log_finding(st, "LOG007", CD_SEV_FAIL, h, NULL, "RDMA completions failed: retry count exceeded", line);
+	else if (retry_text(line))
+		phrase_finding(st, h, &phrase_readers[PHRASE_RETRY], line);
 	else if (memlock_text(line))
-		/* libibverbs' "Warning: RLIMIT_MEMLOCK is N bytes" comes at open, before any registration:
-		   a job whose buffers fit goes on, so alone it warns (a failed registration fails) */
-		log_finding(st, "LOG008", strstr(line, "Warning: RLIMIT_MEMLOCK") ? CD_SEV_WARN : CD_SEV_FAIL, h, "memlock",
-			    "RDMA memory registration failed (locked-memory limit)", line);
+		phrase_finding(st, h, &phrase_readers[PHRASE_MEMLOCK], line);
 	else if (strstr(line, "GPU Direct RDMA Disabled") && !strstr(line, "(distance "))
 		/* "… for HCA %d '%s' (no module)" (NCCL up to 2.17): no peer-memory module. The
 		   "(distance %d > %d)" form is NCCL's topology choice (graph/paths.cc: the NIC is further
 		   from the GPU than NCCL_NET_GDR_LEVEL), which no module changes: explain_net keeps it as a fact */
 		log_finding(st, "LOG011", CD_SEV_WARN, h, "gdr", "GPUDirect RDMA disabled", line);
-	else if (strstr(line, "system not yet initialized") || strstr(line, "cudaErrorSystemNotReady"))
-		log_finding(st, "LOG012", CD_SEV_FAIL, h, "fabric manager", "CUDA not initialised: the NVSwitch fabric is not up", line);
+	else if (nofab_text(line))
+		phrase_finding(st, h, &phrase_readers[PHRASE_NOFAB], line);
 	else if (strstr(line, "nvls.cc") && (strstr(line, "Cuda failure") || strstr(line, "failed")))
 		log_finding(st, "LOG014", CD_SEV_FAIL, h, "nvls", "NVLS (NVLink SHARP) setup failed", line);
 	else if (st->ompi_connect_box && strstr(line, "Message:") && addr_after(line, "connect() to ", addr, sizeof(addr))) {
@@ -1087,26 +1077,6 @@ static void finish(struct state *st, struct cd_host *first)
 	result_evidence(st, f);
 }
 
-/*
- * Keep the run of long lines a folded message may continue: this line (LEN characters as
- * printed, OWN its text without the launcher's prefix) starts a run, or extends the one it
- * continues; a short line ends it, for it is the last piece or a line of its own.
- */
-static void wrap_next(struct state *st, const char *own, size_t len)
-{
-	if (len < WRAP_MIN_COLS || strlen(own) >= WRAP_CHARS) {
-		st->wrap_pieces = 0;
-		return;
-	}
-	if (!st->cont)
-		st->wrap_pieces = 0;
-	if (st->wrap_pieces == WRAP_PIECES) { /* the window slides: the oldest piece goes */
-		memmove(st->wrap[0], st->wrap[1], sizeof(st->wrap[0]) * (WRAP_PIECES - 1));
-		st->wrap_pieces--;
-	}
-	snprintf(st->wrap[st->wrap_pieces++], WRAP_CHARS, "%s", own);
-}
-
 int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const char *name)
 {
 	struct state *st = xcalloc(1, sizeof(*st));
@@ -1164,7 +1134,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 		for (int k = 0; k < nseg && !st->line_host[0]; k++)
 			cd_explain_host_prefix(line + seg[k] + dec[k], st->line_host, sizeof(st->line_host));
 		/* a folded line's continuation has no launcher prefix and no host of its own */
-		st->cont = nseg == 1 && dec[0] == 0 && !st->line_host[0];
+		cd_fold_line(&st->fold, nseg == 1 && dec[0] == 0 && !st->line_host[0], line + seg[0] + dec[0]);
 		for (int k = 0; k < nseg; k++)
 			if (line[seg[k] + strspn(line + seg[k], " \t")]) {
 				const char *own = line + seg[k] + dec[k];
@@ -1174,7 +1144,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 				if (st->errors + st->warns > counted || error_line)
 					note_error_library(st, own);
 			}
-		wrap_next(st, line + seg[nseg - 1] + dec[nseg - 1], l);
+		cd_fold_next(&st->fold, line + seg[nseg - 1] + dec[nseg - 1], l);
 		pos = end + 1;
 	}
 	/* host pointers move as hosts are added: look the first one up again */

@@ -194,6 +194,12 @@ struct cd_pattern_key cd_pattern_key(const char *pattern)
 	return key;
 }
 
+static void pattern_keys(char *const *patterns, int n, struct cd_pattern_key *keys)
+{
+	for (int k = 0; k < n; k++)
+		keys[k] = cd_pattern_key(patterns[k]);
+}
+
 int cd_grams_may_match(const struct cd_grams *g, const struct cd_pattern_key *key)
 {
 	for (int i = 0; i < key->n; i++)
@@ -509,14 +515,10 @@ int cd_causes_parse(struct cd_causes *c, const char *text, size_t len, const cha
 	for (size_t i = 0; !rc && i < c->n; i++) {
 		struct cd_cause *e = &c->v[i];
 
-		for (int k = 0; k < e->n_match; k++)
-			e->match_key[k] = cd_pattern_key(e->match[k]);
-		for (int k = 0; k < e->n_require; k++)
-			e->require_key[k] = cd_pattern_key(e->require[k]);
-		for (int k = 0; k < e->n_rule_out; k++)
-			e->rule_out_key[k] = cd_pattern_key(e->rule_out[k]);
-		for (int k = 0; k < e->n_confirm; k++)
-			e->confirm_key[k] = cd_pattern_key(e->confirm[k]);
+		pattern_keys(e->match, e->n_match, e->match_key);
+		pattern_keys(e->require, e->n_require, e->require_key);
+		pattern_keys(e->rule_out, e->n_rule_out, e->rule_out_key);
+		pattern_keys(e->confirm, e->n_confirm, e->confirm_key);
 	}
 	if (!rc && !c->n) {
 		ps.line = 0;
