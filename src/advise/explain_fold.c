@@ -8,8 +8,22 @@
 void cd_fold_line(struct cd_fold *f, int cont, const char *line)
 {
 	f->cont = cont;
-	for (int j = 0; cd_fold_seamed(f) && j < 2; j++)
-		snprintf(f->seam[j], sizeof(f->seam[j]), "%s%s%s", f->piece[f->pieces - 1], j ? " " : "", line);
+	if (!cd_fold_seamed(f))
+		return;
+	/* piece and seam are members of one struct: copied by length, not snprintf, which gcc's
+	 * -Wrestrict takes for overlapping arguments (CD_FOLD_SEAM_MAX holds both and the space) */
+	const char *last = f->piece[f->pieces - 1];
+	size_t lp = strnlen(last, CD_FOLD_CHARS - 1), ll = strnlen(line, CD_FOLD_LINE_MAX - 1);
+
+	for (int j = 0; j < 2; j++) {
+		char *s = f->seam[j];
+
+		memcpy(s, last, lp);
+		if (j)
+			s[lp] = ' ';
+		memcpy(s + lp + (size_t)j, line, ll);
+		s[lp + (size_t)j + ll] = '\0';
+	}
 }
 
 int cd_fold_seamed(const struct cd_fold *f)
