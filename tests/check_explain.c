@@ -596,6 +596,20 @@ START_TEST(test_causes_refused)
 	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
 	snprintf(buf, sizeof(buf), "%senv = NCCL_A=1\nadvice = tree\n", head);
 	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
+	/* LOG098 (a text that lists several causes): generic, the catalogue's checks, no setting */
+	{
+		static const char *const several = "[x.y]\nmatch = Call to bind failed: %s\nlibrary = L\nversions = 1\n"
+						   "source = s\nclass = launcher\nfinding = LOG098\ntitle = t\nfix = f\nwhy = w\n";
+
+		ck_assert_int_eq(cd_causes_parse(&c, several, strlen(several), "t.catalog"), -1);
+		snprintf(buf, sizeof(buf), "%sgeneric = yes\nenv = NCCL_A=1\n", several);
+		ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
+		snprintf(buf, sizeof(buf), "%sgeneric = yes\nadvice = tree\n", several);
+		ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);
+		snprintf(buf, sizeof(buf), "%sgeneric = yes\n", several);
+		ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), 0);
+		cd_causes_free(&c);
+	}
 	/* one entry past the limit is refused, the limit itself is not; the text agrees with the number */
 	ck_assert_int_eq(atoi(CD_CAUSES_MAX_TEXT), CD_CAUSES_MAX);
 	for (int n = CD_CAUSES_MAX; n <= CD_CAUSES_MAX + 1; n++) {

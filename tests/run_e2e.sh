@@ -845,6 +845,16 @@ for c in "roce-gid:RoCE GID index or routing:NCCL_IB_GID_INDEX" "ib-retry:Infini
 	json_true "explain $log: '$best' first, its fix the first advice" "$TMP/cand.json" \
 		"[f['subject'] for f in d['findings'] if f['id'] == 'LOG030'] == ['$best'] and '$word' in ((d['advice'][0]['env'] or '') + (d['advice'][0]['value'] or ''))"
 done
+# a help text that lists several causes (LOG098), alone: "several causes", explain says it cannot
+# explain, its checks without a setting; beside a line that names one, that line's fix alone
+"$BIN" explain "$DATA/logs/launch-deepops-409.log" --json >"$TMP/sev.json" 2>"$TMP/err"
+json_true "explain: a several-causes box alone" "$TMP/sev.json" \
+	'd["verdict"] == "several causes" and [f["id"] for f in d["findings"]] == ["LOG098", "LOG000"] and [a["env"] for a in d["advice"]] == [None]'
+"$BIN" explain "$DATA/logs/launch-deepops-409.log" >"$TMP/out" 2>&1
+out_has "explain: several causes, cannot explain" "commdiag cannot explain this log: the lines that point at a cause are help texts that list several"
+"$BIN" explain "$DATA/logs/orted-ompi-599.log" --json >"$TMP/sev.json" 2>"$TMP/err"
+json_true "explain: the box beside orted not found" "$TMP/sev.json" \
+	'd["verdict"] == "explained" and "LOG098" not in [f["id"] for f in d["findings"]]'
 "$BIN" explain "$DATA/explain/ib-retry.log" >"$TMP/out" 2>&1
 out_has "explain prints the candidates with evidence against" "against: link layer InfiniBand on gpu07, gpu08"
 out_without "explain: no GID advice when the log shows InfiniBand" "GID_INDEX"

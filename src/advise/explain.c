@@ -981,7 +981,7 @@ static int cause_found(const struct state *st)
 	for (size_t i = st->first_finding; i < st->r->n_findings; i++) {
 		const char *id = st->r->findings[i].id;
 
-		if (strcmp(id, "LOG000") && strcmp(id, "LOG002") && strcmp(id, "LOG099"))
+		if (strcmp(id, "LOG000") && strcmp(id, "LOG002") && strcmp(id, "LOG098") && strcmp(id, "LOG099"))
 			return 1;
 	}
 	return 0;

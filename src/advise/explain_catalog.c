@@ -423,6 +423,11 @@ static int check_entry(struct parser *ps)
 		return fail(ps, "a finding explain does not title itself needs a 'title'", e->id);
 	if (e->env && e->tree)
 		return fail(ps, "'env' with 'advice = tree': the tree, not the catalogue, gives the setting", e->id);
+	/* LOG098: a help text that lists several causes names none; its checks are shown, in turn,
+	 * and only where nothing specific matched; a setting would be a guess */
+	if (!strcmp(e->finding, "LOG098") && (e->env || e->tree || !e->generic))
+		return fail(ps, "finding LOG098 (a text that lists several causes) needs 'generic = yes' and "
+			    "'advice = catalogue', and no 'env'", e->id);
 	ps->line = at;
 	return 0;
 }

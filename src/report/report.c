@@ -1131,7 +1131,16 @@ void cd_report_env(struct cd_out *o, const struct cd_results *r)
 
 static int is_cause(const struct cd_finding *f)
 {
-	return strcmp(f->id, "LOG000") && strcmp(f->id, "LOG002") && strcmp(f->id, "LOG099");
+	return strcmp(f->id, "LOG000") && strcmp(f->id, "LOG002") && strcmp(f->id, "LOG098") && strcmp(f->id, "LOG099");
+}
+
+/* Advice that names a cause: not only what to collect (LOG099) or a help text's checks (LOG098). */
+static int advice_names_cause(const struct cd_advice *a)
+{
+	for (size_t k = 0; k < a->findings.n; k++)
+		if (strcmp(a->findings.v[k], "LOG098") && strcmp(a->findings.v[k], "LOG099"))
+			return 1;
+	return 0;
 }
 
 /* `explain`: what the logs showed, the causes found (or an honest none), the advice. */
@@ -1139,21 +1148,19 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 {
 	size_t causes = 0;
 	int errors_seen = 0; /* LOG099: errors (or NCCL WARN lines) no entry explains */
+	int several = 0;     /* LOG098: a help text that lists several causes */
 
 	for (size_t i = 0; i < r->n_findings; i++) {
 		causes += is_cause(&r->findings[i]);
 		errors_seen |= !strcmp(r->findings[i].id, "LOG099");
+		several |= !strcmp(r->findings[i].id, "LOG098");
 	}
 	/* facts alone (the interfaces NCCL listed) can explain a log too */
-	for (size_t i = 0; i < r->n_advice; i++) {
-		size_t k;
-
-		for (k = 0; k < r->advice[i].findings.n && strcmp(r->advice[i].findings.v[k], "LOG099"); k++)
-			;
-		causes += k == r->advice[i].findings.n;
-	}
+	for (size_t i = 0; i < r->n_advice; i++)
+		causes += advice_names_cause(&r->advice[i]);
 	render_tool_run(o, r);
-	out_str(o, OUT_JSON, "verdict", NULL, causes ? "explained" : errors_seen ? "unexplained" : "no error");
+	out_str(o, OUT_JSON, "verdict", NULL,
+		causes ? "explained" : several ? "several causes" : errors_seen ? "unexplained" : "no error");
 	out_arr_open(o, "hosts");
 	out_text(o, "\n## extracted from the log%s\n", r->n_hosts == 1 ? "" : "s");
 	for (size_t i = 0; i < r->n_hosts; i++) {
@@ -1187,7 +1194,11 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	}
 	out_arr_close(o);
 	render_findings(o, r);
-	if (!causes && errors_seen)
+	if (!causes && several)
+		out_text(o, "\ncommdiag cannot explain this log: the lines that point at a cause are help texts that list "
+			    "several (LOG098 above), and no line says which one it is. The advice below gives their checks "
+			    "in turn; none of them is a setting to paste.\n");
+	else if (!causes && errors_seen)
 		out_text(o, "\ncommdiag cannot explain this log: no line it knows names a cause. It extracted "
 			    "what LOG000 lists above; the advice below only says what to collect next.\n");
 	else if (!causes)
