@@ -239,6 +239,7 @@ int cd_net_has_error(const struct cd_net *n)
 struct weighed {
 	int on, ruled_out, score;
 	int strong; /* a fact that by itself is the cause (two MTUs): counts twice */
+	int restated; /* notes "for" that only restate the error: support, but not a fact beyond it */
 	char why[2][4][NET_LINE]; /* [0] for, [1] against */
 	int k[2];
 };
@@ -282,7 +283,8 @@ static void weigh_gid(const struct cd_net *n, struct weighed *w)
 	if (*hs)
 		note(w, 0, "link layer RoCE on %s: packets reach the peer only through the GID NCCL picks%s", hs, NULL);
 	if (n->st12)
-		note(w, 0, "completions timed out (status 12, transport retry exceeded): nothing came back%s%s", NULL, NULL);
+		note(w, 0, "completions timed out (status 12, transport retry exceeded): nothing came back%s%s", NULL, NULL),
+			w->restated++;
 	if (n->qp_timeout)
 		note(w, 0, "ibv_modify_qp timed out (110) on the way to RTR: the peer's GID is unreachable%s%s", NULL, NULL);
 	hosts_with(n, gid_ll, hs, sizeof(hs));
@@ -319,7 +321,8 @@ static void weigh_link(const struct cd_net *n, struct weighed *w)
 	if (any_ib)
 		note(w, 0, "link layer InfiniBand on %s%s", hs, NULL);
 	if (n->st12)
-		note(w, 0, "completions timed out (status 12): packets lost on the link or never acknowledged%s%s", NULL, NULL);
+		note(w, 0, "completions timed out (status 12): packets lost on the link or never acknowledged%s%s", NULL, NULL),
+			w->restated++;
 	hosts_with(n, is_roce, hs, sizeof(hs));
 	if (*hs && !any_ib)
 		note(w, 1, "link layer RoCE on %s: Ethernet, no subnet manager; a GID or route fails the same way%s", hs,
@@ -334,9 +337,10 @@ static void weigh_acs(const struct cd_net *n, struct weighed *w)
 	w->on = n->st4 || n->access;
 	if (n->st4)
 		note(w, 0, "completion status 4 (local protection): the HCA could not DMA the registered buffer%s%s", NULL,
-		     NULL);
+		     NULL), w->restated++;
 	if (n->access)
-		note(w, 0, "async event \"local access violation\": a DMA into registered memory was refused%s%s", NULL, NULL);
+		note(w, 0, "async event \"local access violation\": a DMA into registered memory was refused%s%s", NULL, NULL),
+			w->restated++;
 	hosts_with(n, gdr_on, hs, sizeof(hs));
 	on_any = *hs != '\0';
 	if (on_any)
@@ -414,6 +418,8 @@ const char *cd_net_candidates(const struct cd_net *n, struct cd_finding *f)
 		}
 	if (w[order[0]].ruled_out)
 		return NULL; /* everything the error fits is ruled out: no candidate to put first */
+	if (w[order[0]].k[0] - w[order[0]].restated + w[order[0]].strong <= 0)
+		return NULL; /* nothing beyond the error line: any candidate first would be a guess */
 	if (!f)
 		return cand[order[0]].name;
 	cd_finding_evidence(f, "error: %s", n->first_error);
