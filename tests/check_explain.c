@@ -521,6 +521,12 @@ START_TEST(test_cause_match)
 	ck_assert(cd_cause_match("exceeded retries (%d)", "socketStartConnect: exceeded retries (20)"));
 	ck_assert(!cd_cause_match("exceeded retries (%d)", "socketStartConnect: exceeded retries ()"));
 	ck_assert(cd_cause_match("vendor err %u (%s)", "vendor err 129 (Recv)"));
+	/* a message's final period, dropped in a paste, at the end of the line only */
+	ck_assert(cd_cause_match("Error: network %s not found.", "Error: network 'AWS Libfabric' not found"));
+	ck_assert(cd_cause_match("Error: network %s not found.", "x Error: network IB not found."));
+	ck_assert(!cd_cause_match("Error: network %s not found.", "Error: network IB not founded"));
+	ck_assert(cd_cause_match("unable to reliably start one or more daemons.", "ORTE was unable to reliably start one or more daemons"));
+	ck_assert(!cd_cause_match("unable to reliably start one or more daemons.", "unable to reliably start one or more daemonsX"));
 	ck_assert(cd_cause_match("done 100%% of %lu", "done 100% of 7"));
 	ck_assert(!cd_cause_match("done 100%% of %lu", "done 100 of 7"));
 	/* %s tries only the places where the literal after it is: the shortest text first, a

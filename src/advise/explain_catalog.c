@@ -84,7 +84,7 @@ static int match_at(const char *p, const char *s, long *budget)
 			return 0;
 		if (*p != '%') {
 			if (*p != *s)
-				return 0;
+				return *p == '.' && !p[1] && !*s; /* a message's final period, dropped in a paste */
 			p++;
 			s++;
 			continue;
@@ -108,6 +108,8 @@ static int match_at(const char *p, const char *s, long *budget)
 				r = sizeof(lit) - 1;
 			memcpy(lit, p, r);
 			lit[r] = '\0';
+			if (r && !p[r] && lit[r - 1] == '.')
+				lit[--r] = '\0'; /* the final period may be missing (above) */
 			for (const char *t = s;; t++) {
 				if (r && !(t = strstr(t, lit)))
 					return 0;
@@ -127,15 +129,23 @@ static int match_at(const char *p, const char *s, long *budget)
 	return 1;
 }
 
-/* The first literal run of pattern (up to the first conversion) into buf: a cheap prefilter. */
+/* The length of pattern's first literal run (up to the first conversion), without the final
+ * period of a pattern that is all literal: match_at lets a paste drop it. */
+static size_t head_len(const char *pattern)
+{
+	size_t n = strcspn(pattern, "%");
+
+	return !pattern[n] && n && pattern[n - 1] == '.' ? n - 1 : n;
+}
+
+/* The first literal run of pattern into buf: a cheap prefilter. */
 static void literal_head(const char *pattern, char *buf, size_t len)
 {
-	size_t n = 0;
+	size_t n = head_len(pattern);
 
-	while (pattern[n] && pattern[n] != '%' && n + 1 < len) {
-		buf[n] = pattern[n];
-		n++;
-	}
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, pattern, n);
 	buf[n] = '\0';
 }
 
@@ -184,7 +194,7 @@ void cd_grams_fill(struct cd_grams *g, const char *text)
 struct cd_pattern_key cd_pattern_key(const char *pattern)
 {
 	struct cd_pattern_key key = { { 0, 0 }, 0 };
-	size_t n = strcspn(pattern, "%");
+	size_t n = head_len(pattern);
 
 	if (n >= 4) {
 		key.k[key.n++] = gram_hash((const unsigned char *)pattern);
