@@ -11,6 +11,7 @@
 
 #include "out.h"
 #include "report.h"
+#include "report_render.h"
 
 static void str_list(struct cd_out *o, const char *key, const struct cd_strv *sv)
 {
@@ -115,7 +116,7 @@ static void text_imports(struct cd_out *o, const struct cd_results *r)
 	}
 }
 
-static void render_tool_run(struct cd_out *o, const struct cd_results *r)
+void cd_render_tool_run(struct cd_out *o, const struct cd_results *r)
 {
 	out_i64(o, OUT_JSON, "schema", NULL, r->schema);
 	out_obj_open(o, "tool");
@@ -772,7 +773,7 @@ static enum out_color sev_color(enum cd_severity s)
 	return s == CD_SEV_FAIL ? OUT_COLOR_RED : s == CD_SEV_WARN ? OUT_COLOR_YELLOW : OUT_COLOR_DIM;
 }
 
-static void render_findings(struct cd_out *o, const struct cd_results *r)
+void cd_render_findings(struct cd_out *o, const struct cd_results *r)
 {
 	size_t count[3] = { 0 };
 
@@ -914,7 +915,7 @@ static void text_ids(char *buf, size_t len, const struct cd_strv *ids)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", ids->v[i]);
 }
 
-static void render_advice(struct cd_out *o, const struct cd_results *r)
+void cd_render_advice(struct cd_out *o, const struct cd_results *r)
 {
 	out_arr_open(o, "advice");
 	if (r->n_advice) {
@@ -1060,7 +1061,7 @@ void cd_report_shell(struct cd_out *o, const struct cd_results *r)
 }
 
 /* The end of a text report: the block to paste, when there is advice. */
-static void render_shell_block(struct cd_out *o, const struct cd_results *r)
+void cd_render_shell_block(struct cd_out *o, const struct cd_results *r)
 {
 	if (!r->n_advice || out_format(o) != OUT_FMT_TEXT)
 		return;
@@ -1080,7 +1081,7 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 	}
 	if (cd_scale_big(r))
 		cd_report_compact_form(o);
-	render_tool_run(o, r);
+	cd_render_tool_run(o, r);
 	if (out_format(o) == OUT_FMT_TEXT && cd_scale_big(r)) {
 		/* many hosts: the bad ones in full, the rest summarised (report_scale.c); JSON keeps all */
 		cd_scale_text(o, r, render_host);
@@ -1093,29 +1094,29 @@ void cd_report(struct cd_out *o, const struct cd_results *r)
 		render_probes(o, r);
 		render_reach(o, r);
 	}
-	render_findings(o, r);
+	cd_render_findings(o, r);
 	cd_report_fleet_verdicts(o, r);
-	render_advice(o, r);
+	cd_render_advice(o, r);
 	render_rules(o, r);
 	render_score(o, r);
-	render_shell_block(o, r);
+	cd_render_shell_block(o, r);
 }
 
 /* `advise`: the findings that led somewhere, the advice and the block. */
 void cd_report_advice(struct cd_out *o, const struct cd_results *r)
 {
-	render_tool_run(o, r);
-	render_findings(o, r);
-	render_advice(o, r);
+	cd_render_tool_run(o, r);
+	cd_render_findings(o, r);
+	cd_render_advice(o, r);
 	if (!r->n_advice)
 		out_text(o, "\nno advice: nothing in the facts or findings calls for a change\n");
-	render_shell_block(o, r);
+	cd_render_shell_block(o, r);
 }
 
 /* `env`: the settings seen, their findings, and what to change. */
 void cd_report_env(struct cd_out *o, const struct cd_results *r)
 {
-	render_tool_run(o, r);
+	cd_render_tool_run(o, r);
 	out_arr_open(o, "hosts");
 	for (size_t i = 0; i < r->n_hosts; i++) {
 		out_obj_open(o, NULL);
@@ -1124,87 +1125,7 @@ void cd_report_env(struct cd_out *o, const struct cd_results *r)
 		out_obj_close(o);
 	}
 	out_arr_close(o);
-	render_findings(o, r);
-	render_advice(o, r);
-	render_shell_block(o, r);
-}
-
-static int is_cause(const struct cd_finding *f)
-{
-	return strcmp(f->id, "LOG000") && strcmp(f->id, "LOG002") && strcmp(f->id, "LOG098") && strcmp(f->id, "LOG099");
-}
-
-/* Advice that names a cause: not only what to collect (LOG099) or a help text's checks (LOG098). */
-static int advice_names_cause(const struct cd_advice *a)
-{
-	for (size_t k = 0; k < a->findings.n; k++)
-		if (strcmp(a->findings.v[k], "LOG098") && strcmp(a->findings.v[k], "LOG099"))
-			return 1;
-	return 0;
-}
-
-/* `explain`: what the logs showed, the causes found (or an honest none), the advice. */
-void cd_report_explain(struct cd_out *o, const struct cd_results *r)
-{
-	size_t causes = 0;
-	int errors_seen = 0; /* LOG099: errors (or NCCL WARN lines) no entry explains */
-	int several = 0;     /* LOG098: a help text that lists several causes */
-
-	for (size_t i = 0; i < r->n_findings; i++) {
-		causes += is_cause(&r->findings[i]);
-		errors_seen |= !strcmp(r->findings[i].id, "LOG099");
-		several |= !strcmp(r->findings[i].id, "LOG098");
-	}
-	/* facts alone (the interfaces NCCL listed) can explain a log too */
-	for (size_t i = 0; i < r->n_advice; i++)
-		causes += advice_names_cause(&r->advice[i]);
-	render_tool_run(o, r);
-	out_str(o, OUT_JSON, "verdict", NULL,
-		causes ? "explained" : several ? "several causes" : errors_seen ? "unexplained" : "no error");
-	out_arr_open(o, "hosts");
-	out_text(o, "\n## extracted from the log%s\n", r->n_hosts == 1 ? "" : "s");
-	for (size_t i = 0; i < r->n_hosts; i++) {
-		const struct cd_host *h = &r->hosts[i];
-
-		out_obj_open(o, NULL);
-		out_str(o, OUT_ANY, "hostname", "  %s:", h->hostname);
-		out_str(o, OUT_JSON, "nccl", NULL, h->versions.nccl);
-		if (h->versions.nccl)
-			out_str(o, OUT_TEXT, NULL, " nccl %s", h->versions.nccl);
-		out_str(o, OUT_JSON, "nccl_net_plugin", NULL, h->versions.nccl_net_plugin);
-		if (h->versions.nccl_net_plugin)
-			out_str(o, OUT_TEXT, NULL, " net plugin %s", h->versions.nccl_net_plugin);
-		out_arr_open(o, "interfaces");
-		for (size_t k = 0; k < h->n_nics; k++) {
-			out_str(o, OUT_ANY, NULL, k ? ",%s" : " interfaces %s", h->nics[k].name);
-		}
-		out_arr_close(o);
-		out_arr_open(o, "hcas");
-		for (size_t k = 0; k < h->n_hcas; k++)
-			out_str(o, OUT_ANY, NULL, k ? ",%s" : " hcas %s", h->hcas[k].name);
-		out_arr_close(o);
-		out_obj_open(o, "env");
-		for (size_t k = 0; k < h->n_env; k++) {
-			out_str(o, OUT_JSON, h->env[k].key, NULL, h->env[k].value);
-			out_text(o, "%s%s=%s", k ? " " : " env ", h->env[k].key, h->env[k].value);
-		}
-		out_obj_close(o);
-		out_nl(o);
-		out_obj_close(o);
-	}
-	out_arr_close(o);
-	render_findings(o, r);
-	if (!causes && several)
-		out_text(o, "\ncommdiag cannot explain this log: the lines that point at a cause are help texts that list "
-			    "several (LOG098 above), and no line says which one it is. The advice below gives their checks "
-			    "in turn; none of them is a setting to paste.\n");
-	else if (!causes && errors_seen)
-		out_text(o, "\ncommdiag cannot explain this log: no line it knows names a cause. It extracted "
-			    "what LOG000 lists above; the advice below only says what to collect next.\n");
-	else if (!causes)
-		/* no LOG099: no error line, or only errors a finished run handled; a job that worked reads so */
-		out_text(o, "\ncommdiag found no error in this log, so it cannot explain a failure from it: no line "
-			    "it knows reports one or names a cause. It extracted what LOG000 lists above.\n");
-	render_advice(o, r);
-	render_shell_block(o, r);
+	cd_render_findings(o, r);
+	cd_render_advice(o, r);
+	cd_render_shell_block(o, r);
 }
