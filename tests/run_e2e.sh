@@ -855,6 +855,16 @@ out_has "explain: several causes, cannot explain" "commdiag cannot explain this 
 "$BIN" explain "$DATA/logs/orted-ompi-599.log" --json >"$TMP/sev.json" 2>"$TMP/err"
 json_true "explain: the box beside orted not found" "$TMP/sev.json" \
 	'd["verdict"] == "explained" and "LOG098" not in [f["id"] for f in d["findings"]]'
+# only consequences (LOG097): a peer's reset connection alone, the failure began elsewhere; a
+# harmless notice (a generic warning) alone is not one
+"$BIN" explain "$DATA/logs/noib-horovod-147.log" --json >"$TMP/sev.json" 2>"$TMP/err"
+json_true "explain: consequences only" "$TMP/sev.json" \
+	'd["verdict"] == "consequences only" and "LOG097" in [f["id"] for f in d["findings"]] and d["advice"]'
+"$BIN" explain "$DATA/logs/noib-horovod-147.log" >"$TMP/out" 2>&1
+out_has "explain: consequences only, cannot explain" "commdiag cannot explain this log: its lines show only consequences"
+"$BIN" explain "$DATA/logs/hwloc-nek5000-788.log" --json >"$TMP/sev.json" 2>"$TMP/err"
+json_true "explain: a harmless notice is not a consequence" "$TMP/sev.json" \
+	'd["verdict"] == "explained" and "LOG097" not in [f["id"] for f in d["findings"]]'
 "$BIN" explain "$DATA/explain/ib-retry.log" >"$TMP/out" 2>&1
 out_has "explain prints the candidates with evidence against" "against: link layer InfiniBand on gpu07, gpu08"
 out_without "explain: no GID advice when the log shows InfiniBand" "GID_INDEX"

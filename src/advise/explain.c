@@ -89,6 +89,8 @@ struct state {
 	long lineno;
 	struct cd_fold fold;            /* the run a folded message may continue (explain_fold.h) */
 	struct cd_grams grams[3];       /* this line's and its two joins' (catalogue_line, catalogue_wrapped) */
+	size_t consequence[MAX_FINDINGS]; /* findings only generic entries (consequences) made (LOG097) */
+	int n_consequence;
 };
 
 /* ---- small string helpers over a NUL-terminated line ---- */
@@ -660,8 +662,14 @@ static void catalogue_finish(struct state *st)
 		if (!holds[i] || (e->generic && specific) || !strcmp(e->finding, "LOG099"))
 			continue; /* LOG099's entries speak only where nothing explains the log (finish) */
 		if (!finding_in_log(st, e->finding)) {
+			size_t before = st->r->n_findings;
 			struct cd_finding *f = log_finding(st, e->finding, e->severity, host_named(st, c->host), NULL,
 							   e->title ? e->title : e->id, NULL);
+
+			if (e->generic && e->severity == CD_SEV_FAIL && strcmp(e->finding, "LOG098") &&
+			    st->r->n_findings > before &&
+			    st->n_consequence < MAX_FINDINGS)
+				st->consequence[st->n_consequence++] = before;
 
 			for (int k = 0; f && k < c->n_evidence; k++)
 				cd_finding_evidence(f, "%s", c->evidence[k]);
@@ -987,6 +995,35 @@ static int cause_found(const struct state *st)
 	return 0;
 }
 
+/*
+ * LOG097: every finding that names a failure came from generic entries, the consequences of a
+ * failure (a peer that exited, a flushed request, a closed connection): its cause is in another
+ * process's log or earlier, so the log is not explained, and the consequences' advice says where
+ * to look. LOG098 and LOG099 aside, any other finding is a cause.
+ */
+static void consequences_only(struct state *st, struct cd_host *first)
+{
+	struct cd_finding *f;
+
+	if (!st->n_consequence)
+		return;
+	for (size_t i = st->first_finding; i < st->r->n_findings; i++) {
+		const char *id = st->r->findings[i].id;
+		int k = 0;
+
+		while (k < st->n_consequence && st->consequence[k] != i)
+			k++;
+		if (k == st->n_consequence && strcmp(id, "LOG000") && strcmp(id, "LOG002") && strcmp(id, "LOG098") &&
+		    strcmp(id, "LOG099"))
+			return;
+	}
+	f = log_finding(st, "LOG097", CD_SEV_INFO, first, NULL,
+			"the log shows only consequences of a failure that began elsewhere", NULL);
+	for (int k = 0; f && k < st->n_consequence; k++)
+		cd_finding_evidence(f, "%s: %s", st->r->findings[st->consequence[k]].id,
+				    st->r->findings[st->consequence[k]].title);
+}
+
 static void finish(struct state *st, struct cd_host *first)
 {
 	struct cd_finding *f;
@@ -1033,6 +1070,7 @@ static void finish(struct state *st, struct cd_host *first)
 	}
 	if (st->ib_none && st->net_socket)
 		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
+	consequences_only(st, first);
 	/*
 	 * LOG099 needs an error: a line a library prints for one, or an NCCL WARN (NCCL's error
 	 * channel). Another library's WARN alone is a notice ("UCX  WARN  CPU affinity is not

@@ -30,18 +30,21 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	size_t causes = 0;
 	int errors_seen = 0; /* LOG099: errors (or NCCL WARN lines) no entry explains */
 	int several = 0;     /* LOG098: a help text that lists several causes */
+	int elsewhere = 0;   /* LOG097: only consequences of a failure that began elsewhere */
 
 	for (size_t i = 0; i < r->n_findings; i++) {
 		causes += is_cause(&r->findings[i]);
 		errors_seen |= !strcmp(r->findings[i].id, "LOG099");
 		several |= !strcmp(r->findings[i].id, "LOG098");
+		elsewhere |= !strcmp(r->findings[i].id, "LOG097");
 	}
 	/* facts alone (the interfaces NCCL listed) can explain a log too */
 	for (size_t i = 0; i < r->n_advice; i++)
 		causes += advice_names_cause(&r->advice[i]);
 	cd_render_tool_run(o, r);
 	out_str(o, OUT_JSON, "verdict", NULL,
-		causes ? "explained" : several ? "several causes" : errors_seen ? "unexplained" : "no error");
+		elsewhere ? "consequences only" : causes ? "explained" : several ? "several causes" :
+		errors_seen ? "unexplained" : "no error");
 	out_arr_open(o, "hosts");
 	out_text(o, "\n## extracted from the log%s\n", r->n_hosts == 1 ? "" : "s");
 	for (size_t i = 0; i < r->n_hosts; i++) {
@@ -75,7 +78,11 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	}
 	out_arr_close(o);
 	cd_render_findings(o, r);
-	if (!causes && several)
+	if (elsewhere)
+		out_text(o, "\ncommdiag cannot explain this log: its lines show only consequences of a failure that began "
+			    "elsewhere (LOG097 above): in another process, on another host or earlier than the log starts. "
+			    "The advice below says where to look for the first error.\n");
+	else if (!causes && several)
 		out_text(o, "\ncommdiag cannot explain this log: the lines that point at a cause are help texts that list "
 			    "several (LOG098 above), and no line says which one it is. The advice below gives their checks "
 			    "in turn; none of them is a setting to paste.\n");
