@@ -667,8 +667,7 @@ static void catalogue_finish(struct state *st)
 							   e->title ? e->title : e->id, NULL);
 
 			if (e->generic && e->severity == CD_SEV_FAIL && strcmp(e->finding, "LOG098") &&
-			    st->r->n_findings > before &&
-			    st->n_consequence < MAX_FINDINGS)
+			    st->r->n_findings > before && st->n_consequence < MAX_FINDINGS)
 				st->consequence[st->n_consequence++] = before;
 
 			for (int k = 0; f && k < c->n_evidence; k++)
@@ -995,12 +994,8 @@ static int cause_found(const struct state *st)
 	return 0;
 }
 
-/*
- * LOG097: every finding that names a failure came from generic entries, the consequences of a
- * failure (a peer that exited, a flushed request, a closed connection): its cause is in another
- * process's log or earlier, so the log is not explained, and the consequences' advice says where
- * to look. LOG098 and LOG099 aside, any other finding is a cause.
- */
+/* LOG097: every finding but LOG098/LOG099's came from generic entries that fail (consequences: a
+ * peer that exited, a closed connection): the cause is in another process's log, or earlier. */
 static void consequences_only(struct state *st, struct cd_host *first)
 {
 	struct cd_finding *f;
