@@ -312,7 +312,11 @@ START_TEST(test_healthy)
 	      "nodeB:20:20 [0] NCCL INFO cudaDriverVersion 12040\n"
 	      "nodeB:20:20 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
 	      "<gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\">\n"
-	      "CUDA Driver Version / Runtime Version          12.4 / 12.4\n");
+	      "CUDA Driver Version / Runtime Version          12.4 / 12.4\n"
+	      /* nvbandwidth's header (output.cpp): the API number is not the NVIDIA driver's release */
+	      "CUDA Runtime Version: 12040\n"
+	      "CUDA Driver Version: 12040\n"
+	      "Driver Version: 550.54.15\n");
 	ck_assert_int_eq(version_findings(), 0);
 	ck_assert_ptr_null(finding("LOG024", NULL));
 	ck_assert_ptr_null(finding("LOG009", NULL));

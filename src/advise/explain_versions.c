@@ -252,7 +252,16 @@ int cd_vers_log_line(struct cd_vers_log *l, const char *host, int unprefixed, co
 	}
 	/* nvidia-smi's header "| NVIDIA-SMI 535.104.05  Driver Version: 535.104.05  CUDA Version: 12.2 |",
 	 * or -q's "Driver Version : 535.104.05" and "CUDA Version : 12.2" */
-	if ((p = value_after(line, "Driver Version", 1))) {
+	/* nvbandwidth's "CUDA Driver Version: 12080" is cudaDriverGetVersion()'s API number, not the
+	 * NVIDIA driver's release (its next line, "Driver Version: 570.124.06") */
+	if ((p = value_after(line, "CUDA Driver Version", 1))) {
+		v = isdigit((unsigned char)*p) ? atoi(p) : 0;
+		if (v >= 1000 && v <= 99990 && !h->api) {
+			h->api = v;
+			keep(h->ev_api, line);
+		}
+		seen = 1;
+	} else if ((p = value_after(line, "Driver Version", 1))) {
 		set_driver(h, p, line);
 		seen = 1;
 	}
