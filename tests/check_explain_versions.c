@@ -275,6 +275,18 @@ START_TEST(test_driver_too_old)
 	ck_assert_ptr_nonnull(strstr(f->title, "older than NCCL 2.18.3 needs (11.3)"));
 	/* NCCL carries on without its driver-API features: a warning, not the cause of a failure */
 	ck_assert_int_eq(f->severity, CD_SEV_WARN);
+	/* the API number from nvbandwidth's header alone (output.cpp), integer and dotted */
+	teardown();
+	setup();
+	parse("CUDA Runtime Version: 11020\nCUDA Driver Version: 11020\nDriver Version: 460.32.03\n"
+	      "n:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda11.0\n");
+	f = finding("LOG024", "cuda driver");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->title, "older than NCCL 2.18.3 needs (11.3)"));
+	teardown();
+	setup();
+	parse("CUDA Driver Version: 11.2\nn:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda11.0\n");
+	ck_assert_ptr_nonnull(finding("LOG024", "cuda driver"));
 }
 END_TEST
 

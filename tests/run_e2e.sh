@@ -862,6 +862,14 @@ json_true "explain: consequences only" "$TMP/sev.json" \
 	'd["verdict"] == "consequences only" and "LOG097" in [f["id"] for f in d["findings"]] and d["advice"]'
 "$BIN" explain "$DATA/logs/noib-horovod-147.log" >"$TMP/out" 2>&1
 out_has "explain: consequences only, cannot explain" "commdiag cannot explain this log: its lines show only consequences"
+# two logs: one shows only a consequence (a crashed peer's queue pair), the other the cause
+printf '%s\n' 'n1:1:2 [0] NCCL WARN NET/OFI Request 0x1 completed with error. RC: 5. Error: Invalid receiver queue pair number (QPN) My EFA addr: x' >"$TMP/conseq.log"
+printf '%s\n' 'srun: error: cannot find mpi plugin for mpi/pmix' >"$TMP/cause.log"
+"$BIN" explain "$TMP/conseq.log" --json >"$TMP/sev.json" 2>"$TMP/err"
+json_true "explain: a consequence alone" "$TMP/sev.json" 'd["verdict"] == "consequences only"'
+"$BIN" explain "$TMP/conseq.log" "$TMP/cause.log" --json >"$TMP/sev.json" 2>"$TMP/err"
+json_true "explain: a consequence in one log, the cause in another" "$TMP/sev.json" \
+	'd["verdict"] == "explained" and "LOG097" in [f["id"] for f in d["findings"]]'
 "$BIN" explain "$DATA/logs/hwloc-nek5000-788.log" --json >"$TMP/sev.json" 2>"$TMP/err"
 json_true "explain: a harmless notice is not a consequence" "$TMP/sev.json" \
 	'd["verdict"] == "explained" and "LOG097" not in [f["id"] for f in d["findings"]]'

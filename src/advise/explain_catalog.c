@@ -84,7 +84,7 @@ static int match_at(const char *p, const char *s, long *budget)
 			return 0;
 		if (*p != '%') {
 			if (*p != *s)
-				return *p == '.' && !p[1] && !*s; /* a message's final period, dropped in a paste */
+				return *p == '.' && !p[1] && !s[strspn(s, " \t")]; /* a final period a paste dropped */
 			p++;
 			s++;
 			continue;

@@ -33,7 +33,9 @@ int cd_fold_seamed(const struct cd_fold *f)
 
 int cd_fold_has(const struct cd_fold *f, const char *line, const char *needle)
 {
-	return cd_fold_seamed(f) && (strstr(line, needle) || strstr(f->seam[0], needle) || strstr(f->seam[1], needle));
+	/* across the seam: in the joins, not wholly inside the last piece, which was read as its own line */
+	return cd_fold_seamed(f) && (strstr(line, needle) || ((strstr(f->seam[0], needle) || strstr(f->seam[1], needle)) &&
+								 !strstr(f->piece[f->pieces - 1], needle)));
 }
 
 void cd_fold_join(const struct cd_fold *f, const char *line, const char *sep, char *buf, size_t len)

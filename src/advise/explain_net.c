@@ -251,6 +251,15 @@ static void note(struct weighed *w, int against, const char *fmt, const char *a,
 		w->k[against]++;
 }
 
+/* A note for that only restates the error line: listed, but no support beyond the error. */
+static void restate(struct weighed *w, const char *fmt)
+{
+	int k = w->k[0];
+
+	note(w, 0, fmt, NULL, NULL);
+	w->restated += w->k[0] > k;
+}
+
 /* The hosts with a fact, "a, b" (at most three named). */
 static void hosts_with(const struct cd_net *n, int (*has)(const struct net_host *), char *buf, size_t len)
 {
@@ -283,8 +292,7 @@ static void weigh_gid(const struct cd_net *n, struct weighed *w)
 	if (*hs)
 		note(w, 0, "link layer RoCE on %s: packets reach the peer only through the GID NCCL picks%s", hs, NULL);
 	if (n->st12)
-		note(w, 0, "completions timed out (status 12, transport retry exceeded): nothing came back%s%s", NULL, NULL),
-			w->restated++;
+		restate(w, "completions timed out (status 12, transport retry exceeded): nothing came back%s%s");
 	if (n->qp_timeout)
 		note(w, 0, "ibv_modify_qp timed out (110) on the way to RTR: the peer's GID is unreachable%s%s", NULL, NULL);
 	hosts_with(n, gid_ll, hs, sizeof(hs));
@@ -321,8 +329,7 @@ static void weigh_link(const struct cd_net *n, struct weighed *w)
 	if (any_ib)
 		note(w, 0, "link layer InfiniBand on %s%s", hs, NULL);
 	if (n->st12)
-		note(w, 0, "completions timed out (status 12): packets lost on the link or never acknowledged%s%s", NULL, NULL),
-			w->restated++;
+		restate(w, "completions timed out (status 12): packets lost on the link or never acknowledged%s%s");
 	hosts_with(n, is_roce, hs, sizeof(hs));
 	if (*hs && !any_ib)
 		note(w, 1, "link layer RoCE on %s: Ethernet, no subnet manager; a GID or route fails the same way%s", hs,
@@ -336,11 +343,9 @@ static void weigh_acs(const struct cd_net *n, struct weighed *w)
 
 	w->on = n->st4 || n->access;
 	if (n->st4)
-		note(w, 0, "completion status 4 (local protection): the HCA could not DMA the registered buffer%s%s", NULL,
-		     NULL), w->restated++;
+		restate(w, "completion status 4 (local protection): the HCA could not DMA the registered buffer%s%s");
 	if (n->access)
-		note(w, 0, "async event \"local access violation\": a DMA into registered memory was refused%s%s", NULL, NULL),
-			w->restated++;
+		restate(w, "async event \"local access violation\": a DMA into registered memory was refused%s%s");
 	hosts_with(n, gdr_on, hs, sizeof(hs));
 	on_any = *hs != '\0';
 	if (on_any)
@@ -402,7 +407,8 @@ const char *cd_net_candidates(const struct cd_net *n, struct cd_finding *f)
 	weigh_acs(n, &w[C_ACS]);
 	weigh_mtu(n, &w[C_MTU]);
 	for (int c = 0; c < N_CAND; c++) {
-		w[c].score = w[c].k[0] + w[c].strong - w[c].k[1] - (w[c].ruled_out ? 100 : 0);
+		/* the same measure as the guard below: a restated error line supports no candidate */
+		w[c].score = w[c].k[0] - w[c].restated + w[c].strong - w[c].k[1] - (w[c].ruled_out ? 100 : 0);
 		if (w[c].on)
 			order[k++] = c;
 	}

@@ -255,10 +255,12 @@ int cd_vers_log_line(struct cd_vers_log *l, const char *host, int unprefixed, co
 	/* nvbandwidth's "CUDA Driver Version: 12080" is cudaDriverGetVersion()'s API number, not the
 	 * NVIDIA driver's release (its next line, "Driver Version: 570.124.06") */
 	if ((p = value_after(line, "CUDA Driver Version", 1))) {
-		v = isdigit((unsigned char)*p) ? atoi(p) : 0;
+		v = strchr(p, '.') ? cd_vers_cuda_code(p, NULL) : isdigit((unsigned char)*p) ? atoi(p) : 0;
 		if (v >= 1000 && v <= 99990 && !h->api) {
 			h->api = v;
 			keep(h->ev_api, line);
+		} else if (v >= 1000 && v <= 99990 && v != h->api && !h->api2) {
+			h->api2 = v;
 		}
 		seen = 1;
 	} else if ((p = value_after(line, "Driver Version", 1))) {

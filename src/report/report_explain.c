@@ -10,16 +10,38 @@
 #include "report.h"
 #include "report_render.h"
 
+/* LOG000 and LOG002 (facts), LOG097 to LOG099 (no cause named) */
 static int is_cause(const struct cd_finding *f)
 {
-	return strcmp(f->id, "LOG000") && strcmp(f->id, "LOG002") && strcmp(f->id, "LOG098") && strcmp(f->id, "LOG099");
+	return strcmp(f->id, "LOG000") && strcmp(f->id, "LOG002") && strcmp(f->id, "LOG097") && strcmp(f->id, "LOG098") &&
+	       strcmp(f->id, "LOG099");
 }
 
-/* Advice that names a cause: not only what to collect (LOG099) or a help text's checks (LOG098). */
-static int advice_names_cause(const struct cd_advice *a)
+/*
+ * A consequence: a LOG097 of some log lists it as "ID: title" (with title NULL, any of that ID).
+ * Read from the document, so a consequence in one log leaves another log's cause a cause.
+ */
+static int consequence(const struct cd_results *r, const char *id, const char *title)
+{
+	size_t n = strlen(id);
+
+	for (size_t i = 0; i < r->n_findings; i++)
+		for (size_t k = 0; !strcmp(r->findings[i].id, "LOG097") && k < r->findings[i].evidence.n; k++) {
+			const char *e = r->findings[i].evidence.v[k];
+
+			if (!strncmp(e, id, n) && e[n] == ':' && (!title || !strcmp(e + n + (e[n + 1] == ' ' ? 2 : 1), title)))
+				return 1;
+		}
+	return 0;
+}
+
+/* Advice that names a cause: not only what to collect (LOG099), a help text's checks (LOG098) or
+ * where a consequence's cause may be (LOG097's findings). */
+static int advice_names_cause(const struct cd_results *r, const struct cd_advice *a)
 {
 	for (size_t k = 0; k < a->findings.n; k++)
-		if (strcmp(a->findings.v[k], "LOG098") && strcmp(a->findings.v[k], "LOG099"))
+		if (strcmp(a->findings.v[k], "LOG098") && strcmp(a->findings.v[k], "LOG099") &&
+		    !consequence(r, a->findings.v[k], NULL))
 			return 1;
 	return 0;
 }
@@ -33,17 +55,19 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	int elsewhere = 0;   /* LOG097: only consequences of a failure that began elsewhere */
 
 	for (size_t i = 0; i < r->n_findings; i++) {
-		causes += is_cause(&r->findings[i]);
+		const struct cd_finding *f = &r->findings[i];
+
+		causes += is_cause(f) && !consequence(r, f->id, f->title ? f->title : "");
 		errors_seen |= !strcmp(r->findings[i].id, "LOG099");
 		several |= !strcmp(r->findings[i].id, "LOG098");
 		elsewhere |= !strcmp(r->findings[i].id, "LOG097");
 	}
 	/* facts alone (the interfaces NCCL listed) can explain a log too */
 	for (size_t i = 0; i < r->n_advice; i++)
-		causes += advice_names_cause(&r->advice[i]);
+		causes += advice_names_cause(r, &r->advice[i]);
 	cd_render_tool_run(o, r);
 	out_str(o, OUT_JSON, "verdict", NULL,
-		elsewhere ? "consequences only" : causes ? "explained" : several ? "several causes" :
+		causes ? "explained" : elsewhere ? "consequences only" : several ? "several causes" :
 		errors_seen ? "unexplained" : "no error");
 	out_arr_open(o, "hosts");
 	out_text(o, "\n## extracted from the log%s\n", r->n_hosts == 1 ? "" : "s");
@@ -78,9 +102,9 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	}
 	out_arr_close(o);
 	cd_render_findings(o, r);
-	if (elsewhere)
+	if (!causes && elsewhere)
 		out_text(o, "\ncommdiag cannot explain this log: its lines show only consequences of a failure that began "
-			    "elsewhere (LOG097 above): in another process, on another host or earlier than the log starts. "
+			    "elsewhere (LOG097 above): in another process or library, on another host, or earlier than the log starts. "
 			    "The advice below says where to look for the first error.\n");
 	else if (!causes && several)
 		out_text(o, "\ncommdiag cannot explain this log: the lines that point at a cause are help texts that list "
