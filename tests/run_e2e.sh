@@ -847,32 +847,34 @@ for c in "roce-gid:RoCE GID index or routing:NCCL_IB_GID_INDEX" "ib-retry:Infini
 done
 # a help text that lists several causes (LOG098), alone: "several causes", explain says it cannot
 # explain, its checks without a setting; beside a line that names one, that line's fix alone
-"$BIN" explain "$DATA/logs/launch-deepops-409.log" --json >"$TMP/sev.json" 2>"$TMP/err"
-json_true "explain: a several-causes box alone" "$TMP/sev.json" \
-	'd["verdict"] == "several causes" and [f["id"] for f in d["findings"]] == ["LOG098", "LOG000"] and [a["env"] for a in d["advice"]] == [None]'
+# explain_json WHAT CONDITION LOG...: explain's JSON document of the logs meets CONDITION (d)
+explain_json() {
+	local what=$1 cond=$2
+	shift 2
+	"$BIN" explain "$@" --json >"$TMP/sev.json" 2>"$TMP/err"
+	json_true "explain: $what" "$TMP/sev.json" "$cond"
+}
+explain_json "a several-causes box alone" \
+	'd["verdict"] == "several causes" and [f["id"] for f in d["findings"]] == ["LOG098", "LOG000"] and [a["env"] for a in d["advice"]] == [None]' \
+	"$DATA/logs/launch-deepops-409.log"
 "$BIN" explain "$DATA/logs/launch-deepops-409.log" >"$TMP/out" 2>&1
 out_has "explain: several causes, cannot explain" "commdiag cannot explain this log: the lines that point at a cause are help texts that list several"
-"$BIN" explain "$DATA/logs/orted-ompi-599.log" --json >"$TMP/sev.json" 2>"$TMP/err"
-json_true "explain: the box beside orted not found" "$TMP/sev.json" \
-	'd["verdict"] == "explained" and "LOG098" not in [f["id"] for f in d["findings"]]'
+explain_json "the box beside orted not found" 'd["verdict"] == "explained" and "LOG098" not in [f["id"] for f in d["findings"]]' \
+	"$DATA/logs/orted-ompi-599.log"
 # only consequences (LOG097): a peer's reset connection alone, the failure began elsewhere; a
 # harmless notice (a generic warning) alone is not one
-"$BIN" explain "$DATA/logs/noib-horovod-147.log" --json >"$TMP/sev.json" 2>"$TMP/err"
-json_true "explain: consequences only" "$TMP/sev.json" \
-	'd["verdict"] == "consequences only" and "LOG097" in [f["id"] for f in d["findings"]] and d["advice"]'
+explain_json "consequences only" 'd["verdict"] == "consequences only" and "LOG097" in [f["id"] for f in d["findings"]] and d["advice"]' \
+	"$DATA/logs/noib-horovod-147.log"
 "$BIN" explain "$DATA/logs/noib-horovod-147.log" >"$TMP/out" 2>&1
 out_has "explain: consequences only, cannot explain" "commdiag cannot explain this log: its lines show only consequences"
 # two logs: one shows only a consequence (a crashed peer's queue pair), the other the cause
 printf '%s\n' 'n1:1:2 [0] NCCL WARN NET/OFI Request 0x1 completed with error. RC: 5. Error: Invalid receiver queue pair number (QPN) My EFA addr: x' >"$TMP/conseq.log"
 printf '%s\n' 'srun: error: cannot find mpi plugin for mpi/pmix' >"$TMP/cause.log"
-"$BIN" explain "$TMP/conseq.log" --json >"$TMP/sev.json" 2>"$TMP/err"
-json_true "explain: a consequence alone" "$TMP/sev.json" 'd["verdict"] == "consequences only"'
-"$BIN" explain "$TMP/conseq.log" "$TMP/cause.log" --json >"$TMP/sev.json" 2>"$TMP/err"
-json_true "explain: a consequence in one log, the cause in another" "$TMP/sev.json" \
-	'd["verdict"] == "explained" and "LOG097" in [f["id"] for f in d["findings"]]'
-"$BIN" explain "$DATA/logs/hwloc-nek5000-788.log" --json >"$TMP/sev.json" 2>"$TMP/err"
-json_true "explain: a harmless notice is not a consequence" "$TMP/sev.json" \
-	'd["verdict"] == "explained" and "LOG097" not in [f["id"] for f in d["findings"]]'
+explain_json "a consequence alone" 'd["verdict"] == "consequences only"' "$TMP/conseq.log"
+explain_json "a consequence in one log, the cause in another" \
+	'd["verdict"] == "explained" and "LOG097" in [f["id"] for f in d["findings"]]' "$TMP/conseq.log" "$TMP/cause.log"
+explain_json "a harmless notice is not a consequence" \
+	'd["verdict"] == "explained" and "LOG097" not in [f["id"] for f in d["findings"]]' "$DATA/logs/hwloc-nek5000-788.log"
 "$BIN" explain "$DATA/explain/ib-retry.log" >"$TMP/out" 2>&1
 out_has "explain prints the candidates with evidence against" "against: link layer InfiniBand on gpu07, gpu08"
 out_without "explain: no GID advice when the log shows InfiniBand" "GID_INDEX"
