@@ -16,6 +16,7 @@
 
 #include "explain.h"
 #include "explain_catalog.h"
+#include "explain_state.h"
 #include "explain_errline.h"
 #include "explain_fold.h"
 #include "explain_lines.h"
@@ -24,74 +25,7 @@
 #include "explain_torch.h"
 #include "explain_versions.h"
 
-#define MAX_HOSTS 256
-#define MAX_FINDINGS 512
-#define MAX_EVIDENCE 3
-#define EVIDENCE_CHARS 220
-#define MAX_CLAIMED 16 /* lines remembered per catalogue entry, to tell whose they are */
 _Static_assert(CD_FOLD_LINE_MAX >= CD_EXPLAIN_LINE_MAX, "a folded line's joins hold any line explain reads");
-#define MAX_SEGMENTS 32 /* a physical line's parts between carriage returns, read apart */
-#define MAX_STREAMS 64 /* launcher prefixes (ranks, pods) remembered with the host each last named */
-
-/* What the log showed of one catalogue entry. */
-struct cause_seen {
-	int hits;                  /* lines that matched */
-	unsigned required;         /* bit i: require[i] seen */
-	int ruled_out, confirms;
-	char host[128];            /* the host of its first line */
-	char evidence[MAX_EVIDENCE][EVIDENCE_CHARS];
-	int n_evidence;
-	long lines[MAX_CLAIMED];   /* the numbers of its first matching lines */
-	long last_line;            /* the number of its last matching line */
-};
-
-struct state {
-	struct cd_results *r;
-	const char *name;
-	char first_host[128];           /* the first host this log named */
-	char last_host[128];            /* lines without a prefix belong to the rank before them */
-	/* a launcher's rank prefix ("srun 3", "mpi 1,3"): that rank's own last host, so lines of
-	 * ranks interleaved in one log are not given the host another rank named just before */
-	struct {
-		char key[96], host[128];
-	} streams[MAX_STREAMS];
-	int n_streams;
-	char line_host[128];            /* the host one segment of this physical line names */
-	size_t first_finding;           /* findings before this log */
-	int recognised, errors, warns;
-	int nccl_warns;                 /* "NCCL WARN": NCCL's error channel; other libraries' WARN may be a notice */
-	int traced;                     /* NCCL error-trace lines ("file.cc:LINE -> CODE") among errors */
-	struct {
-		char proc[160];         /* "host:pid" of a process that printed a trace */
-		int init_done;          /* it printed "Init COMPLETE" after its trace: the error was handled */
-	} trace_procs[MAX_STREAMS];
-	int n_trace_procs, trace_procs_full;
-	int gdr_yes, gdr_no, ib_none, net_socket, net_ib;
-	char transports[256];
-	struct cd_torch *torch;        /* PyTorch's watchdog: reports per process group */
-	int world, world_mixed;        /* NCCL's communicator size; several different ones */
-	char unmatched[MAX_EVIDENCE][EVIDENCE_CHARS];
-	int n_unmatched;
-	long warn_line;                 /* the last unmatched WARN: its line, whether NCCL's, whether kept (fold_notice) */
-	int warn_nccl, warn_kept;
-	/* NCCL's error trace lines "file.cc:LINE -> CODE": per ncclResult_t, how many and where first */
-	int result_lines[8];
-	char result_origin[8][96];
-	const struct cd_causes *causes; /* NULL: no catalogue (it failed to load) */
-	struct cause_seen *seen;        /* one per catalogue entry */
-	int ompi_connect_box;           /* inside Open MPI's "failed to TCP connect" help box */
-	struct cd_vers_log *vers;       /* the versions, architectures and drivers the log shows */
-	struct cd_net *net;             /* RDMA facts and errors, for the candidate causes (LOG030) */
-	char first_error[EVIDENCE_CHARS]; /* the first line that reports an error, whatever prints it */
-	const char *error_libs[8];      /* cd_error_library's keys of the error lines, first first (LOG099) */
-	int n_error_libs;
-	long first_error_line;
-	long lineno;
-	struct cd_fold fold;            /* the run a folded message may continue (explain_fold.h) */
-	struct cd_grams grams[3];       /* this line's and its two joins' (catalogue_line, catalogue_wrapped) */
-	size_t consequence[MAX_FINDINGS]; /* findings only generic entries (consequences) made (LOG097) */
-	int n_consequence;
-};
 
 /* ---- small string helpers over a NUL-terminated line ---- */
 
@@ -116,7 +50,7 @@ static int valuechar(int c)
 
 /* ---- hosts ---- */
 
-static struct cd_host *host_named(struct state *st, const char *full)
+struct cd_host *explain_host_named(struct state *st, const char *full)
 {
 	struct cd_results *r = st->r;
 	struct cd_host *h;
@@ -174,13 +108,13 @@ static struct cd_host *line_host(struct state *st, const char *line, const char 
 	}
 	if (!st->first_host[0])
 		snprintf(st->first_host, sizeof(st->first_host), "%s", host);
-	return host_named(st, host);
+	return explain_host_named(st, host);
 }
 
 /* ---- findings ---- */
 
-static struct cd_finding *log_finding(struct state *st, const char *id, enum cd_severity sev, const struct cd_host *h,
-				      const char *subject, const char *title, const char *line)
+struct cd_finding *explain_log_finding(struct state *st, const char *id, enum cd_severity sev, const struct cd_host *h,
+				       const char *subject, const char *title, const char *line)
 {
 	struct cd_results *r = st->r;
 	struct cd_finding *f = NULL;
@@ -227,7 +161,7 @@ static int parse_version(struct state *st, struct cd_host *h, const char *line)
 	if (!h->versions.nccl) {
 		h->versions.nccl = xstrdup(buf);
 	} else if (strcmp(h->versions.nccl, buf)) {
-		struct cd_finding *f = log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl", "NCCL versions differ between ranks",
+		struct cd_finding *f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl", "NCCL versions differ between ranks",
 						   NULL);
 
 		if (f && !f->evidence.n)
@@ -257,7 +191,7 @@ static int parse_plugin(struct state *st, struct cd_host *h, const char *line)
 	if (!h->versions.nccl_net_plugin) {
 		h->versions.nccl_net_plugin = xstrdup(buf);
 	} else if (strcmp(h->versions.nccl_net_plugin, buf)) {
-		struct cd_finding *f = log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl net plugin",
+		struct cd_finding *f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl net plugin",
 						   "NCCL net plugins differ between ranks", NULL);
 
 		if (f && !f->evidence.n)
@@ -341,7 +275,7 @@ static void timeout_line(struct state *st, struct cd_host *h, const char *line)
 		}
 		return;
 	}
-	log_finding(st, "LOG001", CD_SEV_FAIL, h, NULL, "collective operation timed out (PyTorch watchdog)", line);
+	explain_log_finding(st, "LOG001", CD_SEV_FAIL, h, NULL, "collective operation timed out (PyTorch watchdog)", line);
 }
 
 /* ---- NCCL's result codes ---- */
@@ -463,240 +397,6 @@ static void result_evidence(const struct state *st, struct cd_finding *f)
 					    st->result_lines[c] == 1 ? "" : "s");
 }
 
-/* ---- the cause catalogue (rules/causes.catalog) ---- */
-
-/* Does pattern (its key, for the quick no of the text's grams) match line? */
-static int pattern_hit(const struct cd_grams *g, const struct cd_pattern_key *key, const char *pattern,
-		       const char *line)
-{
-	return cd_grams_may_match(g, key) && cd_cause_match(pattern, line);
-}
-
-/* Entry e's requirements and rule-outs that text (with its grams g) meets: they hold for the whole log. */
-static void entry_conditions(struct cause_seen *c, const struct cd_cause *e, const struct cd_grams *g, const char *text)
-{
-	for (int k = 0; k < e->n_require; k++)
-		if (!(c->required & (1u << k)) && pattern_hit(g, &e->require_key[k], e->require[k], text))
-			c->required |= 1u << k;
-	for (int k = 0; k < e->n_rule_out && !c->ruled_out; k++)
-		c->ruled_out = pattern_hit(g, &e->rule_out_key[k], e->rule_out[k], text);
-}
-
-/* Entry e matched text on this line: keep the line, its host and the text as evidence. 1 for an
- * entry that names a cause, 2 for LOG099's (a result code: an error, no cause). */
-static int entry_hit(struct state *st, struct cause_seen *c, const struct cd_cause *e, const struct cd_host *h,
-		     const char *text)
-{
-	c->last_line = st->lineno;
-	if (c->hits < MAX_CLAIMED)
-		c->lines[c->hits] = st->lineno;
-	if (!c->hits++)
-		snprintf(c->host, sizeof(c->host), "%s", h->hostname ? h->hostname : st->name);
-	if (c->n_evidence < MAX_EVIDENCE)
-		snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "%s", text + strspn(text, " \t"));
-	return strcmp(e->finding, "LOG099") ? 1 : 2;
-}
-
-/*
- * The patterns of a message folded over lines: a terminal folds at its width without a break
- * character, a mail reader at a space it drops. When this line can continue the long lines
- * before it, their joins (without and with a space) are read against every entry: its
- * requirements and rule-outs always (a folded line that requires or rules out a cause still
- * does), its matches where none of the pieces nor this line matched it. Returns
- * catalogue_line's code for what the joins matched.
- */
-static int catalogue_wrapped(struct state *st, const struct cd_host *h, const char *line)
-{
-	/* joined as a terminal folds (nothing between the pieces) and as a mail reader does (a space) */
-	char joined[2][CD_FOLD_JOIN_MAX];
-	struct cd_grams *g = st->grams + 1;
-	int any = 0;
-
-	if (!cd_fold_seamed(&st->fold))
-		return 0;
-	for (int j = 0; j < 2; j++) {
-		cd_fold_join(&st->fold, line, j ? " " : "", joined[j], sizeof(joined[j]));
-		cd_grams_fill(&g[j], joined[j]);
-	}
-	for (size_t i = 0; st->causes && i < st->causes->n; i++) {
-		const struct cd_cause *e = &st->causes->v[i];
-		struct cause_seen *c = &st->seen[i];
-		int hit = 0;
-
-		/* a piece or this line matched it: a match of the join would only repeat that one */
-		int matched = c->last_line >= st->lineno - st->fold.pieces;
-
-		for (int j = 0; j < 2; j++) {
-			for (int k = 0; k < e->n_match && !hit && !matched; k++)
-				hit = pattern_hit(&g[j], &e->match_key[k], e->match[k], joined[j]);
-			entry_conditions(c, e, &g[j], joined[j]);
-		}
-		if (hit)
-			any |= entry_hit(st, c, e, h, joined[0]);
-	}
-	return any & 1 ? 1 : any;
-}
-
-/*
- * Read one line against every entry: its matches, requirements, rule-outs and confirmations.
- * 1: an entry that names a cause matched; 2: only LOG099's (a result code: an error, no cause).
- */
-static int catalogue_line(struct state *st, const struct cd_host *h, const char *line)
-{
-	struct cd_grams *g = st->grams;
-	int any = 0;
-
-	cd_grams_fill(g, line);
-	for (size_t i = 0; st->causes && i < st->causes->n; i++) {
-		const struct cd_cause *e = &st->causes->v[i];
-		struct cause_seen *c = &st->seen[i];
-		int hit = 0;
-
-		for (int k = 0; k < e->n_match && !hit; k++)
-			hit = pattern_hit(g, &e->match_key[k], e->match[k], line);
-		entry_conditions(c, e, g, line);
-		for (int k = 0; k < e->n_confirm; k++)
-			if (pattern_hit(g, &e->confirm_key[k], e->confirm[k], line) && c->confirms++ < 1 &&
-			    c->n_evidence < MAX_EVIDENCE)
-				snprintf(c->evidence[c->n_evidence++], EVIDENCE_CHARS, "confirms: %s", line);
-		if (hit)
-			any |= entry_hit(st, c, e, h, line);
-	}
-	return any & 1 ? 1 : any | catalogue_wrapped(st, h, line);
-}
-
-/*
- * Were all of entry i's lines matched by an earlier entry that holds? Then that one, more
- * specific, names their cause, and i would only repeat it vaguer.
- */
-static int lines_claimed(const struct state *st, size_t i, const int *holds)
-{
-	const struct cause_seen *c = &st->seen[i];
-
-	if (c->hits > MAX_CLAIMED || c->confirms)
-		return 0; /* a line that confirms it says more than the earlier entry knew */
-	for (int k = 0; k < c->hits; k++) {
-		int claimed = 0;
-
-		for (size_t j = 0; j < i && !claimed; j++)
-			for (int m = 0; holds[j] && m < st->seen[j].hits && m < MAX_CLAIMED && !claimed; m++)
-				claimed = st->seen[j].lines[m] == c->lines[k];
-		if (!claimed)
-			return 0;
-	}
-	return 1;
-}
-
-/* Does the log show this entry's cause: a match, every requirement, nothing that rules it out? */
-static int cause_holds(const struct state *st, size_t i)
-{
-	const struct cd_cause *e = &st->causes->v[i];
-	const struct cause_seen *c = &st->seen[i];
-
-	return c->hits && !c->ruled_out && c->required == (1u << e->n_require) - 1;
-}
-
-static int finding_in_log(const struct state *st, const char *id)
-{
-	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
-		if (!strcmp(st->r->findings[i].id, id))
-			return 1;
-	return 0;
-}
-
-/* The catalogue's own fix: an export or an action, citing the entry and its source. */
-static void catalogue_advice(struct state *st, const struct cd_cause *e, const struct cause_seen *c)
-{
-	struct cd_results *r = st->r;
-	struct cd_advice *a;
-	char *env = e->env ? xstrdup(e->env) : NULL, *value = env ? strchr(env, '=') : NULL;
-
-	if (value)
-		*value++ = '\0';
-	for (size_t i = 0; i < r->n_advice; i++)
-		if ((env ? r->advice[i].env && !strcmp(r->advice[i].env, env) : !r->advice[i].env) && r->advice[i].value &&
-		    !strcmp(r->advice[i].value, value ? value : e->fix)) {
-			free(env);
-			return;
-		}
-	a = cd_results_add_advice(r);
-	a->env = env;
-	a->value = xstrdup(value ? value : e->fix);
-	cd_strv_push(&a->findings, e->finding);
-	{
-		char *step = xasprintf("cause catalogue [%s]: %s, %s (%d line%s%s)", e->id, e->library, e->cls, c->hits,
-				       c->hits == 1 ? "" : "s", c->confirms ? ", confirmed" : "");
-
-		cd_strv_push(&a->path, step);
-		free(step);
-	}
-	a->why = value ? xasprintf("%s; %s", e->why, e->fix) : xstrdup(e->why);
-}
-
-/*
- * The entries the log shows become findings and, where the tree has no leaf for them,
- * advice, in the catalogue's order (the more specific first). An entry that only names
- * a consequence (generic) counts only when nothing specific was found.
- */
-static void catalogue_finish(struct state *st)
-{
-	int specific = 0, *holds;
-
-	if (!st->causes)
-		return;
-	holds = xcalloc(st->causes->n + 1, sizeof(*holds));
-	for (size_t i = 0; i < st->causes->n; i++) {
-		holds[i] = cause_holds(st, i);
-		if (holds[i] && lines_claimed(st, i, holds))
-			holds[i] = 0;
-		specific |= holds[i] && !st->causes->v[i].generic;
-	}
-	/* two passes: an entry a confirming line supports speaks before the unconfirmed ones */
-	for (size_t n = 0; n < 2 * st->causes->n; n++) {
-		size_t i = n % st->causes->n;
-		const struct cd_cause *e = &st->causes->v[i];
-		const struct cause_seen *c = &st->seen[i];
-
-		if ((n < st->causes->n) != (c->confirms > 0))
-			continue;
-		if (!holds[i] || (e->generic && specific) || !strcmp(e->finding, "LOG099"))
-			continue; /* LOG099's entries speak only where nothing explains the log (finish) */
-		if (!finding_in_log(st, e->finding)) {
-			size_t before = st->r->n_findings;
-			struct cd_finding *f = log_finding(st, e->finding, e->severity, host_named(st, c->host), NULL,
-							   e->title ? e->title : e->id, NULL);
-
-			if (e->generic && e->severity == CD_SEV_FAIL && strcmp(e->finding, "LOG098") &&
-			    st->r->n_findings > before && st->n_consequence < MAX_FINDINGS)
-				st->consequence[st->n_consequence++] = before;
-
-			for (int k = 0; f && k < c->n_evidence; k++)
-				cd_finding_evidence(f, "%s", c->evidence[k]);
-			if (f)
-				cd_finding_evidence(f, "cause catalogue [%s]: %s %s; %s", e->id, e->library, e->versions, e->source);
-		}
-		if (!e->tree)
-			catalogue_advice(st, e, c);
-	}
-	free(holds);
-}
-
-/*
- * What the catalogue says of an error that names no cause (an ncclResult_t PyTorch
- * raised): what the code means, as evidence, and what to collect next, as advice.
- */
-static void catalogue_unexplained(struct state *st, struct cd_finding *f)
-{
-	for (size_t i = 0; f && st->causes && i < st->causes->n; i++) {
-		const struct cd_cause *e = &st->causes->v[i];
-
-		if (strcmp(e->finding, "LOG099") || !cause_holds(st, i))
-			continue;
-		cd_finding_evidence(f, "cause catalogue [%s]: %s", e->id, e->why);
-		catalogue_advice(st, e, &st->seen[i]);
-	}
-}
-
 /*
  * The versions the log shows against rules/versions.catalog (explain_versions.c): an
  * architecture the NCCL or PyTorch build has no kernels for, a driver older than the build
@@ -710,7 +410,7 @@ static void versions_finish(struct state *st)
 	size_t n = cd_vers_judge(st->vers, db, v, 32);
 
 	for (size_t i = 0; i < n; i++) {
-		struct cd_finding *f = log_finding(st, v[i].id, v[i].sev, host_named(st, v[i].host), v[i].subject,
+		struct cd_finding *f = explain_log_finding(st, v[i].id, v[i].sev, explain_host_named(st, v[i].host), v[i].subject,
 						   v[i].title, NULL);
 		struct cd_advice *a;
 		int dup = 0;
@@ -745,7 +445,7 @@ static void socket_iface_check(struct state *st, struct cd_host *h, const char *
 		k = cd_explain_nic_kind(name);
 		if (k == CD_NIC_VETH || k == CD_NIC_BRIDGE || k == CD_NIC_TUNNEL || k == CD_NIC_LOOPBACK ||
 		    !strncasecmp(addr, "fe80:", 5))
-			log_finding(st, "LOG023", CD_SEV_WARN, h, name, "NCCL's socket transport uses a virtual or "
+			explain_log_finding(st, "LOG023", CD_SEV_WARN, h, name, "NCCL's socket transport uses a virtual or "
 				    "link-local-only interface", line);
 	}
 }
@@ -823,7 +523,7 @@ static void phrase_finding(struct state *st, const struct cd_host *h, const stru
 	enum cd_severity sev = p == &phrase_readers[PHRASE_MEMLOCK] && strstr(text, "Warning: RLIMIT_MEMLOCK") ?
 				       CD_SEV_WARN : CD_SEV_FAIL;
 
-	log_finding(st, p->id, sev, h, p->subject, p->title, text);
+	explain_log_finding(st, p->id, sev, h, p->subject, p->title, text);
 }
 
 /* A phrase on a folded line's seam that neither side holds alone makes its finding. */
@@ -876,7 +576,7 @@ static void classify(struct state *st, const char *line, const char *stream, int
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
 	int torch = (cd_torch_set_host(st->torch, h->host_id_source ? NULL : h->hostname), cd_torch_line(st->torch, line));
-	int cat = catalogue_line(st, h, line);
+	int cat = explain_catalogue_line(st, h, line);
 
 	cd_vers_log_line(st->vers, h->hostname, cd_host_from_log(h), line);
 	parse_result_trace(st, line);
@@ -920,14 +620,14 @@ static void classify(struct state *st, const char *line, const char *stream, int
 
 	/* /dev/shm (LOG004) and a duplicate GPU (LOG006) are the catalogue's: its entries read the errno */
 	if (has_any(line, p2p, ARRAY_SIZE(p2p)))
-		log_finding(st, "LOG005", CD_SEV_WARN, h, "p2p", "GPU peer-to-peer unavailable or failing", line);
+		explain_log_finding(st, "LOG005", CD_SEV_WARN, h, "p2p", "GPU peer-to-peer unavailable or failing", line);
 	else if (strstr(line, "cuMem") && (strstr(line, "failed") || strstr(line, "Cuda failure")))
-		log_finding(st, "LOG013", CD_SEV_WARN, h, "cumem", "cuMem allocation or mapping failed", line);
+		explain_log_finding(st, "LOG013", CD_SEV_WARN, h, "cumem", "cuMem allocation or mapping failed", line);
 	else if (torch && cd_torch_timed_out(st->torch) &&
 		   (strstr(line, "Watchdog caught collective operation timeout") || strstr(line, "Timeout at NCCL work")))
 		timeout_line(st, h, line);
 	else if (strstr(line, "Got completion") && (strstr(line, "error 12") || strstr(line, "status=12")))
-		log_finding(st, "LOG007", CD_SEV_FAIL, h,
+		explain_log_finding(st, "LOG007", CD_SEV_FAIL, h,
 			    strstr(line, "::ffff:") || strstr(line, "RoCE") ? "RoCE" : NULL,
 			    "RDMA completions failed: retry count exceeded (status 12)", line);
 	else if (retry_text(line))
@@ -938,27 +638,27 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		/* "… for HCA %d '%s' (no module)" (NCCL up to 2.17): no peer-memory module. The
 		   "(distance %d > %d)" form is NCCL's topology choice (graph/paths.cc: the NIC is further
 		   from the GPU than NCCL_NET_GDR_LEVEL), which no module changes: explain_net keeps it as a fact */
-		log_finding(st, "LOG011", CD_SEV_WARN, h, "gdr", "GPUDirect RDMA disabled", line);
+		explain_log_finding(st, "LOG011", CD_SEV_WARN, h, "gdr", "GPUDirect RDMA disabled", line);
 	else if (nofab_text(line))
 		phrase_finding(st, h, &phrase_readers[PHRASE_NOFAB], line);
 	else if (strstr(line, "nvls.cc") && (strstr(line, "Cuda failure") || strstr(line, "failed")))
-		log_finding(st, "LOG014", CD_SEV_FAIL, h, "nvls", "NVLS (NVLink SHARP) setup failed", line);
+		explain_log_finding(st, "LOG014", CD_SEV_FAIL, h, "nvls", "NVLS (NVLink SHARP) setup failed", line);
 	else if (st->ompi_connect_box && strstr(line, "Message:") && addr_after(line, "connect() to ", addr, sizeof(addr))) {
 		st->ompi_connect_box = 0;
 		addr[strcspn(addr, ":")] = '\0'; /* "10.7.0.188:1024": the port is not the address */
-		log_finding(st, "LOG010", CD_SEV_FAIL, h, addr, "Open MPI TCP connection failed", line);
+		explain_log_finding(st, "LOG010", CD_SEV_FAIL, h, addr, "Open MPI TCP connection failed", line);
 	} else if ((strstr(line, "btl_tcp") || strstr(line, "oob_tcp") || strstr(line, "Open MPI failed to TCP connect")) &&
 		 (addr_after(line, "connect() to ", addr, sizeof(addr))))
-		log_finding(st, "LOG010", CD_SEV_FAIL, h, addr, "Open MPI TCP connection failed", line);
+		explain_log_finding(st, "LOG010", CD_SEV_FAIL, h, addr, "Open MPI TCP connection failed", line);
 	else if (strstr(line, "Call to connect returned") && strstr(line, ", retrying"))
 		; /* NCCL 2.7-2.23's INFO every 1000 refused connects: it goes on trying; its WARN when it stops is the failure */
 	else if (has_any(line, sock, ARRAY_SIZE(sock))) { /* older WARN forms: the catalogue's s15-ncclold entries */
 		if (!addr_after(line, "Connect to ", addr, sizeof(addr)) && !addr_after(line, "peer ", addr, sizeof(addr)))
 			addr[0] = '\0';
-		log_finding(st, "LOG003", CD_SEV_FAIL, h, *addr ? addr : NULL, "socket connection between ranks failed", line);
+		explain_log_finding(st, "LOG003", CD_SEV_FAIL, h, *addr ? addr : NULL, "socket connection between ranks failed", line);
 	} else if (has_any(line, nosock, ARRAY_SIZE(nosock)) && !strstr(line, "with family 0 is neither"))
 		/* family 0: a peer's address read at the wrong place (the catalogue's version skew) */
-		log_finding(st, "LOG003", CD_SEV_FAIL, h, "interface", "no usable socket interface", line);
+		explain_log_finding(st, "LOG003", CD_SEV_FAIL, h, "interface", "no usable socket interface", line);
 	else if (cat == 1)
 		; /* the catalogue decides what it means once the whole log is read */
 	else if (cat == 2 || has_any(line, errs, ARRAY_SIZE(errs)))
@@ -1012,7 +712,7 @@ static void consequences_only(struct state *st, struct cd_host *first)
 		    strcmp(id, "LOG099"))
 			return;
 	}
-	f = log_finding(st, "LOG097", CD_SEV_INFO, first, NULL,
+	f = explain_log_finding(st, "LOG097", CD_SEV_INFO, first, NULL,
 			"the log shows only consequences of a failure that began elsewhere", NULL);
 	for (int k = 0; f && k < st->n_consequence; k++)
 		cd_finding_evidence(f, "%s: %s", st->r->findings[st->consequence[k]].id,
@@ -1028,14 +728,14 @@ static void finish(struct state *st, struct cd_host *first)
 			cd_torch_summarise(st->torch, &st->r->findings[i], st->world_mixed ? 0 : st->world);
 	cd_torch_export(st->torch, st->r, st->name, st->world_mixed ? 0 : st->world); /* for hang's judge */
 	if (st->gdr_yes && st->gdr_no)
-		log_finding(st, "LOG011", CD_SEV_WARN, first, "gdr",
+		explain_log_finding(st, "LOG011", CD_SEV_WARN, first, "gdr",
 			    "GPUDirect RDMA used on some IB connections and not on others", NULL);
 	/* NCCL versions that differ between hosts */
 	for (size_t i = 1; i < st->r->n_hosts; i++) {
 		const char *a = st->r->hosts[0].versions.nccl, *b = st->r->hosts[i].versions.nccl;
 
 		if (a && b && strcmp(a, b)) {
-			f = log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl", "NCCL versions differ between hosts",
+			f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl", "NCCL versions differ between hosts",
 					NULL);
 			if (f && !f->evidence.n)
 				cd_finding_evidence(f, "%s has NCCL %s, %s has %s", st->r->hosts[0].hostname, a,
@@ -1046,7 +746,7 @@ static void finish(struct state *st, struct cd_host *first)
 		const char *a = st->r->hosts[0].versions.nccl_net_plugin, *b = st->r->hosts[i].versions.nccl_net_plugin;
 
 		if (a && b && strcmp(a, b)) {
-			f = log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl net plugin",
+			f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl net plugin",
 					"NCCL net plugins differ between hosts", NULL);
 			if (f && !f->evidence.n)
 				cd_finding_evidence(f, "%s loads net plugin %s, %s loads %s", st->r->hosts[0].hostname, a,
@@ -1054,17 +754,17 @@ static void finish(struct state *st, struct cd_host *first)
 		}
 	}
 	cd_net_to_hosts(st->net, st->r);
-	catalogue_finish(st);
+	explain_catalogue_finish(st);
 	versions_finish(st);
 	{
 		const char *best = cd_net_candidates(st->net, NULL);
 
-		if (best && (f = log_finding(st, "LOG030", CD_SEV_INFO, first, best,
+		if (best && (f = explain_log_finding(st, "LOG030", CD_SEV_INFO, first, best,
 					     "candidate causes of the RDMA error, best supported first", NULL)))
 			cd_net_candidates(st->net, f);
 	}
 	if (st->ib_none && st->net_socket)
-		log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
+		explain_log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
 	consequences_only(st, first);
 	/*
 	 * LOG099 needs an error: a line a library prints for one, or an NCCL WARN (NCCL's error
@@ -1076,15 +776,15 @@ static void finish(struct state *st, struct cd_host *first)
 
 		for (int i = 0, n = 0; i < st->n_error_libs; i++)
 			n += snprintf(libs + n, sizeof(libs) - (size_t)n, "%s%s", i ? "," : "", st->error_libs[i]);
-		f = log_finding(st, "LOG099", CD_SEV_WARN, first, *libs ? libs : NULL,
+		f = explain_log_finding(st, "LOG099", CD_SEV_WARN, first, *libs ? libs : NULL,
 				"errors in the log without a recognisable cause", NULL);
 		result_evidence(st, f);
-		catalogue_unexplained(st, f);
+		explain_catalogue_unexplained(st, f);
 		for (int i = 0; f && i < st->n_unmatched; i++)
 			cd_finding_evidence(f, "%s", st->unmatched[i]);
 	}
 	/* what was read, for the report and for a log nothing explains */
-	f = log_finding(st, "LOG000", CD_SEV_INFO, first, st->name, "what the log shows", NULL);
+	f = explain_log_finding(st, "LOG000", CD_SEV_INFO, first, st->name, "what the log shows", NULL);
 	if (!f)
 		return;
 	cd_finding_evidence(f, "%d recognised line%s, %d error%s, %d unmatched warning%s", st->recognised,
@@ -1181,7 +881,7 @@ int cd_explain_parse(struct cd_results *r, const char *text, size_t len, const c
 		pos = end + 1;
 	}
 	/* host pointers move as hosts are added: look the first one up again */
-	first = host_named(st, st->first_host[0] ? st->first_host : st->name);
+	first = explain_host_named(st, st->first_host[0] ? st->first_host : st->name);
 	finish(st, first);
 	n = st->recognised;
 	free(line);
