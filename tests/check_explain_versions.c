@@ -231,62 +231,51 @@ START_TEST(test_arch_dropped)
 }
 END_TEST
 
+/* A fresh parse of log: its "cuda driver" finding (LOG024), whose title must hold title. */
+static const struct cd_finding *driver_finding(const char *log, const char *title)
+{
+	const struct cd_finding *f;
+
+	teardown();
+	setup();
+	parse(log);
+	f = finding("LOG024", "cuda driver");
+	ck_assert_msg(f && strstr(f->title, title), "no LOG024 cuda driver \"%s\" from:\n%s", title, log);
+	return f;
+}
+
 START_TEST(test_driver_too_old)
 {
 	const struct cd_finding *f;
 
-	parse("| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |\n"
-	      "node7:311:311 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n");
-	f = finding("LOG024", "cuda driver");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(strstr(f->title, "supports CUDA 11.4; NCCL was built with CUDA 12.4"));
+	driver_finding("| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |\n"
+		       "node7:311:311 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n",
+		       "supports CUDA 11.4; NCCL was built with CUDA 12.4");
 	ck_assert_ptr_nonnull(advice_has("upgrade the NVIDIA driver to 525 or later"));
 	/* the driver string alone, from PyTorch's collect_env */
-	teardown();
-	setup();
-	parse("PyTorch version: 2.5.1+cu124\nNvidia driver version: 470.182.03\n");
-	f = finding("LOG024", "cuda driver");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(strstr(f->title, "NVIDIA driver 470.182.03 is older than CUDA 12.x needs (525)"));
+	driver_finding("PyTorch version: 2.5.1+cu124\nNvidia driver version: 470.182.03\n",
+		       "NVIDIA driver 470.182.03 is older than CUDA 12.x needs (525)");
 	/* PyTorch's own refusal (torch/cuda/__init__.py), the build's CUDA not shown */
-	teardown();
-	setup();
-	parse("RuntimeError: The NVIDIA driver on your system is too old (found version 12080). Please update your GPU "
-	      "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx\n");
-	f = finding("LOG024", "cuda driver");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(strstr(f->title, "the NVIDIA driver (CUDA 12.8) is too old for PyTorch's CUDA runtime"));
+	driver_finding("RuntimeError: The NVIDIA driver on your system is too old (found version 12080). Please update your "
+		       "GPU driver by downloading and installing a new version from the URL: "
+		       "http://www.nvidia.com/Download/index.aspx\n",
+		       "the NVIDIA driver (CUDA 12.8) is too old for PyTorch's CUDA runtime");
 	ck_assert_ptr_nonnull(advice_has("CUDA 13.x needs 580 or later"));
 	/* nvidia-smi -q's layout */
-	teardown();
-	setup();
-	parse("    Driver Version                            : 470.182.03\n"
-	      "    CUDA Version                              : 11.4\n"
-	      "n:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n");
-	f = finding("LOG024", "cuda driver");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(strstr(f->title, "supports CUDA 11.4; NCCL was built with CUDA 12.3"));
+	driver_finding("    Driver Version                            : 470.182.03\n"
+		       "    CUDA Version                              : 11.4\n"
+		       "n:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n",
+		       "supports CUDA 11.4; NCCL was built with CUDA 12.3");
 	/* below what NCCL itself asks of the driver */
-	teardown();
-	setup();
-	parse("n:1:1 [0] NCCL INFO cudaDriverVersion 11020\nn:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda11.0\n");
-	f = finding("LOG024", "cuda driver");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(strstr(f->title, "older than NCCL 2.18.3 needs (11.3)"));
+	f = driver_finding("n:1:1 [0] NCCL INFO cudaDriverVersion 11020\nn:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda11.0\n",
+			   "older than NCCL 2.18.3 needs (11.3)");
 	/* NCCL carries on without its driver-API features: a warning, not the cause of a failure */
 	ck_assert_int_eq(f->severity, CD_SEV_WARN);
 	/* the API number from nvbandwidth's header alone (output.cpp), integer and dotted */
-	teardown();
-	setup();
-	parse("CUDA Runtime Version: 11020\nCUDA Driver Version: 11020\nDriver Version: 460.32.03\n"
-	      "n:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda11.0\n");
-	f = finding("LOG024", "cuda driver");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(strstr(f->title, "older than NCCL 2.18.3 needs (11.3)"));
-	teardown();
-	setup();
-	parse("CUDA Driver Version: 11.2\nn:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda11.0\n");
-	ck_assert_ptr_nonnull(finding("LOG024", "cuda driver"));
+	driver_finding("CUDA Runtime Version: 11020\nCUDA Driver Version: 11020\nDriver Version: 460.32.03\n"
+		       "n:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda11.0\n",
+		       "older than NCCL 2.18.3 needs (11.3)");
+	driver_finding("CUDA Driver Version: 11.2\nn:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda11.0\n", "");
 }
 END_TEST
 

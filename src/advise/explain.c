@@ -683,14 +683,18 @@ static void classify(struct state *st, const char *line, const char *stream, int
 
 /* ---- after the last line ---- */
 
+/* A finding that names a failure: not what was read (LOG000), a fact (LOG002), a help text's list
+ * of causes (LOG098) or errors without a cause (LOG099). */
+static int names_failure(const char *id)
+{
+	return strcmp(id, "LOG000") && strcmp(id, "LOG002") && strcmp(id, "LOG098") && strcmp(id, "LOG099");
+}
+
 static int cause_found(const struct state *st)
 {
-	for (size_t i = st->first_finding; i < st->r->n_findings; i++) {
-		const char *id = st->r->findings[i].id;
-
-		if (strcmp(id, "LOG000") && strcmp(id, "LOG002") && strcmp(id, "LOG098") && strcmp(id, "LOG099"))
+	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
+		if (names_failure(st->r->findings[i].id))
 			return 1;
-	}
 	return 0;
 }
 
@@ -703,13 +707,11 @@ static void consequences_only(struct state *st, struct cd_host *first)
 	if (!st->n_consequence)
 		return;
 	for (size_t i = st->first_finding; i < st->r->n_findings; i++) {
-		const char *id = st->r->findings[i].id;
 		int k = 0;
 
 		while (k < st->n_consequence && st->consequence[k] != i)
 			k++;
-		if (k == st->n_consequence && strcmp(id, "LOG000") && strcmp(id, "LOG002") && strcmp(id, "LOG098") &&
-		    strcmp(id, "LOG099"))
+		if (k == st->n_consequence && names_failure(st->r->findings[i].id))
 			return;
 	}
 	f = explain_log_finding(st, "LOG097", CD_SEV_INFO, first, NULL,

@@ -238,6 +238,7 @@ int cd_net_has_error(const struct cd_net *n)
 
 struct weighed {
 	int on, ruled_out, score;
+	int support; /* facts for it beyond the error line: its notes for, less the restated ones, and a strong one */
 	int strong; /* a fact that by itself is the cause (two MTUs): counts twice */
 	int restated; /* notes "for" that only restate the error: support, but not a fact beyond it */
 	char why[2][4][NET_LINE]; /* [0] for, [1] against */
@@ -407,8 +408,9 @@ const char *cd_net_candidates(const struct cd_net *n, struct cd_finding *f)
 	weigh_acs(n, &w[C_ACS]);
 	weigh_mtu(n, &w[C_MTU]);
 	for (int c = 0; c < N_CAND; c++) {
-		/* the same measure as the guard below: a restated error line supports no candidate */
-		w[c].score = w[c].k[0] - w[c].restated + w[c].strong - w[c].k[1] - (w[c].ruled_out ? 100 : 0);
+		/* a restated error line supports no candidate, in the order and in the guard below */
+		w[c].support = w[c].k[0] - w[c].restated + w[c].strong;
+		w[c].score = w[c].support - w[c].k[1] - (w[c].ruled_out ? 100 : 0);
 		if (w[c].on)
 			order[k++] = c;
 	}
@@ -424,7 +426,7 @@ const char *cd_net_candidates(const struct cd_net *n, struct cd_finding *f)
 		}
 	if (w[order[0]].ruled_out)
 		return NULL; /* everything the error fits is ruled out: no candidate to put first */
-	if (w[order[0]].k[0] - w[order[0]].restated + w[order[0]].strong <= 0)
+	if (w[order[0]].support <= 0)
 		return NULL; /* nothing beyond the error line: any candidate first would be a guess */
 	if (!f)
 		return cand[order[0]].name;

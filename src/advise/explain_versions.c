@@ -174,6 +174,21 @@ static int torch_arch_list(struct vhost *h, const char *p, const char *line)
 	return any;
 }
 
+/* The driver's CUDA API number (cudaDriverGetVersion: 12040) a line gave: the first, and a second
+ * that differs. 0 when it is no such number. */
+static int set_api(struct vhost *h, int v, const char *line)
+{
+	if (v < 1000 || v > 99990)
+		return 0;
+	if (!h->api) {
+		h->api = v;
+		keep(h->ev_api, line);
+	} else if (v != h->api && !h->api2) {
+		h->api2 = v;
+	}
+	return 1;
+}
+
 static void set_driver(struct vhost *h, const char *p, const char *line)
 {
 	size_t n = strspn(p, "0123456789.");
@@ -238,30 +253,14 @@ int cd_vers_log_line(struct cd_vers_log *l, const char *host, int unprefixed, co
 		keep(h->ev_torch_old, line);
 		seen = 1;
 	}
-	if ((p = strstr(line, "cudaDriverVersion ")) && isdigit((unsigned char)p[18])) {
-		v = atoi(p + 18);
-		if (v >= 1000 && v <= 99990) {
-			if (!h->api) {
-				h->api = v;
-				keep(h->ev_api, line);
-			} else if (v != h->api && !h->api2) {
-				h->api2 = v;
-			}
-			seen = 1;
-		}
-	}
+	if ((p = strstr(line, "cudaDriverVersion ")) && isdigit((unsigned char)p[18]))
+		seen |= set_api(h, atoi(p + 18), line);
 	/* nvidia-smi's header "| NVIDIA-SMI 535.104.05  Driver Version: 535.104.05  CUDA Version: 12.2 |",
-	 * or -q's "Driver Version : 535.104.05" and "CUDA Version : 12.2" */
-	/* nvbandwidth's "CUDA Driver Version: 12080" is cudaDriverGetVersion()'s API number, not the
-	 * NVIDIA driver's release (its next line, "Driver Version: 570.124.06") */
+	 * or -q's "Driver Version : 535.104.05" and "CUDA Version : 12.2"; but nvbandwidth's "CUDA Driver
+	 * Version: 12080" is cudaDriverGetVersion()'s API number, not the NVIDIA driver's release (its
+	 * next line, "Driver Version: 570.124.06") */
 	if ((p = value_after(line, "CUDA Driver Version", 1))) {
-		v = strchr(p, '.') ? cd_vers_cuda_code(p, NULL) : isdigit((unsigned char)*p) ? atoi(p) : 0;
-		if (v >= 1000 && v <= 99990 && !h->api) {
-			h->api = v;
-			keep(h->ev_api, line);
-		} else if (v >= 1000 && v <= 99990 && v != h->api && !h->api2) {
-			h->api2 = v;
-		}
+		set_api(h, strchr(p, '.') ? cd_vers_cuda_code(p, NULL) : isdigit((unsigned char)*p) ? atoi(p) : 0, line);
 		seen = 1;
 	} else if ((p = value_after(line, "Driver Version", 1))) {
 		set_driver(h, p, line);

@@ -29,7 +29,7 @@ static int consequence(const struct cd_results *r, const char *id, const char *t
 		for (size_t k = 0; !strcmp(r->findings[i].id, "LOG097") && k < r->findings[i].evidence.n; k++) {
 			const char *e = r->findings[i].evidence.v[k];
 
-			if (!strncmp(e, id, n) && e[n] == ':' && (!title || !strcmp(e + n + (e[n + 1] == ' ' ? 2 : 1), title)))
+			if (!strncmp(e, id, n) && e[n] == ':' && e[n + 1] == ' ' && (!title || !strcmp(e + n + 2, title)))
 				return 1;
 		}
 	return 0;
