@@ -161,8 +161,8 @@ static int parse_version(struct state *st, struct cd_host *h, const char *line)
 	if (!h->versions.nccl) {
 		h->versions.nccl = xstrdup(buf);
 	} else if (strcmp(h->versions.nccl, buf)) {
-		struct cd_finding *f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl", "NCCL versions differ between ranks",
-						   NULL);
+		struct cd_finding *f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl",
+							   "NCCL versions differ between ranks", NULL);
 
 		if (f && !f->evidence.n)
 			cd_finding_evidence(f, "ranks on %s report NCCL %s and %s", h->hostname, h->versions.nccl, buf);
@@ -192,7 +192,7 @@ static int parse_plugin(struct state *st, struct cd_host *h, const char *line)
 		h->versions.nccl_net_plugin = xstrdup(buf);
 	} else if (strcmp(h->versions.nccl_net_plugin, buf)) {
 		struct cd_finding *f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, h, "nccl net plugin",
-						   "NCCL net plugins differ between ranks", NULL);
+							   "NCCL net plugins differ between ranks", NULL);
 
 		if (f && !f->evidence.n)
 			cd_finding_evidence(f, "ranks on %s load net plugin %s and %s", h->hostname,
@@ -410,8 +410,8 @@ static void versions_finish(struct state *st)
 	size_t n = cd_vers_judge(st->vers, db, v, 32);
 
 	for (size_t i = 0; i < n; i++) {
-		struct cd_finding *f = explain_log_finding(st, v[i].id, v[i].sev, explain_host_named(st, v[i].host), v[i].subject,
-						   v[i].title, NULL);
+		struct cd_finding *f = explain_log_finding(st, v[i].id, v[i].sev, explain_host_named(st, v[i].host),
+							   v[i].subject, v[i].title, NULL);
 		struct cd_advice *a;
 		int dup = 0;
 
@@ -446,7 +446,7 @@ static void socket_iface_check(struct state *st, struct cd_host *h, const char *
 		if (k == CD_NIC_VETH || k == CD_NIC_BRIDGE || k == CD_NIC_TUNNEL || k == CD_NIC_LOOPBACK ||
 		    !strncasecmp(addr, "fe80:", 5))
 			explain_log_finding(st, "LOG023", CD_SEV_WARN, h, name, "NCCL's socket transport uses a virtual or "
-				    "link-local-only interface", line);
+					    "link-local-only interface", line);
 	}
 }
 
@@ -628,8 +628,8 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		timeout_line(st, h, line);
 	else if (strstr(line, "Got completion") && (strstr(line, "error 12") || strstr(line, "status=12")))
 		explain_log_finding(st, "LOG007", CD_SEV_FAIL, h,
-			    strstr(line, "::ffff:") || strstr(line, "RoCE") ? "RoCE" : NULL,
-			    "RDMA completions failed: retry count exceeded (status 12)", line);
+				    strstr(line, "::ffff:") || strstr(line, "RoCE") ? "RoCE" : NULL,
+				    "RDMA completions failed: retry count exceeded (status 12)", line);
 	else if (retry_text(line))
 		phrase_finding(st, h, &phrase_readers[PHRASE_RETRY], line);
 	else if (memlock_text(line))
@@ -715,7 +715,7 @@ static void consequences_only(struct state *st, struct cd_host *first)
 			return;
 	}
 	f = explain_log_finding(st, "LOG097", CD_SEV_INFO, first, NULL,
-			"the log shows only consequences of a failure that began elsewhere", NULL);
+				"the log shows only consequences of a failure that began elsewhere", NULL);
 	for (int k = 0; f && k < st->n_consequence; k++)
 		cd_finding_evidence(f, "%s: %s", st->r->findings[st->consequence[k]].id,
 				    st->r->findings[st->consequence[k]].title);
@@ -731,14 +731,14 @@ static void finish(struct state *st, struct cd_host *first)
 	cd_torch_export(st->torch, st->r, st->name, st->world_mixed ? 0 : st->world); /* for hang's judge */
 	if (st->gdr_yes && st->gdr_no)
 		explain_log_finding(st, "LOG011", CD_SEV_WARN, first, "gdr",
-			    "GPUDirect RDMA used on some IB connections and not on others", NULL);
+				    "GPUDirect RDMA used on some IB connections and not on others", NULL);
 	/* NCCL versions that differ between hosts */
 	for (size_t i = 1; i < st->r->n_hosts; i++) {
 		const char *a = st->r->hosts[0].versions.nccl, *b = st->r->hosts[i].versions.nccl;
 
 		if (a && b && strcmp(a, b)) {
-			f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl", "NCCL versions differ between hosts",
-					NULL);
+			f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl",
+						"NCCL versions differ between hosts", NULL);
 			if (f && !f->evidence.n)
 				cd_finding_evidence(f, "%s has NCCL %s, %s has %s", st->r->hosts[0].hostname, a,
 						    st->r->hosts[i].hostname, b);
@@ -749,7 +749,7 @@ static void finish(struct state *st, struct cd_host *first)
 
 		if (a && b && strcmp(a, b)) {
 			f = explain_log_finding(st, "LOG009", CD_SEV_FAIL, &st->r->hosts[i], "nccl net plugin",
-					"NCCL net plugins differ between hosts", NULL);
+						"NCCL net plugins differ between hosts", NULL);
 			if (f && !f->evidence.n)
 				cd_finding_evidence(f, "%s loads net plugin %s, %s loads %s", st->r->hosts[0].hostname, a,
 						    st->r->hosts[i].hostname, b);
@@ -762,7 +762,7 @@ static void finish(struct state *st, struct cd_host *first)
 		const char *best = cd_net_candidates(st->net, NULL);
 
 		if (best && (f = explain_log_finding(st, "LOG030", CD_SEV_INFO, first, best,
-					     "candidate causes of the RDMA error, best supported first", NULL)))
+						     "candidate causes of the RDMA error, best supported first", NULL)))
 			cd_net_candidates(st->net, f);
 	}
 	if (st->ib_none && st->net_socket)
@@ -779,7 +779,7 @@ static void finish(struct state *st, struct cd_host *first)
 		for (int i = 0, n = 0; i < st->n_error_libs; i++)
 			n += snprintf(libs + n, sizeof(libs) - (size_t)n, "%s%s", i ? "," : "", st->error_libs[i]);
 		f = explain_log_finding(st, "LOG099", CD_SEV_WARN, first, *libs ? libs : NULL,
-				"errors in the log without a recognisable cause", NULL);
+					"errors in the log without a recognisable cause", NULL);
 		result_evidence(st, f);
 		explain_catalogue_unexplained(st, f);
 		for (int i = 0; f && i < st->n_unmatched; i++)

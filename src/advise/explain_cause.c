@@ -212,8 +212,9 @@ void explain_catalogue_finish(struct state *st)
 			continue; /* LOG099's entries speak only where nothing explains the log (finish) */
 		if (!finding_in_log(st, e->finding)) {
 			size_t before = st->r->n_findings;
-			struct cd_finding *f = explain_log_finding(st, e->finding, e->severity, explain_host_named(st, c->host), NULL,
-							   e->title ? e->title : e->id, NULL);
+			struct cd_host *h = explain_host_named(st, c->host);
+			struct cd_finding *f = explain_log_finding(st, e->finding, e->severity, h, NULL,
+								   e->title ? e->title : e->id, NULL);
 
 			if (e->generic && e->severity == CD_SEV_FAIL && strcmp(e->finding, "LOG098") &&
 			    st->r->n_findings > before && st->n_consequence < MAX_FINDINGS)
