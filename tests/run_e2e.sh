@@ -873,6 +873,14 @@ printf '%s\n' 'srun: error: cannot find mpi plugin for mpi/pmix' >"$TMP/cause.lo
 explain_json "a consequence alone" 'd["verdict"] == "consequences only"' "$TMP/conseq.log"
 explain_json "a consequence in one log, the cause in another" \
 	'd["verdict"] == "explained" and "LOG097" in [f["id"] for f in d["findings"]]' "$TMP/conseq.log" "$TMP/cause.log"
+explain_json "the document marks the consequence, not the cause" \
+	'{f["id"]: f["consequence"] for f in d["findings"] if f["id"] in ("LOG021", "LOG025")} == {"LOG021": True, "LOG025": False}' \
+	"$TMP/conseq.log" "$TMP/cause.log"
+# the loader reads the mark back: a saved explain document keeps it through report --from
+"$BIN" explain "$TMP/conseq.log" --json >"$TMP/conseq.json" 2>"$TMP/err"
+"$BIN" report --from "$TMP/conseq.json" --json >"$TMP/sev.json" 2>"$TMP/err"
+json_true "report --from an explain document keeps the consequence mark" "$TMP/sev.json" \
+	'[f["id"] for f in d["findings"] if f["consequence"]] == ["LOG021"]'
 explain_json "a harmless notice is not a consequence" \
 	'd["verdict"] == "explained" and "LOG097" not in [f["id"] for f in d["findings"]]' "$DATA/logs/hwloc-nek5000-788.log"
 "$BIN" explain "$DATA/explain/ib-retry.log" >"$TMP/out" 2>&1

@@ -716,9 +716,12 @@ static void consequences_only(struct state *st, struct cd_host *first)
 	}
 	f = explain_log_finding(st, "LOG097", CD_SEV_INFO, first, NULL,
 				"the log shows only consequences of a failure that began elsewhere", NULL);
-	for (int k = 0; f && k < st->n_consequence; k++)
-		cd_finding_evidence(f, "%s: %s", st->r->findings[st->consequence[k]].id,
-				    st->r->findings[st->consequence[k]].title);
+	for (int k = 0; f && k < st->n_consequence; k++) {
+		struct cd_finding *c = &st->r->findings[st->consequence[k]];
+
+		c->consequence = 1; /* in the document, so the report (and an imported one) reads it */
+		cd_finding_evidence(f, "%s: %s", c->id, c->title);
+	}
 }
 
 static void finish(struct state *st, struct cd_host *first)

@@ -288,6 +288,7 @@ struct cd_finding {
 	char *unit;         /* of measured/expected: "bytes", "gbyte_s" */
 	char *threshold;    /* the rules/ key that set `expected` ("copy.warn_pct"); NULL when none */
 	struct cd_strv evidence;
+	int consequence;    /* explain: only a consequence of a failure that began elsewhere (LOG097 lists it) */
 };
 
 /*

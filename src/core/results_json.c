@@ -656,6 +656,7 @@ static void load_finding(struct ld *l, const cJSON *d, void *ctx)
 	f->expected = get_dbl(l, d, "expected");
 	f->unit = get_str(l, d, "unit");
 	f->threshold = get_str(l, d, "threshold");
+	f->consequence = get_tri(l, d, "consequence") == CD_TRI_TRUE; /* absent before session 20 */
 	get_strv(l, d, "evidence", &f->evidence);
 }
 

@@ -801,6 +801,7 @@ void cd_render_findings(struct cd_out *o, const struct cd_results *r)
 		out_dbl(o, OUT_JSON, "expected", NULL, f->expected);
 		out_str(o, OUT_JSON, "unit", NULL, f->unit);
 		out_str(o, OUT_JSON, "threshold", NULL, f->threshold);
+		out_bool(o, OUT_JSON, "consequence", NULL, f->consequence);
 		out_arr_open(o, "evidence");
 		for (size_t k = 0; k < f->evidence.n; k++)
 			out_str(o, OUT_ANY, NULL, "        - %s\n", f->evidence.v[k]);

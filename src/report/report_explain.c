@@ -17,21 +17,12 @@ static int is_cause(const struct cd_finding *f)
 	       strcmp(f->id, "LOG099");
 }
 
-/*
- * A consequence: a LOG097 of some log lists it as "ID: title" (with title NULL, any of that ID).
- * Read from the document, so a consequence in one log leaves another log's cause a cause.
- */
-static int consequence(const struct cd_results *r, const char *id, const char *title)
+/* A consequence: a finding of that ID that explain marked so (its log's LOG097 lists it). */
+static int consequence(const struct cd_results *r, const char *id)
 {
-	size_t n = strlen(id);
-
 	for (size_t i = 0; i < r->n_findings; i++)
-		for (size_t k = 0; !strcmp(r->findings[i].id, "LOG097") && k < r->findings[i].evidence.n; k++) {
-			const char *e = r->findings[i].evidence.v[k];
-
-			if (!strncmp(e, id, n) && e[n] == ':' && e[n + 1] == ' ' && (!title || !strcmp(e + n + 2, title)))
-				return 1;
-		}
+		if (r->findings[i].consequence && !strcmp(r->findings[i].id, id))
+			return 1;
 	return 0;
 }
 
@@ -41,7 +32,7 @@ static int advice_names_cause(const struct cd_results *r, const struct cd_advice
 {
 	for (size_t k = 0; k < a->findings.n; k++)
 		if (strcmp(a->findings.v[k], "LOG098") && strcmp(a->findings.v[k], "LOG099") &&
-		    !consequence(r, a->findings.v[k], NULL))
+		    !consequence(r, a->findings.v[k]))
 			return 1;
 	return 0;
 }
@@ -57,7 +48,7 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct cd_finding *f = &r->findings[i];
 
-		causes += is_cause(f) && !consequence(r, f->id, f->title ? f->title : "");
+		causes += is_cause(f) && !f->consequence;
 		errors_seen |= !strcmp(r->findings[i].id, "LOG099");
 		several |= !strcmp(r->findings[i].id, "LOG098");
 		elsewhere |= !strcmp(r->findings[i].id, "LOG097");
