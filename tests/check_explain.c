@@ -583,6 +583,7 @@ START_TEST(test_causes_refused)
 		"# nothing but comments\n",
 		"[x.y]\nmatch = Call to bind failed: %s\n", /* no library, versions, source, … */
 	};
+	static const char *const bad_match[] = { "ab", "abc.", "a%sb%sc.", "Call to %q failed", "%s%d%s" };
 	struct cd_causes c;
 	char buf[1024];
 
@@ -593,6 +594,15 @@ START_TEST(test_causes_refused)
 	ck_assert_int_eq(cd_causes_parse(&c, head, strlen(head), "t.catalog"), 0);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert_str_eq(c.v[0].finding, "LOG015");
+	cd_causes_free(&c);
+	/* a second pattern on a complete entry: refused for the pattern alone (a final '.' is optional
+	 * at a line's end, so it is no literal character) */
+	for (size_t i = 0; i < ARRAY_SIZE(bad_match); i++) {
+		snprintf(buf, sizeof(buf), "%smatch = %s\n", head, bad_match[i]);
+		ck_assert_msg(cd_causes_parse(&c, buf, strlen(buf), "t.catalog") == -1, "accepted: %s", bad_match[i]);
+	}
+	snprintf(buf, sizeof(buf), "%smatch = abcd.\n", head);
+	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), 0);
 	cd_causes_free(&c);
 	/* the same entry twice; a new LOG id without a title; env with advice = tree */
 	snprintf(buf, sizeof(buf), "%s%s", head, head);

@@ -227,7 +227,7 @@ static const char *pattern_error(const char *p)
 		int kind = 0;
 
 		if (*p != '%') {
-			lit++;
+			lit += *p != '.' || p[1]; /* a final '.' is optional at a line's end (the matcher) */
 			continue;
 		}
 		if (!conversion(p, &kind))
