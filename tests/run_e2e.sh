@@ -886,6 +886,14 @@ explain_json "a harmless notice is not a consequence" \
 "$BIN" explain "$DATA/explain/ib-retry.log" >"$TMP/out" 2>&1
 out_has "explain prints the candidates with evidence against" "against: link layer InfiniBand on gpu07, gpu08"
 out_without "explain: no GID advice when the log shows InfiniBand" "GID_INDEX"
+# status 12 that UCX (not NCCL) printed: UCX's settings, none of NCCL's from the tree's leaf
+printf '%s\n' '[1700000000.123456] [node1:1234:0]        ib_mlx5_log.c:177  UCX  ERROR   Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)' \
+	'node1: mlx5_0: transport retry counter exceeded' >"$TMP/ucx12.log"
+"$BIN" explain "$TMP/ucx12.log" --shell >"$TMP/out" 2>&1
+out_has "explain: UCX's status 12 gets UCX's GID setting" "UCX_IB_GID_INDEX"
+out_without "explain: UCX's status 12 gets no NCCL setting" "NCCL_IB"
+"$BIN" explain "$DATA/logs/gid-nccl-426.log" --shell >"$TMP/out" 2>&1
+out_has "explain: NCCL's status 12 keeps the timeout leaf" "NCCL_IB_TIMEOUT"
 # a specific catalogue entry's fix stays ahead of the weighing's: the rail case (an IPv4-mapped
 # GID timing out on the way to RTR, nccl#2013) is NCCL_CROSS_NIC, not the GID index
 "$BIN" explain "$DATA/logs/rails-nccl-2013.log" --shell 2>/dev/null | sed '/^$/d' | head -1 >"$TMP/out"

@@ -756,11 +756,24 @@ static int any_roce_known(const struct cd_results *r)
 	return 0;
 }
 
-/* IB completions failing with "retry exceeded" on InfiniBand (RoCE has its own branch). */
+/* Did NCCL print it? Its settings are the leaf's; UCX, UCCL or an MPI have their own (the catalogue's). */
+static int nccl_said(const struct cd_finding *f)
+{
+	for (size_t k = 0; k < f->evidence.n; k++)
+		if (strstr(f->evidence.v[k], "NCCL") || strstr(f->evidence.v[k], "NET/IB"))
+			return 1;
+	return 0;
+}
+
+/* NCCL's IB completions failing with "retry exceeded" on InfiniBand (RoCE has its own branch). */
 int q_flaky(struct cd_walk *w)
 {
-	const struct cd_finding *f = finding(w, "LOG007");
+	const struct cd_finding *f = NULL;
 
+	for (size_t i = 0; i < w->r->n_findings && !f; i++)
+		if (!strcmp(w->r->findings[i].id, "LOG007") && on_host(&w->r->findings[i], w->h) &&
+		    nccl_said(&w->r->findings[i]))
+			f = &w->r->findings[i];
 	if (!f || (f->subject && strstr(f->subject, "RoCE")))
 		return 0;
 	note(w, "LOG007");
