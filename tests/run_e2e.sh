@@ -894,6 +894,17 @@ out_has "explain: UCX's status 12 gets UCX's GID setting" "UCX_IB_GID_INDEX"
 out_without "explain: UCX's status 12 gets no NCCL setting" "NCCL_IB"
 "$BIN" explain "$DATA/logs/gid-nccl-426.log" --shell >"$TMP/out" 2>&1
 out_has "explain: NCCL's status 12 keeps the timeout leaf" "NCCL_IB_TIMEOUT"
+# another library's own fix for a multicast or IPC failure: no second guess from NCCL's leaves;
+# NCCL's own NVLS and P2P failures keep them
+"$BIN" explain "$DATA/logs/multicast-transformerengine-1923.log" --shell >"$TMP/out" 2>&1
+out_has "explain: Transformer Engine's multicast fix" "UB_SKIPMC"
+out_without "explain: no NCCL NVLS leaf after Transformer Engine's fix" "NCCL_NVLS_ENABLE"
+"$BIN" explain "$DATA/logs/p2p-flashinfer-2006.log" --shell >"$TMP/out" 2>&1
+out_without "explain: no NCCL P2P leaf after FlashInfer's fix" "NCCL_P2P_DISABLE"
+"$BIN" explain "$DATA/logs/nvls-nccl-1788.log" --shell >"$TMP/out" 2>&1
+out_has "explain: NCCL's NVLS failure keeps the NVLS leaf" "NCCL_NVLS_ENABLE"
+"$BIN" explain "$DATA/logs/p2p-nccl-257.log" --shell >"$TMP/out" 2>&1
+out_has "explain: NCCL's P2P failure keeps the P2P leaf" "NCCL_P2P_DISABLE"
 # a specific catalogue entry's fix stays ahead of the weighing's: the rail case (an IPv4-mapped
 # GID timing out on the way to RTR, nccl#2013) is NCCL_CROSS_NIC, not the GID index
 "$BIN" explain "$DATA/logs/rails-nccl-2013.log" --shell 2>/dev/null | sed '/^$/d' | head -1 >"$TMP/out"
