@@ -308,6 +308,9 @@ START_TEST(test_ib_timeout_by_version)
 	static const struct { const char *nccl, *want; } cases[] = {
 		{ "2.23.4", "22" }, { "2.18.3", "20" }, { "2.12.12", "16" }, { NULL, "22" },
 	};
+	static const char *const nccl_line = "node17:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with "
+					     "error 12, opcode 0, len 0, vendor err 129";
+	struct cd_finding *f;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct cd_host *h;
@@ -317,16 +320,26 @@ START_TEST(test_ib_timeout_by_version)
 		h = add_host("node17");
 		if (cases[i].nccl)
 			h->versions.nccl = xstrdup(cases[i].nccl);
-		cd_results_add_finding(&res, "LOG007", CD_SEV_FAIL, "node17", "mlx5_0 (InfiniBand)", "retry exceeded");
+		f = cd_results_add_finding(&res, "LOG007", CD_SEV_FAIL, "node17", "mlx5_0 (InfiniBand)", "retry exceeded");
+		cd_finding_evidence(f, "%s", nccl_line);
 		cd_advise(&res);
 		ck_assert_msg(advice("NCCL_IB_TIMEOUT", cases[i].want), "NCCL %s: NCCL_IB_TIMEOUT=%s expected",
 			      cases[i].nccl ? cases[i].nccl : "unknown", cases[i].want);
 	}
 	set_env(&res.hosts[0], "NCCL_IB_TIMEOUT", "23");
 	cd_results_clear_judgement(&res);
-	cd_results_add_finding(&res, "LOG007", CD_SEV_FAIL, "node17", "mlx5_0 (InfiniBand)", "retry exceeded");
+	f = cd_results_add_finding(&res, "LOG007", CD_SEV_FAIL, "node17", "mlx5_0 (InfiniBand)", "retry exceeded");
+	cd_finding_evidence(f, "%s", nccl_line);
 	cd_advise(&res);
 	ck_assert_ptr_nonnull(advice("NCCL_IB_TIMEOUT", "25"));
+	/* the same status from UCX: NCCL's timeout is not its setting */
+	cd_results_clear_judgement(&res);
+	f = cd_results_add_finding(&res, "LOG007", CD_SEV_FAIL, "node17", "mlx5_0 (InfiniBand)", "retry exceeded");
+	cd_finding_evidence(f, "%s", "node17: mlx5_0: transport retry counter exceeded");
+	cd_advise(&res);
+	for (size_t i = 0; i < res.n_advice; i++)
+		ck_assert_msg(!res.advice[i].env || strncmp(res.advice[i].env, "NCCL_IB_", 8), "%s advised on UCX's status 12",
+			      res.advice[i].env);
 }
 END_TEST
 
