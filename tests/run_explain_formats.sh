@@ -32,6 +32,13 @@ PER=${FORMATS_PER_LOG:-2}
 # the tune rows with an expected string: file TAB expected
 awk -F'\t' '!/^#/ && NF >= 5 && $5 != "-" { print $1 "\t" $5 }' "$LOGS/INDEX" |
 	while IFS=$'\t' read -r f e; do grep -qxF -- "$f" "$TMP/holdout" || printf '%s\t%s\n' "$f" "$e"; done >"$TMP/rows"
+# the logs a page folded before anyone copied them (logs/folded-at-source.tsv): a launcher or a
+# logger decorates the lines a program wrote, before any terminal or page folds them, so a prefix
+# on each of their folded pieces is no log anyone gets; they get only the folded copies below
+grep -v '^#' "$LOGS/folded-at-source.tsv" | cut -f1 | sed '/^$/d' >"$TMP/atsource"
+while read -r f; do
+	grep -q "^$f	" "$TMP/rows" || bad "logs/folded-at-source.tsv: $f is no tune row with an expected string"
+done <"$TMP/atsource"
 
 # The decorations, each as the tool named prints a line (the source and version followed in the
 # comment). decorate.py writes DIR/DECORATION/FILE for the decorations rotation picks, and lists
@@ -215,6 +222,10 @@ check_copies() {
 			fi
 		fi
 		grep "^$f	" "$dir/plan" | cut -f2 >"$TMP/decos"
+		if [ -z "$list" ] && grep -qxF -- "$f" "$TMP/atsource"; then
+			while read -r d; do skip "$d: $f (folded at its source: logs/folded-at-source.tsv)"; done <"$TMP/decos"
+			continue
+		fi
 		while read -r d; do
 			c=$dir/$d/$f
 			why=
