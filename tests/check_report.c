@@ -361,6 +361,37 @@ START_TEST(test_probes)
 }
 END_TEST
 
+/* A command is printed whole as a comment (catalogue fixes run to some 800 bytes); past the
+ * buffer it is cut with " ..." so the cut shows, never inside a UTF-8 sequence. */
+START_TEST(test_shell_line_long_command)
+{
+	struct cd_advice a = { 0 };
+	char *v = xmalloc(3001), line[CD_SHELL_LINE_MAX];
+	size_t n;
+
+	memset(v, 'x', 3000);
+	v[3000] = '\0';
+	memcpy(v + 790, "TAIL", 4); /* the end of an 800-byte fix */
+	a.value = v;
+	cd_report_shell_line(line, sizeof(line), &a);
+	ck_assert_ptr_nonnull(strstr(line, "TAIL"));
+	n = strlen(line);
+	ck_assert_uint_lt(n, sizeof(line));
+	ck_assert_str_eq(line + n - 4, " ...");
+	v[900] = '\0';
+	cd_report_shell_line(line, sizeof(line), &a);
+	ck_assert_uint_eq(strlen(line), 902); /* "# " and the 900 bytes, not cut */
+	memset(v, 0, 3001);
+	for (size_t i = 0; i + 2 < 3000; i += 2)
+		memcpy(v + i, "\xc3\xa9", 2); /* é: a cut must not split it */
+	cd_report_shell_line(line, sizeof(line), &a);
+	n = strlen(line) - 4; /* before " ...": "# " and whole two-byte characters */
+	ck_assert_str_eq(line + n, " ...");
+	ck_assert_uint_eq((n - 2) % 2, 0);
+	free(v);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -372,6 +403,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, test_text_no_findings);
 	tcase_add_test(tc, test_text_summary_counts);
 	tcase_add_test(tc, test_text_color);
+	tcase_add_test(tc, test_shell_line_long_command);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("json");
 	tcase_add_checked_fixture(tc, setup, teardown);

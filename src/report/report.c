@@ -864,12 +864,21 @@ static int shell_quote(char *buf, size_t len, const char *v)
 }
 
 /* s as comment text: each control character a space, cut to fit */
+/* s as one comment line: control bytes become spaces; cut at len with " ..." so a cut shows */
 static void comment_text(char *buf, size_t len, const char *s)
 {
 	size_t used = 0;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && used + 1 < len; p++)
+	for (; *p && used + 1 < len; p++)
 		buf[used++] = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+	if (*p && len > 5) {
+		used = len - 5;
+		while (used && ((unsigned char)buf[used] & 0xc0) == 0x80)
+			used--; /* not inside a UTF-8 sequence */
+		memcpy(buf + used, " ...", 4);
+		used += 4;
+	}
 	buf[used] = '\0';
 }
 
@@ -884,7 +893,7 @@ static void refused(char *buf, size_t len, const char *what, const char *v)
 /* "export K='V'", "unset K", or the command as a comment: eval runs settings, never commands. */
 void cd_report_shell_line(char *buf, size_t len, const struct cd_advice *a)
 {
-	char q[512], h[300], guard[340] = "", c[512];
+	char q[512], h[300], guard[340] = "", c[CD_SHELL_COMMENT_MAX];
 
 	if (a->host && (!host_name_ok(a->host) || shell_quote(h, sizeof(h), a->host) < 0)) {
 		refused(buf, len, "not a host name", a->host);
@@ -934,7 +943,7 @@ void cd_render_advice(struct cd_out *o, const struct cd_results *r)
 	}
 	for (size_t i = 0; i < r->n_advice; i++) {
 		const struct cd_advice *a = &r->advice[i];
-		char line[1024], ids[128];
+		char line[CD_SHELL_LINE_MAX], ids[128];
 
 		cd_report_shell_line(line, sizeof(line), a);
 		text_ids(ids, sizeof(ids), &a->findings);
@@ -1049,9 +1058,8 @@ void cd_report_shell(struct cd_out *o, const struct cd_results *r)
 {
 	for (size_t i = 0; i < r->n_advice; i++) {
 		const struct cd_advice *a = &r->advice[i];
-		char line[1024], ids[128];
-
-		char why[512];
+		char line[CD_SHELL_LINE_MAX], ids[128];
+		char why[CD_SHELL_COMMENT_MAX];
 
 		cd_report_shell_line(line, sizeof(line), a);
 		text_ids(ids, sizeof(ids), &a->findings);

@@ -31,6 +31,12 @@ void cd_scale_reach_counts(struct cd_out *o, const struct cd_results *r);
 void cd_scale_text(struct cd_out *o, const struct cd_results *r,
 		   void (*render_host)(struct cd_out *o, const struct cd_host *h));
 /* One piece of advice as a shell line: "export K=V", "unset K", or a command as a "# ..." comment. */
+/*
+ * A command is a comment of up to CD_SHELL_COMMENT_MAX bytes (a catalogue fix runs to some 800;
+ * a longer one is cut with " ..."), so a shell line needs CD_SHELL_LINE_MAX with its guard.
+ */
+#define CD_SHELL_COMMENT_MAX 2048
+#define CD_SHELL_LINE_MAX (CD_SHELL_COMMENT_MAX + 400)
 void cd_report_shell_line(char *buf, size_t len, const struct cd_advice *a);
 /* The advice as lines to paste or eval (text only). */
 void cd_report_shell(struct cd_out *o, const struct cd_results *r);

@@ -643,7 +643,7 @@ static void advice(struct cd_out *o, const struct cd_results *r)
 		   "are comments for you to carry out.</p>\n<ol class=\"advice\">\n");
 	for (size_t i = 0; i < r->n_advice; i++) {
 		const struct cd_advice *a = &r->advice[i];
-		char line[1024];
+		char line[CD_SHELL_LINE_MAX];
 
 		cd_report_shell_line(line, sizeof(line), a);
 		out_raw(o, "<li><pre>");
