@@ -4,7 +4,8 @@
 # name's first word: shm, iface, gid, …) and per part, how many logs get the fix their
 # thread confirmed somewhere in `explain --shell` (right) and as its first line (first),
 # and how many say they cannot explain where INDEX expects that ("-"). The holdout part
-# (tests/data/logs/HOLDOUT) was set aside before any tuning: read it as the estimate. Two
+# (tests/data/logs/HOLDOUT) was set aside before any tuning: read it as the estimate; the part
+# "tainted" is the holdout rows a change was informed by (logs/holdout-tainted.tsv says how). Two
 # lines count the logs given a network setting, and those of them that tests/data/logs/NETWORK
 # labels not a network failure (issue 17: no network setting without a network error), and how
 # many logs get as their first recommendation one for the kind of cause logs/KIND labels. The last two
@@ -18,6 +19,11 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/commdiag-acc.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 grep -v '^#' "$LOGS/HOLDOUT" | sed '/^$/d' >"$TMP/holdout"
+# holdout rows a change was informed by (logs/holdout-tainted.tsv): counted apart as "tainted"
+grep -v '^#' "$LOGS/holdout-tainted.tsv" | cut -f1 | sed '/^$/d' >"$TMP/tainted"
+while read -r f; do
+	grep -qxF -- "$f" "$TMP/holdout" || { echo "explain_accuracy: $LOGS/holdout-tainted.tsv: $f is not in HOLDOUT" >&2; exit 2; }
+done <"$TMP/tainted"
 # What a network setting is, and which logs are network failures (NETWORK, labelled by hand
 # from INDEX's cause and fix): a network setting for a log labelled "no" is a false positive.
 . tests/net_settings.sh
@@ -31,6 +37,7 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 	case "$file" in '#'* | '') continue ;; esac
 	part=tune
 	grep -qxF -- "$file" "$TMP/holdout" && part=holdout
+	grep -qxF -- "$file" "$TMP/tainted" && part=tainted
 	cause=${file%%-*}
 	right=0 first=0 net=0
 	"$BIN" explain "$LOGS/$file" --shell >"$TMP/out" 2>/dev/null
