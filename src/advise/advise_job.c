@@ -756,12 +756,19 @@ static int any_roce_known(const struct cd_results *r)
 	return 0;
 }
 
-/* Did NCCL print it? Its settings are the leaf's; UCX, UCCL or an MPI have their own (the catalogue's). */
+/*
+ * Did NCCL print it? Its settings are the leaf's; UCX, UCCL or an MPI have their own (the
+ * catalogue's). The log's lines only: explain's notes on an entry name libraries too.
+ */
 static int nccl_said(const struct cd_finding *f)
 {
-	for (size_t k = 0; k < f->evidence.n; k++)
-		if (strstr(f->evidence.v[k], "NCCL") || strstr(f->evidence.v[k], "NET/IB"))
+	for (size_t k = 0; k < f->evidence.n; k++) {
+		const char *e = f->evidence.v[k];
+
+		if (strncmp(e, "cause catalogue [", 17) && strncmp(e, "confirms: ", 10) &&
+		    (strstr(e, "NCCL") || strstr(e, "NET/IB")))
 			return 1;
+	}
 	return 0;
 }
 
