@@ -905,6 +905,13 @@ out_without "explain: no NCCL P2P leaf after FlashInfer's fix" "NCCL_P2P_DISABLE
 out_has "explain: NCCL's NVLS failure keeps the NVLS leaf" "NCCL_NVLS_ENABLE"
 "$BIN" explain "$DATA/logs/p2p-nccl-257.log" --shell >"$TMP/out" 2>&1
 out_has "explain: NCCL's P2P failure keeps the P2P leaf" "NCCL_P2P_DISABLE"
+# the fabric manager's leaf: not again after the entry that names its exact version; kept where
+# the log shows only CUDA's 802 (no entry's fix)
+"$BIN" explain "$DATA/logs/fm-pytorch-129749.log" --shell >"$TMP/out" 2>&1
+out_has "explain: the fabric manager entry's fix" "nvidia-fabricmanager-550"
+out_without "explain: no second fabric-manager line from the tree" "(the same version as the driver)"
+"$BIN" explain "$DATA/logs/fm-nccl-tests-264.log" --shell >"$TMP/out" 2>&1
+out_has "explain: the fabric-manager leaf where no entry gave a fix" "systemctl enable --now nvidia-fabricmanager"
 # a specific catalogue entry's fix stays ahead of the weighing's: the rail case (an IPv4-mapped
 # GID timing out on the way to RTR, nccl#2013) is NCCL_CROSS_NIC, not the GID index
 "$BIN" explain "$DATA/logs/rails-nccl-2013.log" --shell 2>/dev/null | sed '/^$/d' | head -1 >"$TMP/out"

@@ -198,7 +198,9 @@ static void drop_tree_repeats(struct cd_results *r)
 	 * Only the leaves that read nothing but the id: LOG004's small /dev/shm, LOG005's IOMMU
 	 * and NCCL_P2P_DISABLE (a log rarely shows the IOMMU; after vLLM's, FlashInfer's or
 	 * TensorRT-LLM's own IPC fix they are a second guess at another library), LOG006's
-	 * set_device, LOG008's memlock, LOG013's cuMem host memory, LOG014's NCCL_NVLS_ENABLE
+	 * set_device, LOG008's memlock, LOG012's fabric manager (after an entry's fix for the same
+	 * finding: the manager's exact version, an IMEX channel, a clique), LOG013's cuMem host
+	 * memory, LOG014's NCCL_NVLS_ENABLE
 	 * (after Transformer Engine's or NVSHMEM's multicast fix, a setting of a library that may
 	 * not have run), and LOG003's where the log
 	 * lists no interface (no variable: "run check and export the NCCL_SOCKET_IFNAME it
@@ -207,7 +209,7 @@ static void drop_tree_repeats(struct cd_results *r)
 	 * library that never ran. The others compute their advice from facts across lines (the
 	 * interface LOG003 names, the addresses LOG010 excludes, LOG001's SeqNums) and stay.
 	 */
-	static const char *const ids[] = { "LOG004", "LOG005", "LOG006", "LOG008", "LOG013", "LOG014" };
+	static const char *const ids[] = { "LOG004", "LOG005", "LOG006", "LOG008", "LOG012", "LOG013", "LOG014" };
 
 	for (size_t i = r->n_advice; i-- > 0;) {
 		const struct cd_advice *a = &r->advice[i];
