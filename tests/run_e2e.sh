@@ -854,6 +854,8 @@ explain_json() {
 	"$BIN" explain "$@" --json >"$TMP/sev.json" 2>"$TMP/err"
 	json_true "explain: $what" "$TMP/sev.json" "$cond"
 }
+# explain_shell LOG...: explain's shell lines of the logs, and its messages, in $TMP/out
+explain_shell() { "$BIN" explain "$@" --shell >"$TMP/out" 2>&1; }
 explain_json "a several-causes box alone" \
 	'd["verdict"] == "several causes" and [f["id"] for f in d["findings"]] == ["LOG098", "LOG000"] and [a["env"] for a in d["advice"]] == [None]' \
 	"$DATA/logs/launch-deepops-409.log"
@@ -889,34 +891,34 @@ out_without "explain: no GID advice when the log shows InfiniBand" "GID_INDEX"
 # status 12 that UCX (not NCCL) printed: UCX's settings, none of NCCL's from the tree's leaf
 printf '%s\n' '[1700000000.123456] [node1:1234:0]        ib_mlx5_log.c:177  UCX  ERROR   Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)' \
 	'node1: mlx5_0: transport retry counter exceeded' >"$TMP/ucx12.log"
-"$BIN" explain "$TMP/ucx12.log" --shell >"$TMP/out" 2>&1
+explain_shell "$TMP/ucx12.log"
 out_has "explain: UCX's status 12 gets UCX's GID setting" "UCX_IB_GID_INDEX"
 out_without "explain: UCX's status 12 gets no NCCL setting" "NCCL_IB"
-"$BIN" explain "$DATA/logs/gid-nccl-426.log" --shell >"$TMP/out" 2>&1
+explain_shell "$DATA/logs/gid-nccl-426.log"
 out_has "explain: NCCL's status 12 keeps the timeout leaf" "NCCL_IB_TIMEOUT"
 # another library's own fix for a multicast or IPC failure: no second guess from NCCL's leaves;
 # NCCL's own NVLS and P2P failures keep them
-"$BIN" explain "$DATA/logs/multicast-transformerengine-1923.log" --shell >"$TMP/out" 2>&1
+explain_shell "$DATA/logs/multicast-transformerengine-1923.log"
 out_has "explain: Transformer Engine's multicast fix" "UB_SKIPMC"
 out_without "explain: no NCCL NVLS leaf after Transformer Engine's fix" "NCCL_NVLS_ENABLE"
-"$BIN" explain "$DATA/logs/p2p-flashinfer-2006.log" --shell >"$TMP/out" 2>&1
+explain_shell "$DATA/logs/p2p-flashinfer-2006.log"
 out_without "explain: no NCCL P2P leaf after FlashInfer's fix" "NCCL_P2P_DISABLE"
-"$BIN" explain "$DATA/logs/nvls-nccl-1788.log" --shell >"$TMP/out" 2>&1
+explain_shell "$DATA/logs/nvls-nccl-1788.log"
 out_has "explain: NCCL's NVLS failure keeps the NVLS leaf" "NCCL_NVLS_ENABLE"
-"$BIN" explain "$DATA/logs/p2p-nccl-257.log" --shell >"$TMP/out" 2>&1
+explain_shell "$DATA/logs/p2p-nccl-257.log"
 out_has "explain: NCCL's P2P failure keeps the P2P leaf" "NCCL_P2P_DISABLE"
 # the fabric manager's leaf: not again after the entry that names its exact version; kept where
 # the log shows only CUDA's 802 (no entry's fix)
-"$BIN" explain "$DATA/logs/fm-pytorch-129749.log" --shell >"$TMP/out" 2>&1
+explain_shell "$DATA/logs/fm-pytorch-129749.log"
 out_has "explain: the fabric manager entry's fix" "nvidia-fabricmanager-550"
 out_without "explain: no second fabric-manager line from the tree" "(the same version as the driver)"
-"$BIN" explain "$DATA/logs/fm-nccl-tests-264.log" --shell >"$TMP/out" 2>&1
+explain_shell "$DATA/logs/fm-nccl-tests-264.log"
 out_has "explain: the fabric-manager leaf where no entry gave a fix" "systemctl enable --now nvidia-fabricmanager"
 # a specific catalogue entry's fix stays ahead of the weighing's: the rail case (an IPv4-mapped
 # GID timing out on the way to RTR, nccl#2013) is NCCL_CROSS_NIC, not the GID index
 "$BIN" explain "$DATA/logs/rails-nccl-2013.log" --shell 2>/dev/null | sed '/^$/d' | head -1 >"$TMP/out"
 out_has "explain: the rail entry's fix first, before the candidates' GID advice" "NCCL_CROSS_NIC='0'"
-"$BIN" explain "$DATA/explain/healthy-roce.log" --shell >"$TMP/out" 2>&1
+explain_shell "$DATA/explain/healthy-roce.log"
 out_without "explain: a healthy RoCE log gives no network setting" "NCCL_IB_GID_INDEX"
 out_without "explain: a healthy RoCE log gives no interface setting" "SOCKET_IFNAME"
 out_without "explain: a healthy RoCE log gives no HCA setting" "NCCL_IB_HCA"

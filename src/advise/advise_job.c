@@ -12,6 +12,7 @@
 
 #include "advise.h"
 #include "advise_walk.h"
+#include "explain.h"
 #include "libdefaults.h"
 
 /* ---- identity: hostnames and host ids ---- */
@@ -762,13 +763,10 @@ static int any_roce_known(const struct cd_results *r)
  */
 static int nccl_said(const struct cd_finding *f)
 {
-	for (size_t k = 0; k < f->evidence.n; k++) {
-		const char *e = f->evidence.v[k];
-
-		if (strncmp(e, "cause catalogue [", 17) && strncmp(e, "confirms: ", 10) &&
-		    (strstr(e, "NCCL") || strstr(e, "NET/IB")))
+	for (size_t k = 0; k < f->evidence.n; k++)
+		if (!cd_explain_note(f->evidence.v[k]) &&
+		    (strstr(f->evidence.v[k], "NCCL") || strstr(f->evidence.v[k], "NET/IB")))
 			return 1;
-	}
 	return 0;
 }
 

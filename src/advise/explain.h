@@ -39,4 +39,10 @@ int cd_explain_init(void);
  */
 void cd_explain_vet(struct cd_results *r);
 
+/*
+ * Is this evidence line one of explain's own notes on a catalogue entry ("cause catalogue
+ * [id]: …", "confirms: …", written by explain_cause.c) rather than a line of the log?
+ */
+int cd_explain_note(const char *evidence);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain.h"
 #include "explain_catalog.h"
 #include "explain_fold.h"
 #include "explain_state.h"
@@ -247,3 +248,7 @@ void explain_catalogue_unexplained(struct state *st, struct cd_finding *f)
 	}
 }
 
+int cd_explain_note(const char *evidence)
+{
+	return !strncmp(evidence, "cause catalogue [", 17) || !strncmp(evidence, "confirms: ", 10);
+}

@@ -101,7 +101,7 @@ static int only_peer_gone(const struct cd_finding *f)
 	for (size_t k = 0; k < f->evidence.n; k++) {
 		const char *e = f->evidence.v[k];
 
-		if (!strncmp(e, "cause catalogue [", 17) || !strncmp(e, "confirms: ", 10))
+		if (cd_explain_note(e))
 			continue;
 		if (!peer_gone_line(e))
 			return 0;
