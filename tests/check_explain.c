@@ -572,8 +572,6 @@ START_TEST(test_causes_refused)
 		"[X Y]\n",
 		"[x.y]\nclass = socket-magic\n",
 		"[x.y]\nfinding = FOO1\n",
-		"[x.y]\nenv = lower=1\n",
-		"[x.y]\nenv = NCCL_A='1'\n",
 		"[x.y]\nmatch = Call to %q failed\n",
 		"[x.y]\nmatch = ab\n",
 		"[x.y]\nmatch = no equals sign here\nmatch\n",
@@ -604,6 +602,21 @@ START_TEST(test_causes_refused)
 	snprintf(buf, sizeof(buf), "%smatch = abcd.\n", head);
 	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), 0);
 	cd_causes_free(&c);
+	/* env on a complete entry: a shell variable name (lowercase letters too, as Open MPI's and
+	 * Ray's settings have them) and a value without quotes */
+	{
+		static const char *const bad_env[] = { "NCCL_A='1'", "NCCL_A=\"1\"", "1NCCL=1", "NCCL-A=1", "NCCL A=1",
+						       "=1", "NCCL_A=", "NCCL_A" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(bad_env); i++) {
+			snprintf(buf, sizeof(buf), "%senv = %s\n", head, bad_env[i]);
+			ck_assert_msg(cd_causes_parse(&c, buf, strlen(buf), "t.catalog") == -1, "accepted: %s", bad_env[i]);
+		}
+		snprintf(buf, sizeof(buf), "%senv = OMPI_MCA_btl_tcp_if_include=10.0.0.0/24\n", head);
+		ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), 0);
+		ck_assert_str_eq(c.v[0].env, "OMPI_MCA_btl_tcp_if_include=10.0.0.0/24");
+		cd_causes_free(&c);
+	}
 	/* the same entry twice; a new LOG id without a title; env with advice = tree */
 	snprintf(buf, sizeof(buf), "%s%s", head, head);
 	ck_assert_int_eq(cd_causes_parse(&c, buf, strlen(buf), "t.catalog"), -1);

@@ -303,15 +303,19 @@ static int valid_finding(const char *s)
 	       isdigit((unsigned char)s[5]);
 }
 
-/* "NAME=VALUE": a shell variable name and a value without quotes or control characters */
+/*
+ * "NAME=VALUE": a shell variable name and a value without quotes or control characters. The
+ * name may have lowercase letters, as the report's shell lines allow: Open MPI's and Ray's
+ * settings are OMPI_MCA_btl_tcp_if_include and RAY_worker_register_timeout_seconds.
+ */
 static int valid_env(const char *s)
 {
 	const char *eq = strchr(s, '=');
 
-	if (!eq || eq == s || (!isupper((unsigned char)*s) && *s != '_') || !eq[1])
+	if (!eq || eq == s || (!isalpha((unsigned char)*s) && *s != '_') || !eq[1])
 		return 0;
 	for (const char *p = s; p < eq; p++)
-		if (!isupper((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_')
+		if (!isalnum((unsigned char)*p) && *p != '_')
 			return 0;
 	for (const char *p = eq + 1; *p; p++)
 		if (*p == '\'' || *p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
