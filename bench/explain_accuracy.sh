@@ -8,7 +8,13 @@
 # "tainted" is the holdout rows a change was informed by (logs/holdout-tainted.tsv says how). Two
 # lines count the logs given a network setting, and those of them that tests/data/logs/NETWORK
 # labels not a network failure (issue 17: no network setting without a network error), and how
-# many logs get as their first recommendation one for the kind of cause logs/KIND labels. The last two
+# many logs get as their first recommendation one for the kind of cause logs/KIND labels. One line
+# counts the logs explain says it cannot explain, and those of them where a line of the log names a
+# cause all the same (tests/data/logs/CAUSELINE, labelled by reading each log; issue 17: "cannot
+# explain" only where no line names a cause), listing any such log not labelled yet; one the logs
+# where explain only points at a line that states its cause in the system's words (LOG096), and
+# those of them where the labels say no line names one. A log INDEX expects no fix for ("-") is
+# right when explain claims none: it cannot explain the log, or it points at such a line. The last two
 # lines count the logs of tests/data/logs-healthy (jobs that worked) given advice or a failing finding.
 # Usage: bench/explain_accuracy.sh [./commdiag]     (no hardware; a few seconds)
 set -u
@@ -43,8 +49,20 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 	"$BIN" explain "$LOGS/$file" --shell >"$TMP/out" 2>/dev/null
 	net_setting "$TMP/out" && net=1
 	[ "$(net_label "$file" "$LOGS/NETWORK")" = yes ] && net=$((net * 2))
+	# said it cannot explain the log, or only pointed at a line that states its cause in the
+	# system's words (LOG096): does a line name a cause (logs/CAUSELINE)?
+	cannot=0 stated=0 named=-
+	"$BIN" explain "$LOGS/$file" >"$TMP/text" 2>/dev/null
+	grep -q "cannot explain" "$TMP/text" && cannot=1
+	grep -q "states its cause in the system's words (LOG096 above)" "$TMP/text" && stated=1
+	if [ $((cannot + stated)) -gt 0 ]; then
+		named=$(awk -F'\t' -v f="$file" '$1 == f { print $2 ($3 == "yes" ? "+" : "") }' "$LOGS/CAUSELINE")
+		named=${named:-unlabelled}
+	fi
 	if [ "$expect" = "-" ]; then
-		if "$BIN" explain "$LOGS/$file" 2>/dev/null | grep -q "cannot explain"; then right=1 first=1; fi
+		# no fix to find in the log: right when explain claims none (it cannot explain the log,
+		# or points at the line that states a cause with the general check for it, no setting)
+		right=$((cannot + stated)) first=$right
 	else
 		grep -qF -- "$expect" "$TMP/out" && right=1
 		sed '/^$/d' "$TMP/out" | head -1 | grep -qF -- "$expect" && first=1
@@ -58,14 +76,19 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 		got=$(sed '/^$/d' "$TMP/out" | head -1 | grep -o '# LOG[0-9][0-9][0-9]:' | tail -1 | tr -d '#: ')
 		[ -n "$got" ] && case ",$ids," in *",$got,"*) kind=1 ;; esac
 	fi
-	printf '%s\t%s\t%s\t%d\t%d\t%d\t%d\n' "$part" "$cause" "$file" "$right" "$first" "$net" "$kind" >>"$TMP/rows"
+	printf '%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\n' "$part" "$cause" "$file" "$right" "$first" "$net" "$kind" "$named" "$stated" "$([ "$expect" = "-" ] && echo 1 || echo 0)" >>"$TMP/rows"
 done <"$LOGS/INDEX"
 
 awk -F'\t' '
 	{ k = $1 "\t" $2; n[k]++; r[k] += $4; f[k] += $5; N[$1]++; R[$1] += $4; F[$1] += $5
 	  if (!$4) miss[$1] = miss[$1] " " $3
 	  if ($6) { adv[$1]++; if ($6 == 1) { fp[$1]++; fpf[$1] = fpf[$1] " " $3 } }
-	  K[$1] += $7 }
+	  K[$1] += $7
+	  if ($8 != "-" && !$9) { cn[$1]++; if ($8 ~ /^yes/) { cy[$1]++; cyl[$1] = cyl[$1] " " $3 } if ($8 == "yes+") cyc[$1]++ }
+	  if ($8 != "-" && $9) { sn[$1]++; if ($8 ~ /^yes/) sy[$1]++; if ($8 == "yes+") syc[$1]++
+				 if ($8 ~ /^no/) { sno[$1]++; snl[$1] = snl[$1] " " $3 }
+				 if (!$10 && $5) { sf[$1]++; sfl[$1] = sfl[$1] " " $3 } }
+	  if ($8 == "unlabelled") { cu[$1]++; cul[$1] = cul[$1] " " $3 } }
 	END {
 		printf "%-8s %-10s %5s %6s %6s\n", "part", "cause", "logs", "right", "first"
 		for (k in n) print k "\t" n[k] "\t" r[k] "\t" f[k] | "sort"
@@ -75,6 +98,13 @@ awk -F'\t' '
 		for (p in N) printf "%-8s right kind of cause first (logs/KIND): %d of %d (%.0f %%)\n", p, K[p], N[p], 100 * K[p] / N[p]
 		for (p in N) printf "%-8s network settings advised for %d logs, %d of them not a network failure%s\n", p, adv[p], fp[p],
 			fp[p] ? ":" fpf[p] : ""
+		for (p in N) printf "%-8s cannot explain %d logs; a line names a cause in %d of them (%d the confirmed one), " \
+			"%d not labelled in logs/CAUSELINE%s%s\n", p, cn[p], cy[p], cyc[p], cu[p], cy[p] ? "; named:" cyl[p] : "",
+			cu[p] ? "; not labelled:" cul[p] : ""
+		for (p in N) printf "%-8s a line that states its cause pointed at (LOG096) for %d logs: a line names a cause " \
+			"in %d of them (%d the confirmed one), in none in %d%s; its general check holds the confirmed fix " \
+			"(counted right above) in %d%s\n", p, sn[p], sy[p], syc[p], sno[p], sno[p] ? ":" snl[p] : "",
+			sf[p], sf[p] ? ":" sfl[p] : ""
 	}' "$TMP/rows" | awk -F'\t' 'NF == 5 { printf "%-8s %-10s %5d %6d %6d\n", $1, $2, $3, $4, $5; next } { print }'
 
 # Logs of jobs that worked (tests/data/logs-healthy): how many get advice, or a failing finding,

@@ -9,6 +9,7 @@
 #include "envlint.h"
 #include "explain.h"
 #include "explain_catalog.h"
+#include "explain_stated.h"
 #include "suites.h"
 
 static struct cd_results res;
@@ -796,15 +797,17 @@ static int entry_cited(const char *id, const char *entry)
 /*
  * One case: its log must make the finding through the entry (alone, so nothing more specific
  * claims it), or, for a negative case, must not cite the entry at all (a rule_out holds);
- * a negative case for entry "-" must make no finding but the one it names (LOG000).
+ * a negative case for entry "-" must make no finding but LOG000 and the one it names (LOG000 or LOG096).
  */
 static void libmsgs_case(const char *entry, const char *id, const char *log, int negative)
 {
 	setup();
 	parse(log);
-	if (negative && !strcmp(entry, "-")) /* "!= - LOG000": a harmless notice, no finding but LOG000 */
+	if (negative && !strcmp(entry, "-")) /* "!= - LOG000": a harmless notice, no finding but LOG000; "!= -
+						 * LOG096": no entry's, only the pointer to a line that states its cause */
 		for (size_t i = 0; i < res.n_findings; i++)
-			ck_assert_msg(!strcmp(res.findings[i].id, id), "%s from a harmless notice:\n%s", res.findings[i].id, log);
+			ck_assert_msg(!strcmp(res.findings[i].id, id) || !strcmp(res.findings[i].id, "LOG000"),
+				      "%s from a harmless notice:\n%s", res.findings[i].id, log);
 	else if (negative)
 		ck_assert_msg(!entry_cited(id, entry), "[%s] is cited, though ruled out, from:\n%s", entry, log);
 	else {
@@ -1261,6 +1264,59 @@ START_TEST(test_memory_one_cause)
 END_TEST
 
 /* NCCL 2.26+'s modify_qp retry at INFO is no failed queue pair: no RDMA candidates from it alone. */
+/* The words a line states its cause in (LOG096): the most specific first, not at an info level,
+ * not a symptom. */
+START_TEST(test_stated_cause)
+{
+	static const struct {
+		const char *line, *cause; /* cause NULL: none stated */
+	} cases[] = {
+		{ "mkdir: cannot create directory '/run/user/1000': Permission denied", "permission denied" },
+		{ "socket(): Too many open files in system", "the system's open-file limit reached" },
+		{ "accept: Too many open files", "the open-file limit reached" },
+		{ "open /dev/nvidia-uvm: No such device or address", "no such device" },
+		{ "ssh: Could not resolve hostname gpu01: Name or service not known", "host name does not resolve" },
+		{ "error while loading shared libraries: libnccl.so.2: cannot open shared object file: No such file or "
+		  "directory",
+		  "shared library missing" },
+		{ "python: symbol lookup error: libtorch.so: undefined symbol: ncclCommSplit", "library version mixed" },
+		{ "/lib64/libc.so.6: version `GLIBC_2.34' not found (required by ./app)", "library too old" },
+		{ "RuntimeError: CUDA error: invalid device ordinal", "GPU index out of range" },
+		{ "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "memory exhausted" },
+		{ "ModuleNotFoundError: No module named 'deepspeed'", "Python module missing" },
+		{ "train.py: error: unrecognized arguments: --local-rank=0", "option not accepted" },
+		{ "bash: line 1: torchrun: command not found", "program not found" },
+		{ "node3:4411:4411 [0] NCCL INFO NET/Plugin: libnccl-net.so: cannot open shared object file", NULL },
+		{ "[2024-01-02 10:00:00] [INFO] optional file missing: No such file or directory", NULL },
+		{ "ssh: connect to host node7 port 22: Connection refused", NULL },
+		{ "bind() failed: Invalid argument (22)", NULL },
+		{ "Call to connect timeout", NULL },
+		{ "Out of memory is unlikely here", NULL }, /* the words are case-sensitive */
+		{ "libibverbs: Warning: couldn't load driver 'libmlx4-rdmav34.so': libmlx4-rdmav34.so: cannot open shared "
+		  "object file: No such file or directory",
+		  NULL },
+		{ "ERROR: ld.so: object '/opt/x.so' from LD_PRELOAD cannot be preloaded (cannot open shared object file): "
+		  "ignored.",
+		  NULL },
+		{ "[1700000000.1] [h:1:0] sys.c:9 UCX  WARN  open(/sys/x) failed: No such file or directory", NULL },
+		{ "h:1:2 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+		  "memory exhausted" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct cd_stated *s = cd_stated_cause(cases[i].line);
+
+		if (!cases[i].cause)
+			ck_assert_msg(!s, "stated '%s' in: %s", s ? s->cause : "", cases[i].line);
+		else {
+			ck_assert_msg(s != NULL, "no cause in: %s", cases[i].line);
+			ck_assert_str_eq(s->cause, cases[i].cause);
+			ck_assert(s->check && *s->check && s->source && *s->source && strstr(cases[i].line, s->words));
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_modify_qp_retry_is_no_failure)
 {
 	teardown();
@@ -1775,6 +1831,7 @@ Suite *explain_suite(void)
 	tcase_add_test(tc, test_gdr_distance_is_no_module);
 	tcase_add_test(tc, test_verbs_missing_is_a_fact);
 	tcase_add_test(tc, test_modify_qp_retry_is_no_failure);
+	tcase_add_test(tc, test_stated_cause);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_edit_distance);

@@ -21,6 +21,7 @@
 #include "explain_fold.h"
 #include "explain_lines.h"
 #include "explain_nics.h"
+#include "explain_stated.h"
 #include "explain_net.h"
 #include "explain_torch.h"
 #include "explain_versions.h"
@@ -572,6 +573,27 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		snprintf(st->first_error, sizeof(st->first_error), "%s", line + strspn(line, " \t"));
 		st->first_error_line = st->lineno;
 	}
+	{
+		const char *text = line + strspn(line, " \t");
+		const struct cd_stated *s = cd_stated_cause(line);
+
+		if (strspn(text, "-") >= 20 && !text[strspn(text, "-")]) {
+			st->box = !st->box; /* a rule of dashes opens a box or closes the open one */
+			st->box_header = st->box_notice = 0;
+		} else if (st->box && !st->box_header && *text) {
+			st->box_header = 1;
+			st->box_notice = !strncmp(text, "WARNING", 7);
+		}
+		if (st->box && st->box_notice)
+			s = NULL;
+		if (s && (!st->stated || (error_line && !st->stated_error))) {
+			st->stated = s;
+			st->stated_error = error_line;
+			st->stated_lineno = st->lineno;
+			st->stated_host = (size_t)(h - st->r->hosts);
+			snprintf(st->stated_line, sizeof(st->stated_line), "%s", line + strspn(line, " \t"));
+		}
+	}
 	const char *p;
 	char addr[80];
 	int known = parse_version(st, h, line) | parse_env(h, line) | parse_plugin(st, h, line);
@@ -724,6 +746,42 @@ static void consequences_only(struct state *st, struct cd_host *first)
 	}
 }
 
+static int log_has(const struct state *st, const char *id)
+{
+	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
+		if (!strcmp(st->r->findings[i].id, id))
+			return 1;
+	return 0;
+}
+
+/*
+ * LOG096: nothing explains the log, but a line states its cause in the words the system prints
+ * for one (explain_stated.h). The finding quotes the line; the advice is the general check for
+ * what those words say, never a setting, and does not repeat the line (a log's text is not
+ * advice). Not where a help text listed several causes (LOG098): its checks are the advice.
+ */
+static void stated_cause(struct state *st)
+{
+	const struct cd_stated *s = st->stated;
+	struct cd_finding *f;
+	struct cd_advice *a;
+
+	if (!s || cause_found(st) || log_has(st, "LOG098"))
+		return;
+	f = explain_log_finding(st, "LOG096", CD_SEV_WARN, &st->r->hosts[st->stated_host], s->cause,
+				"a line states a cause no catalogue entry reads", NULL);
+	if (!f)
+		return;
+	cd_finding_evidence(f, "line %ld: %s", st->stated_lineno, st->stated_line);
+	cd_finding_evidence(f, "\"%s\" is how %s says it", s->words, s->source);
+	a = cd_results_add_advice(st->r);
+	a->value = xstrdup(s->check);
+	cd_strv_push(&a->findings, "LOG096");
+	cd_strv_push(&a->path, "a line states its cause; no catalogue entry reads it");
+	a->why = xasprintf("line %ld of %s says \"%s\" (%s): %s", st->stated_lineno, st->name, s->words, s->source,
+			   s->cause);
+}
+
 static void finish(struct state *st, struct cd_host *first)
 {
 	struct cd_finding *f;
@@ -771,6 +829,7 @@ static void finish(struct state *st, struct cd_host *first)
 	if (st->ib_none && st->net_socket)
 		explain_log_finding(st, "LOG002", CD_SEV_INFO, first, "network", "no RDMA device: NCCL uses TCP sockets", NULL);
 	consequences_only(st, first);
+	stated_cause(st);
 	/*
 	 * LOG099 needs an error: a line a library prints for one, or an NCCL WARN (NCCL's error
 	 * channel). Another library's WARN alone is a notice ("UCX  WARN  CPU affinity is not

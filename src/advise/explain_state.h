@@ -16,6 +16,7 @@
 struct cd_torch;
 struct cd_vers_log;
 struct cd_net;
+struct cd_stated;
 
 #define MAX_HOSTS 256
 #define MAX_FINDINGS 512
@@ -78,6 +79,17 @@ struct state {
 	const char *error_libs[8];      /* cd_error_library's keys of the error lines, first first (LOG099) */
 	int n_error_libs;
 	long first_error_line;
+	/* the first line that states its cause in the system's words (explain_stated.h), an error
+	 * line before any other: LOG096 where nothing else explains the log */
+	const struct cd_stated *stated;
+	char stated_line[EVIDENCE_CHARS];
+	long stated_lineno;
+	size_t stated_host;
+	int stated_error;
+	/* inside a help box (Open MPI's, between lines of dashes) and whether its first line is a
+	 * "WARNING:", a notice whose quoted errno ("Error code: 2 (No such file or directory)") is
+	 * the fallback it took, not a cause */
+	int box, box_header, box_notice;
 	long lineno;
 	struct cd_fold fold;            /* the run a folded message may continue (explain_fold.h) */
 	struct cd_grams grams[3];       /* this line's and its two joins' (catalogue_line, catalogue_wrapped) */

@@ -10,11 +10,12 @@
 #include "report.h"
 #include "report_render.h"
 
-/* LOG000 and LOG002 (facts), LOG097 to LOG099 (no cause named) */
+/* LOG000 and LOG002 (facts), LOG096 (a cause the log states, no entry for it), LOG097 to LOG099
+ * (no cause named) */
 static int is_cause(const struct cd_finding *f)
 {
-	return strcmp(f->id, "LOG000") && strcmp(f->id, "LOG002") && strcmp(f->id, "LOG097") && strcmp(f->id, "LOG098") &&
-	       strcmp(f->id, "LOG099");
+	return strcmp(f->id, "LOG000") && strcmp(f->id, "LOG002") && strcmp(f->id, "LOG096") && strcmp(f->id, "LOG097") &&
+	       strcmp(f->id, "LOG098") && strcmp(f->id, "LOG099");
 }
 
 /* A consequence: a finding of that ID that explain marked so (its log's LOG097 lists it). */
@@ -26,12 +27,14 @@ static int consequence(const struct cd_results *r, const char *id)
 	return 0;
 }
 
-/* Advice that names a cause: not only what to collect (LOG099), a help text's checks (LOG098) or
- * where a consequence's cause may be (LOG097's findings). */
+/* Advice that names a cause: not only what to collect (LOG099), a help text's checks (LOG098), the
+ * general check for what a line states (LOG096) or where a consequence's cause may be (LOG097's
+ * findings). */
 static int advice_names_cause(const struct cd_results *r, const struct cd_advice *a)
 {
 	for (size_t k = 0; k < a->findings.n; k++)
-		if (strcmp(a->findings.v[k], "LOG098") && strcmp(a->findings.v[k], "LOG099") &&
+		if (strcmp(a->findings.v[k], "LOG096") && strcmp(a->findings.v[k], "LOG098") &&
+		    strcmp(a->findings.v[k], "LOG099") &&
 		    !consequence(r, a->findings.v[k]))
 			return 1;
 	return 0;
@@ -44,6 +47,7 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	int errors_seen = 0; /* LOG099: errors (or NCCL WARN lines) no entry explains */
 	int several = 0;     /* LOG098: a help text that lists several causes */
 	int elsewhere = 0;   /* LOG097: only consequences of a failure that began elsewhere */
+	int stated = 0;      /* LOG096: a line states its cause, no entry reads it */
 
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct cd_finding *f = &r->findings[i];
@@ -52,6 +56,7 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 		errors_seen |= !strcmp(r->findings[i].id, "LOG099");
 		several |= !strcmp(r->findings[i].id, "LOG098");
 		elsewhere |= !strcmp(r->findings[i].id, "LOG097");
+		stated |= !strcmp(r->findings[i].id, "LOG096");
 	}
 	/* facts alone (the interfaces NCCL listed) can explain a log too */
 	for (size_t i = 0; i < r->n_advice; i++)
@@ -59,7 +64,7 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	cd_render_tool_run(o, r);
 	out_str(o, OUT_JSON, "verdict", NULL,
 		causes ? "explained" : elsewhere ? "consequences only" : several ? "several causes" :
-		errors_seen ? "unexplained" : "no error");
+		stated ? "cause stated" : errors_seen ? "unexplained" : "no error");
 	out_arr_open(o, "hosts");
 	out_text(o, "\n## extracted from the log%s\n", r->n_hosts == 1 ? "" : "s");
 	for (size_t i = 0; i < r->n_hosts; i++) {
@@ -101,6 +106,10 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 		out_text(o, "\ncommdiag cannot explain this log: the lines that point at a cause are help texts that list "
 			    "several (LOG098 above), and no line says which one it is. The advice below gives their checks "
 			    "in turn; none of them is a setting to paste.\n");
+	else if (!causes && stated)
+		out_text(o, "\ncommdiag has no entry for this failure, but a line of the log states its cause in the "
+			    "system's words (LOG096 above): start there. The advice below is the general check for what "
+			    "that line says, not a setting.\n");
 	else if (!causes && errors_seen)
 		out_text(o, "\ncommdiag cannot explain this log: no line it knows names a cause. It extracted "
 			    "what LOG000 lists above; the advice below only says what to collect next.\n");

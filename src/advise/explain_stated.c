@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The words in which a line states its own cause, from the texts the system prints them with,
+ * read on Debian 12: glibc 2.36's strerror (python3 os.strerror) and gai_strerror (through
+ * ctypes), its dynamic loader's messages (strings /lib64/ld-linux-x86-64.so.2), the CUDA 13
+ * runtime's error strings (strings libcudart.so.13), Python 3.11's ModuleNotFoundError and
+ * argparse, GNU getopt and bash. Only words that name what is wrong are here: a timeout, a
+ * refused or reset connection, "Invalid argument", "Input/output error" and "Bad address" say
+ * that something failed, not why, so a log of them alone stays one explain cannot explain.
+ * Most specific first: the loader's, the resolver's, CUDA's and the tools' own words before the
+ * strerror text their line may end with ("cannot open shared object file: No such file or
+ * directory" is a missing library), "Too many open files in system" before "Too many open files".
+ */
+#include <string.h>
+
+#include "explain_stated.h"
+
+#define GLIBC "glibc's strerror"
+#define GAI "glibc's getaddrinfo (gai_strerror)"
+#define LDSO "the dynamic loader (ld.so)"
+#define CUDART "the CUDA runtime"
+
+#define PERMISSION                                                                                                    \
+	"check that the job's user may use the path or device the line names on that host (ls -ld PATH; id), "    \
+	"and, in a container, the user it runs as and how the path is mounted"
+#define MISSING_PATH                                                                                                  \
+	"check that the path the line names exists on every host the job runs on (ls -l PATH): installed, mounted, " \
+	"or created by the step that should have made it"
+#define FULL                                                                                                          \
+	"free space or quota where the line writes (df -h PATH; quota -s), or point the program at a file system "   \
+	"with room; in a container /dev/shm and /tmp are often small"
+#define NO_MEMORY                                                                                                     \
+	"check what else holds memory on that host or GPU (free -g; nvidia-smi) and the job's limits (ulimit -a; "   \
+	"the cgroup or the scheduler's memory request)"
+#define ADDRESS                                                                                                       \
+	"check the address the line names against the host's own (ip -br addr): it must be configured on that host, " \
+	"in a family (IPv4 or IPv6) the host has enabled"
+#define ROUTE                                                                                                         \
+	"check the route from that host to the address the line names (ip route get ADDRESS) and any firewall "       \
+	"between the two hosts"
+#define RESOLVE                                                                                                       \
+	"make the host name the line names resolve on every host (getent hosts NAME: DNS or /etc/hosts), or give "   \
+	"addresses instead of names"
+#define LIBRARY                                                                                                       \
+	"install the library the line names on every host, or add its directory to LD_LIBRARY_PATH where the ranks " \
+	"start (ldd on the program shows what is missing)"
+#define MIXED                                                                                                         \
+	"the program was built against another version of the library the line names than the one it loads: check " \
+	"LD_LIBRARY_PATH and ldd on the program, and use one version on every host"
+#define GPUS                                                                                                          \
+	"check which GPUs each process sees and asks for (nvidia-smi -L; CUDA_VISIBLE_DEVICES; the device index each " \
+	"local rank selects)"
+
+static const struct cd_stated stated[] = {
+	{ "Name or service not known", GAI, "host name does not resolve", RESOLVE },
+	{ "Temporary failure in name resolution", GAI, "name resolution failed", RESOLVE },
+	{ "No address associated with hostname", GAI, "host name has no address", RESOLVE },
+	{ "cannot open shared object file", LDSO, "shared library missing", LIBRARY },
+	{ "undefined symbol: ", LDSO, "library version mixed", MIXED },
+	{ "' not found (required by ", LDSO, "library too old", MIXED },
+	{ "wrong ELF class", LDSO, "library of the wrong word size",
+	  "the library the line names is 32-bit where the program is 64-bit (or the reverse): install the right "
+	  "one and check LD_LIBRARY_PATH" },
+	{ "invalid device ordinal", CUDART, "GPU index out of range", GPUS },
+	{ "no CUDA-capable device is detected", CUDART, "no GPU visible", GPUS },
+	{ "CUDA-capable device(s) is/are busy or unavailable", CUDART, "GPU busy or unavailable",
+	  "check the GPUs' compute mode (nvidia-smi -q -d COMPUTE: Exclusive_Process lets one process in) and "
+	  "what else runs on them" },
+	{ "all CUDA-capable devices are busy or unavailable", CUDART, "GPU busy or unavailable",
+	  "check the GPUs' compute mode (nvidia-smi -q -d COMPUTE: Exclusive_Process lets one process in) and "
+	  "what else runs on them" },
+	{ "out of memory", CUDART, "memory exhausted", NO_MEMORY },
+	{ "uncorrectable ECC error encountered", CUDART, "GPU memory error",
+	  "take the GPU out of service and check it (nvidia-smi -q -d ECC,ROW_REMAPPER; dcgmi diag)" },
+	{ "No module named ", "Python's ModuleNotFoundError", "Python module missing",
+	  "install the module the line names in the environment the ranks run in, the same one on every host" },
+	{ "unrecognized arguments: ", "Python's argparse", "option not accepted",
+	  "the program does not accept an option it was given: the command was written for another program or "
+	  "version (which PROGRAM; PROGRAM --help)" },
+	{ "unrecognized option", "GNU getopt", "option not accepted",
+	  "the program does not accept an option it was given: the command was written for another program or "
+	  "version (which PROGRAM; PROGRAM --help)" },
+	{ ": command not found", "the shell", "program not found",
+	  "install the program the line names, or put its directory on PATH where the ranks start" },
+	{ "Permission denied", GLIBC, "permission denied", PERMISSION },
+	{ "Operation not permitted", GLIBC, "operation not permitted", PERMISSION },
+	{ "Read-only file system", GLIBC, "read-only file system", PERMISSION },
+	{ "No such file or directory", GLIBC, "no such file or directory", MISSING_PATH },
+	{ "No space left on device", GLIBC, "no space left on device", FULL },
+	{ "Disk quota exceeded", GLIBC, "disk quota exceeded", FULL },
+	{ "Cannot allocate memory", GLIBC, "memory exhausted", NO_MEMORY },
+	{ "Too many open files in system", GLIBC, "the system's open-file limit reached",
+	  "raise the system's limit (sysctl fs.file-max) or find the process holding the files (lsof | wc -l)" },
+	{ "Too many open files", GLIBC, "the open-file limit reached",
+	  "raise the job's open-file limit (ulimit -n; the scheduler's or container's nofile limit)" },
+	{ "Address already in use", GLIBC, "address already in use",
+	  "another process holds the address or port the line names (ss -ltnp): stop it, or give the job a port "
+	  "that is free on every host" },
+	{ "Cannot assign requested address", GLIBC, "address not on this host", ADDRESS },
+	{ "Address family not supported by protocol", GLIBC, "address family not supported", ADDRESS },
+	{ "Network is unreachable", GLIBC, "network unreachable", ROUTE },
+	{ "No route to host", GLIBC, "no route to host", ROUTE },
+	{ "Device or resource busy", GLIBC, "device busy",
+	  "find the process that holds the device the line names (fuser -v DEVICE; nvidia-smi), or give the job "
+	  "another one" },
+	{ "No such device or address", GLIBC, "no such device", "check that the device the line names is present and up "
+	  "on that host (ls -l /dev; ip -br link; ibv_devinfo)" },
+	{ "No such device", GLIBC, "no such device", "check that the device the line names is present and up on that "
+	  "host (ls -l /dev; ip -br link; ibv_devinfo)" },
+	{ "Exec format error", GLIBC, "a program built for another architecture",
+	  "the program the line names was built for another CPU architecture or is not a program: rebuild it or use "
+	  "the build for this host (file PROGRAM; uname -m)" },
+	{ "Argument list too long", GLIBC, "argument list too long",
+	  "shorten the command or environment the launcher passes (long host lists or environments: a hostfile)" },
+	{ "Function not implemented", GLIBC, "not supported by this kernel",
+	  "the kernel or the container's sandbox does not offer the call the line names: check the kernel "
+	  "version and the container's seccomp profile" },
+	{ "Operation not supported", GLIBC, "operation not supported",
+	  "the device, driver or file system the line names does not support the operation: check its kind and "
+	  "driver on that host" },
+};
+
+/*
+ * Lines of a level that reports routine events, or that say the failure was passed over: what
+ * they say went wrong was handled ("libibverbs: Warning: couldn't load driver …: cannot open
+ * shared object file", ld.so's "cannot be preloaded (…): ignored.", a Python UserWarning). A
+ * warning of NCCL's is its error channel, not a notice: the catalogue and LOG099 read those.
+ */
+static int routine_level(const char *line)
+{
+	static const char *const levels[] = { "NCCL INFO", " INFO ",  "[INFO]",	  "INFO:",     " DEBUG ", "[DEBUG]",
+					      "DEBUG:",	   "<info>",  "<debug>",  "<trace>",   " TRACE ", "Warning:",
+					      "WARNING",   "warning:", "<warn>",   "ignored", "can ignore" };
+	const char *w = strstr(line, " WARN ");
+
+	if (w && !(w - line >= 4 && !strncmp(w - 4, "NCCL", 4)))
+		return 1;
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (strstr(line, levels[i]))
+			return 1;
+	return 0;
+}
+
+const struct cd_stated *cd_stated_cause(const char *line)
+{
+	if (routine_level(line))
+		return NULL;
+	for (size_t i = 0; i < sizeof(stated) / sizeof(stated[0]); i++)
+		if (strstr(line, stated[i].words))
+			return &stated[i];
+	return NULL;
+}
