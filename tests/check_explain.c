@@ -1292,6 +1292,10 @@ START_TEST(test_stated_cause)
 		{ "bind() failed: Invalid argument (22)", NULL },
 		{ "Call to connect timeout", NULL },
 		{ "Out of memory is unlikely here", NULL }, /* the words are case-sensitive */
+		{ "Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:", "MPI argument refused" },
+		{ "[h:1] *** MPI_ERR_TRUNCATE: message truncated", "MPI message larger than its receive" },
+		{ "[mpiexec@h] match_arg (lib/utils/args.c:166): unrecognized argument allow-run-as-root",
+		  "launcher option not accepted" },
 		{ "libibverbs: Warning: couldn't load driver 'libmlx4-rdmav34.so': libmlx4-rdmav34.so: cannot open shared "
 		  "object file: No such file or directory",
 		  NULL },

@@ -4,7 +4,9 @@
  * read on Debian 12: glibc 2.36's strerror (python3 os.strerror) and gai_strerror (through
  * ctypes), its dynamic loader's messages (strings /lib64/ld-linux-x86-64.so.2), the CUDA 13
  * runtime's error strings (strings libcudart.so.13), Python 3.11's ModuleNotFoundError and
- * argparse, GNU getopt and bash. Only words that name what is wrong are here: a timeout, a
+ * argparse, GNU getopt and bash; and the MPI error classes that name a refused argument, as
+ * MPICH (src/mpi/errhan/errnames.txt, 6a79bf6575) and Open MPI (ompi/errhandler/errcode.c,
+ * 8efebee745) print them, with MPICH hydra's "unrecognized argument %s" (lib/utils/args.c). Only words that name what is wrong are here: a timeout, a
  * refused or reset connection, "Invalid argument", "Input/output error" and "Bad address" say
  * that something failed, not why, so a log of them alone stays one explain cannot explain.
  * Most specific first: the loader's, the resolver's, CUDA's and the tools' own words before the
@@ -19,6 +21,8 @@
 #define GAI "glibc's getaddrinfo (gai_strerror)"
 #define LDSO "the dynamic loader (ld.so)"
 #define CUDART "the CUDA runtime"
+#define MPICH "MPICH's error class texts (errnames.txt)"
+#define OMPI "Open MPI's error class strings (ompi/errhandler/errcode.c)"
 
 #define PERMISSION                                                                                                    \
 	"check that the job's user may use the path or device the line names on that host (ls -ld PATH; id), "    \
@@ -47,6 +51,16 @@
 #define MIXED                                                                                                         \
 	"the program was built against another version of the library the line names than the one it loads: check " \
 	"LD_LIBRARY_PATH and ldd on the program, and use one version on every host"
+#define MPI_ARGS                                                                                                      \
+	"MPI refused an argument of the program's call: a program built with one MPI's mpi.h and run with another's " \
+	"library (mpi4py or a wheel built elsewhere) passes handles the library does not know: ldd PROGRAM; mpicc " \
+	"-show; which mpirun"
+#define MPI_RANK                                                                                                      \
+	"a call named a rank the communicator does not have: start as many ranks as the program expects (mpirun " \
+	"-np), or check how it computes the rank it names"
+#define TRUNCATED                                                                                                     \
+	"a receive got more data than its buffer holds: the ranks disagree on a message's size (different inputs, " \
+	"code or library versions on different ranks, or a bug in the program)"
 #define GPUS                                                                                                          \
 	"check which GPUs each process sees and asks for (nvidia-smi -L; CUDA_VISIBLE_DEVICES; the device index each " \
 	"local rank selects)"
@@ -82,6 +96,20 @@ static const struct cd_stated stated[] = {
 	  "version (which PROGRAM; PROGRAM --help)" },
 	{ ": command not found", "the shell", "program not found",
 	  "install the program the line names, or put its directory on PATH where the ranks start" },
+	{ "unrecognized argument ", "MPICH's hydra (mpiexec)", "launcher option not accepted",
+	  "the launcher does not accept an option it was given: the command was written for another MPI's mpirun "
+	  "(Open MPI's options given to MPICH's mpiexec, or the reverse): which mpirun; mpirun --version" },
+	{ "MPI not initialized", MPICH, "MPI used before MPI_Init", "the program calls MPI before MPI_Init (or after "
+	  "MPI_Finalize), or a library it loads uses another MPI than the one that initialised" },
+	{ "Invalid communicator", MPICH, "MPI argument refused", MPI_ARGS },
+	{ "Null communicator", MPICH, "MPI argument refused", MPI_ARGS },
+	{ "Invalid datatype", MPICH, "MPI argument refused", MPI_ARGS },
+	{ "Message truncated", MPICH, "MPI message larger than its receive", TRUNCATED },
+	{ "MPI_ERR_COMM: invalid communicator", OMPI, "MPI argument refused", MPI_ARGS },
+	{ "MPI_ERR_TYPE: invalid datatype", OMPI, "MPI argument refused", MPI_ARGS },
+	{ "MPI_ERR_RANK: invalid rank", OMPI, "MPI rank out of range", MPI_RANK },
+	{ "MPI_ERR_ROOT: invalid root", OMPI, "MPI rank out of range", MPI_RANK },
+	{ "MPI_ERR_TRUNCATE: message truncated", OMPI, "MPI message larger than its receive", TRUNCATED },
 	{ "Permission denied", GLIBC, "permission denied", PERMISSION },
 	{ "Operation not permitted", GLIBC, "operation not permitted", PERMISSION },
 	{ "Read-only file system", GLIBC, "read-only file system", PERMISSION },
