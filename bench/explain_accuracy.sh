@@ -14,7 +14,10 @@
 # explain" only where no line names a cause), listing any such log not labelled yet; one the logs
 # where explain only points at a line that states its cause in the system's words (LOG096), and
 # those of them where the labels say no line names one. A log INDEX expects no fix for ("-") is
-# right when explain claims none: it cannot explain the log, or it points at such a line. The last two
+# right when explain claims none: it cannot explain the log, or it points at such a line. One line
+# gives, from the same labels, how many logs with a fix have a line that names the confirmed
+# cause, how often explain's first recommendation holds the fix in those, and what share of the
+# part a reader of the log's lines alone could get right at most. The last two
 # lines count the logs of tests/data/logs-healthy (jobs that worked) given advice or a failing finding.
 # Usage: bench/explain_accuracy.sh [./commdiag]     (no hardware; a few seconds)
 set -u
@@ -76,7 +79,8 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 		got=$(sed '/^$/d' "$TMP/out" | head -1 | grep -o '# LOG[0-9][0-9][0-9]:' | tail -1 | tr -d '#: ')
 		[ -n "$got" ] && case ",$ids," in *",$got,"*) kind=1 ;; esac
 	fi
-	printf '%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\n' "$part" "$cause" "$file" "$right" "$first" "$net" "$kind" "$named" "$stated" "$([ "$expect" = "-" ] && echo 1 || echo 0)" >>"$TMP/rows"
+	printf '%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%s\n' "$part" "$cause" "$file" "$right" "$first" "$net" "$kind" "$named" "$stated" "$([ "$expect" = "-" ] && echo 1 || echo 0)" \
+		"$(awk -F'\t' -v f="$file" '$1 == f { print ($3 == "yes") }' "$LOGS/CAUSELINE")" >>"$TMP/rows"
 done <"$LOGS/INDEX"
 
 awk -F'\t' '
@@ -88,7 +92,9 @@ awk -F'\t' '
 	  if ($8 != "-" && $9) { sn[$1]++; if ($8 ~ /^yes/) sy[$1]++; if ($8 == "yes+") syc[$1]++
 				 if ($8 ~ /^no/) { sno[$1]++; snl[$1] = snl[$1] " " $3 }
 				 if (!$10 && $5) { sf[$1]++; sfl[$1] = sfl[$1] " " $3 } }
-	  if ($8 == "unlabelled") { cu[$1]++; cul[$1] = cul[$1] " " $3 } }
+	  if ($8 == "unlabelled") { cu[$1]++; cul[$1] = cul[$1] " " $3 }
+	  if ($10) dash[$1]++; else { fx[$1]++; if ($11 == "1") { fn[$1]++; fnf[$1] += $5 } }
+	  if ($11 == "") { nl[$1]++; nll[$1] = nll[$1] " " $3 } }
 	END {
 		printf "%-8s %-10s %5s %6s %6s\n", "part", "cause", "logs", "right", "first"
 		for (k in n) print k "\t" n[k] "\t" r[k] "\t" f[k] | "sort"
@@ -101,6 +107,10 @@ awk -F'\t' '
 		for (p in N) printf "%-8s cannot explain %d logs; a line names a cause in %d of them (%d the confirmed one), " \
 			"%d not labelled in logs/CAUSELINE%s%s\n", p, cn[p], cy[p], cyc[p], cu[p], cy[p] ? "; named:" cyl[p] : "",
 			cu[p] ? "; not labelled:" cul[p] : ""
+		for (p in N) printf "%-8s a line names the confirmed cause in %d of the %d logs with a fix: the fix first in %d of them " \
+			"(%.0f %%); a reader of the lines gets at most %d of %d right (%.0f %%, with the %d logs of no fix)%s\n",
+			p, fn[p], fx[p], fnf[p], fn[p] ? 100 * fnf[p] / fn[p] : 0, fn[p] + dash[p], N[p],
+			100 * (fn[p] + dash[p]) / N[p], dash[p], nl[p] ? "; not labelled in logs/CAUSELINE:" nll[p] : ""
 		for (p in N) printf "%-8s a line that states its cause pointed at (LOG096) for %d logs: a line names a cause " \
 			"in %d of them (%d the confirmed one), in none in %d%s; its general check holds the confirmed fix " \
 			"(counted right above) in %d%s\n", p, sn[p], sy[p], syc[p], sno[p], sno[p] ? ":" snl[p] : "",

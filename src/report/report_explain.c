@@ -115,8 +115,9 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 			    "what LOG000 lists above; the advice below only says what to collect next.\n");
 	else if (!causes)
 		/* no LOG099: no error line, or only errors a finished run handled; a job that worked reads so */
-		out_text(o, "\ncommdiag found no error in this log, so it cannot explain a failure from it: no line "
-			    "it knows reports one or names a cause. It extracted what LOG000 lists above.\n");
+		out_text(o, "\ncommdiag found no failure it recognises in this log, so it cannot explain one from it: "
+			    "no line it knows reports one or names a cause. It extracted what LOG000 lists above (with the "
+			    "first line that looks like an error, if there is one).\n");
 	cd_render_advice(o, r);
 	cd_render_shell_block(o, r);
 }
