@@ -26,7 +26,8 @@ for c in "$@"; do
 	sha=$(git rev-parse --short=10 "$c^{commit}" 2>/dev/null) || { echo "explain_learning_curve: $c is no commit" >&2; exit 2; }
 	(cd "$TMP/tree" && git checkout -q -f "$sha" && git clean -qfdx && make -j"$(nproc)" commdiag >"$TMP/build.log" 2>&1) ||
 		{ echo "$sha: build failed (see a build of it by hand)" >&2; continue; }
-	n=$(grep -c '^\[' "$TMP/tree/rules/causes.catalog")
+	n=0
+	[ -f "$TMP/tree/rules/causes.catalog" ] && n=$(grep -c '^\[' "$TMP/tree/rules/causes.catalog")
 	bash bench/explain_accuracy.sh "$TMP/tree/commdiag" >"$TMP/acc" 2>/dev/null
 	# the per-log verdicts: rerun the first-recommendation rule on the fix-bearing holdout rows
 	fix=0 of=0

@@ -1293,6 +1293,10 @@ START_TEST(test_stated_cause)
 		{ "Call to connect timeout", NULL },
 		{ "Out of memory is unlikely here", NULL }, /* the words are case-sensitive */
 		{ "Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:", "MPI argument refused" },
+		{ "RuntimeError: CUDA error: system not yet initialized", "GPU system not ready" },
+		{ "cuInit failed: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "driver components mixed" },
+		{ "CUDA error: no kernel image is available for execution on the device", "no code for this GPU" },
+		{ "cuMemAlloc returned CUDA_ERROR_OUT_OF_MEMORY", "memory exhausted" },
 		{ "[h:1] *** MPI_ERR_TRUNCATE: message truncated", "MPI message larger than its receive" },
 		{ "[mpiexec@h] match_arg (lib/utils/args.c:166): unrecognized argument allow-run-as-root",
 		  "launcher option not accepted" },

@@ -3,7 +3,8 @@
  * The words in which a line states its own cause, from the texts the system prints them with,
  * read on Debian 12: glibc 2.36's strerror (python3 os.strerror) and gai_strerror (through
  * ctypes), its dynamic loader's messages (strings /lib64/ld-linux-x86-64.so.2), the CUDA 13
- * runtime's error strings (strings libcudart.so.13), Python 3.11's ModuleNotFoundError and
+ * runtime's error strings (strings libcudart.so.13) and the driver API's CUresult names (CUDA 13's
+ * cuda.h) where the code says what is wrong, Python 3.11's ModuleNotFoundError and
  * argparse, GNU getopt and bash; and the MPI error classes that name a refused argument, as
  * MPICH (src/mpi/errhan/errnames.txt, 6a79bf6575) and Open MPI (ompi/errhandler/errcode.c,
  * 8efebee745) print them, with MPICH hydra's "unrecognized argument %s" (lib/utils/args.c). Only words that name what is wrong are here: a timeout, a
@@ -21,6 +22,7 @@
 #define GAI "glibc's getaddrinfo (gai_strerror)"
 #define LDSO "the dynamic loader (ld.so)"
 #define CUDART "the CUDA runtime"
+#define CUDRV "the CUDA driver API (cuda.h CUresult names)"
 #define MPICH "MPICH's error class texts (errnames.txt)"
 #define OMPI "Open MPI's error class strings (ompi/errhandler/errcode.c)"
 
@@ -61,6 +63,19 @@
 #define TRUNCATED                                                                                                     \
 	"a receive got more data than its buffer holds: the ranks disagree on a message's size (different inputs, " \
 	"code or library versions on different ranks, or a bug in the program)"
+#define ECC "take the GPU out of service and check it (nvidia-smi -q -d ECC,ROW_REMAPPER; dcgmi diag)"
+#define FABRIC                                                                                                        \
+	"on a host with NVSwitches the fabric manager must run, at the driver's exact version, before CUDA starts: " \
+	"systemctl status nvidia-fabricmanager; nvidia-smi -q | grep -A2 Fabric"
+#define DRIVER_MIX                                                                                                    \
+	"the kernel module and the user-space driver libraries differ in version (after an upgrade without a " \
+	"reboot, or a container's own libcuda): cat /proc/driver/nvidia/version against nvidia-smi"
+#define DRIVER_OLD                                                                                                    \
+	"the driver is older than the CUDA the program was built with: upgrade the driver, or use a build for the " \
+	"driver's CUDA (nvidia-smi shows the newest CUDA it supports)"
+#define NO_CODE                                                                                                       \
+	"the program or a library it loads has no code for this GPU's architecture: use a build that includes it " \
+	"(nvidia-smi --query-gpu=compute_cap --format=csv; the build's arch list)"
 #define GPUS                                                                                                          \
 	"check which GPUs each process sees and asks for (nvidia-smi -L; CUDA_VISIBLE_DEVICES; the device index each " \
 	"local rank selects)"
@@ -83,9 +98,27 @@ static const struct cd_stated stated[] = {
 	{ "all CUDA-capable devices are busy or unavailable", CUDART, "GPU busy or unavailable",
 	  "check the GPUs' compute mode (nvidia-smi -q -d COMPUTE: Exclusive_Process lets one process in) and "
 	  "what else runs on them" },
+	{ "system not yet initialized", CUDART, "GPU system not ready", FABRIC },
+	{ "CUDA_ERROR_SYSTEM_NOT_READY", CUDRV, "GPU system not ready", FABRIC },
+	{ "system has unsupported display driver / cuda driver combination", CUDART, "driver components mixed",
+	  DRIVER_MIX },
+	{ "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", CUDRV, "driver components mixed", DRIVER_MIX },
+	{ "CUDA driver version is insufficient for CUDA runtime version", CUDART, "driver older than the runtime",
+	  DRIVER_OLD },
+	{ "forward compatibility was attempted on non supported HW", CUDART, "forward compatibility unsupported",
+	  DRIVER_OLD },
+	{ "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", CUDRV, "forward compatibility unsupported", DRIVER_OLD },
+	{ "no kernel image is available for execution on the device", CUDART, "no code for this GPU", NO_CODE },
+	{ "CUDA_ERROR_NO_BINARY_FOR_GPU", CUDRV, "no code for this GPU", NO_CODE },
+	{ "the provided PTX was compiled with an unsupported toolchain", CUDART, "driver older than the compiler",
+	  DRIVER_OLD },
+	{ "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", CUDRV, "driver older than the compiler", DRIVER_OLD },
+	{ "CUDA_ERROR_NO_DEVICE", CUDRV, "no GPU visible", GPUS },
+	{ "CUDA_ERROR_INVALID_DEVICE", CUDRV, "GPU index out of range", GPUS },
+	{ "CUDA_ERROR_OUT_OF_MEMORY", CUDRV, "memory exhausted", NO_MEMORY },
+	{ "CUDA_ERROR_ECC_UNCORRECTABLE", CUDRV, "GPU memory error", ECC },
 	{ "out of memory", CUDART, "memory exhausted", NO_MEMORY },
-	{ "uncorrectable ECC error encountered", CUDART, "GPU memory error",
-	  "take the GPU out of service and check it (nvidia-smi -q -d ECC,ROW_REMAPPER; dcgmi diag)" },
+	{ "uncorrectable ECC error encountered", CUDART, "GPU memory error", ECC },
 	{ "No module named ", "Python's ModuleNotFoundError", "Python module missing",
 	  "install the module the line names in the environment the ranks run in, the same one on every host" },
 	{ "unrecognized arguments: ", "Python's argparse", "option not accepted",
