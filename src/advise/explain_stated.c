@@ -7,9 +7,10 @@
  * cuda.h) where the code says what is wrong, Python 3.11's ModuleNotFoundError and
  * argparse, GNU getopt and bash; and the MPI error classes that name a refused argument, as
  * MPICH (src/mpi/errhan/errnames.txt, 6a79bf6575) and Open MPI (ompi/errhandler/errcode.c,
- * 8efebee745) print them, with MPICH hydra's "unrecognized argument %s" (lib/utils/args.c). Only words that name what is wrong are here: a timeout, a
- * refused or reset connection, "Invalid argument", "Input/output error" and "Bad address" say
- * that something failed, not why, so a log of them alone stays one explain cannot explain.
+ * 8efebee745) print them, with MPICH hydra's "unrecognized argument %s" (lib/utils/args.c).
+ * Only words that name what is wrong are here: a timeout, a refused or reset connection,
+ * "Invalid argument", "Input/output error" and "Bad address" say that something failed, not
+ * why, so a log of them alone stays one explain cannot explain.
  * Most specific first: the loader's, the resolver's, CUDA's and the tools' own words before the
  * strerror text their line may end with ("cannot open shared object file: No such file or
  * directory" is a missing library), "Too many open files in system" before "Too many open files".
@@ -76,6 +77,11 @@
 #define NO_CODE                                                                                                       \
 	"the program or a library it loads has no code for this GPU's architecture: use a build that includes it " \
 	"(nvidia-smi --query-gpu=compute_cap --format=csv; the build's arch list)"
+#define GPU_BUSY                                                                                                      \
+	"check the GPUs' compute mode (nvidia-smi -q -d COMPUTE: Exclusive_Process lets one process in) and what " \
+	"else runs on them"
+#define NO_DEVICE                                                                                                     \
+	"check that the device the line names is present and up on that host (ls -l /dev; ip -br link; ibv_devinfo)"
 #define GPUS                                                                                                          \
 	"check which GPUs each process sees and asks for (nvidia-smi -L; CUDA_VISIBLE_DEVICES; the device index each " \
 	"local rank selects)"
@@ -92,12 +98,8 @@ static const struct cd_stated stated[] = {
 	  "one and check LD_LIBRARY_PATH" },
 	{ "invalid device ordinal", CUDART, "GPU index out of range", GPUS },
 	{ "no CUDA-capable device is detected", CUDART, "no GPU visible", GPUS },
-	{ "CUDA-capable device(s) is/are busy or unavailable", CUDART, "GPU busy or unavailable",
-	  "check the GPUs' compute mode (nvidia-smi -q -d COMPUTE: Exclusive_Process lets one process in) and "
-	  "what else runs on them" },
-	{ "all CUDA-capable devices are busy or unavailable", CUDART, "GPU busy or unavailable",
-	  "check the GPUs' compute mode (nvidia-smi -q -d COMPUTE: Exclusive_Process lets one process in) and "
-	  "what else runs on them" },
+	{ "CUDA-capable device(s) is/are busy or unavailable", CUDART, "GPU busy or unavailable", GPU_BUSY },
+	{ "all CUDA-capable devices are busy or unavailable", CUDART, "GPU busy or unavailable", GPU_BUSY },
 	{ "system not yet initialized", CUDART, "GPU system not ready", FABRIC },
 	{ "CUDA_ERROR_SYSTEM_NOT_READY", CUDRV, "GPU system not ready", FABRIC },
 	{ "system has unsupported display driver / cuda driver combination", CUDART, "driver components mixed",
@@ -164,10 +166,8 @@ static const struct cd_stated stated[] = {
 	{ "Device or resource busy", GLIBC, "device busy",
 	  "find the process that holds the device the line names (fuser -v DEVICE; nvidia-smi), or give the job "
 	  "another one" },
-	{ "No such device or address", GLIBC, "no such device", "check that the device the line names is present and up "
-	  "on that host (ls -l /dev; ip -br link; ibv_devinfo)" },
-	{ "No such device", GLIBC, "no such device", "check that the device the line names is present and up on that "
-	  "host (ls -l /dev; ip -br link; ibv_devinfo)" },
+	{ "No such device or address", GLIBC, "no such device", NO_DEVICE },
+	{ "No such device", GLIBC, "no such device", NO_DEVICE },
 	{ "Exec format error", GLIBC, "a program built for another architecture",
 	  "the program the line names was built for another CPU architecture or is not a program: rebuild it or use "
 	  "the build for this host (file PROGRAM; uname -m)" },
