@@ -38,12 +38,18 @@ int on_host(const struct cd_finding *f, const struct cd_host *h)
 	return !h || !f->host || str_eq(f->host, h->hostname);
 }
 
-const struct cd_finding *finding(const struct cd_walk *w, const char *id)
+const struct cd_finding *finding_that(const struct cd_walk *w, const char *id, int (*holds)(const struct cd_finding *))
 {
 	for (size_t i = 0; i < w->r->n_findings; i++)
-		if (!strcmp(w->r->findings[i].id, id) && on_host(&w->r->findings[i], w->h))
+		if (!strcmp(w->r->findings[i].id, id) && on_host(&w->r->findings[i], w->h) &&
+		    (!holds || holds(&w->r->findings[i])))
 			return &w->r->findings[i];
 	return NULL;
+}
+
+const struct cd_finding *finding(const struct cd_walk *w, const char *id)
+{
+	return finding_that(w, id, NULL);
 }
 
 void note(struct cd_walk *w, const char *id)

@@ -773,12 +773,8 @@ static int nccl_said(const struct cd_finding *f)
 /* NCCL's IB completions failing with "retry exceeded" on InfiniBand (RoCE has its own branch). */
 int q_flaky(struct cd_walk *w)
 {
-	const struct cd_finding *f = NULL;
+	const struct cd_finding *f = finding_that(w, "LOG007", nccl_said);
 
-	for (size_t i = 0; i < w->r->n_findings && !f; i++)
-		if (!strcmp(w->r->findings[i].id, "LOG007") && on_host(&w->r->findings[i], w->h) &&
-		    nccl_said(&w->r->findings[i]))
-			f = &w->r->findings[i];
 	if (!f || (f->subject && strstr(f->subject, "RoCE")))
 		return 0;
 	note(w, "LOG007");

@@ -43,6 +43,8 @@ int str_eq(const char *a, const char *b);
 int starts(const char *s, const char *prefix);
 int on_host(const struct cd_finding *f, const struct cd_host *h);
 const struct cd_finding *finding(const struct cd_walk *w, const char *id);
+/* the first such finding for which holds() is true (holds NULL: any) */
+const struct cd_finding *finding_that(const struct cd_walk *w, const char *id, int (*holds)(const struct cd_finding *));
 void note(struct cd_walk *w, const char *id);
 int has(struct cd_walk *w, const char *id);
 int virtual_nic(const struct cd_nic *n);
