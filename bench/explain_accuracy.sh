@@ -65,7 +65,7 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 	if [ "$expect" = "-" ]; then
 		# no fix to find in the log: right when explain claims none (it cannot explain the log,
 		# or points at the line that states a cause with the general check for it, no setting)
-		right=$((cannot + stated)) first=$right
+		right=$((cannot || stated)) first=$right
 	else
 		grep -qF -- "$expect" "$TMP/out" && right=1
 		sed '/^$/d' "$TMP/out" | head -1 | grep -qF -- "$expect" && first=1
@@ -92,7 +92,7 @@ awk -F'\t' '
 	  if ($8 != "-" && $9) { sn[$1]++; if ($8 ~ /^yes/) sy[$1]++; if ($8 == "yes+") syc[$1]++
 				 if ($8 ~ /^no/) { sno[$1]++; snl[$1] = snl[$1] " " $3 }
 				 if (!$10 && $5) { sf[$1]++; sfl[$1] = sfl[$1] " " $3 } }
-	  if ($8 == "unlabelled") { cu[$1]++; cul[$1] = cul[$1] " " $3 }
+	  if ($8 == "unlabelled" && !$9) { cu[$1]++; cul[$1] = cul[$1] " " $3 }
 	  if ($10) dash[$1]++; else { fx[$1]++; if ($11 == "1") { fn[$1]++; fnf[$1] += $5 } }
 	  if ($11 == "") { nl[$1]++; nll[$1] = nll[$1] " " $3 } }
 	END {
@@ -113,7 +113,7 @@ awk -F'\t' '
 			100 * (fn[p] + dash[p]) / N[p], dash[p], nl[p] ? "; not labelled in logs/CAUSELINE:" nll[p] : ""
 		for (p in N) printf "%-8s a line that states its cause pointed at (LOG096) for %d logs: a line names a cause " \
 			"in %d of them (%d the confirmed one), in none in %d%s; its general check holds the confirmed fix " \
-			"(counted right above) in %d%s\n", p, sn[p], sy[p], syc[p], sno[p], sno[p] ? ":" snl[p] : "",
+			"(counted first above) in %d%s\n", p, sn[p], sy[p], syc[p], sno[p], sno[p] ? ":" snl[p] : "",
 			sf[p], sf[p] ? ":" sfl[p] : ""
 	}' "$TMP/rows" | awk -F'\t' 'NF == 5 { printf "%-8s %-10s %5d %6d %6d\n", $1, $2, $3, $4, $5; next } { print }'
 

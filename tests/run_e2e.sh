@@ -912,6 +912,23 @@ printf 'ssh: connect to host node7 port 22: Connection refused\n' >"$TMP/symptom
 explain_json "a symptom is no stated cause" '"LOG096" not in [f["id"] for f in d["findings"]]' "$TMP/symptom.log"
 printf 'node1:77:77 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\nnode1:77:90 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<41285> failed : Software caused connection abort\nmkdir: cannot create directory /x: Permission denied\n' >"$TMP/stated-beside.log"
 explain_json "a stated cause steps back where another finding names a cause" '"LOG096" not in [f["id"] for f in d["findings"]] and d["verdict"] == "explained"' "$TMP/stated-beside.log"
+# Open MPI's notice box (a rule of 74 dashes, "WARNING" first): its errno is no cause; a shorter
+# rule opens no box, and a box left open past 60 lines (a log cut inside one) closes
+rule=$(printf '%074d' 0 | tr 0 -)
+printf '%s\nWARNING: Could not generate an xpmem segment id for this process'"'"'\n  Error code: 2 (No such file or directory)\n%s\n' \
+	"$rule" "$rule" >"$TMP/box.log"
+explain_json "a notice box's errno is no stated cause" '"LOG096" not in [f["id"] for f in d["findings"]]' "$TMP/box.log"
+{ printf '%060d\nWARNING: this launcher script is deprecated\n' 0 | sed '1s/0/-/g'
+  printf 'mkdir: cannot create directory /scratch/x: Permission denied\n'; } >"$TMP/box.log"
+explain_json "a rule of 60 dashes opens no box" '"LOG096" in [f["id"] for f in d["findings"]]' "$TMP/box.log"
+{ printf '%s\nWARNING: a notice cut off\n' "$rule"; seq 1 70; printf 'mkdir: cannot create directory /scratch/x: Permission denied\n'; } >"$TMP/box.log"
+explain_json "a box left open past 60 lines closes" '"LOG096" in [f["id"] for f in d["findings"]]' "$TMP/box.log"
+# two logs stating the same cause: one advice; with another log's unexplained errors, both said
+cp "$TMP/stated.log" "$TMP/stated2.log"
+explain_json "a stated cause twice, one advice" 'len([a for a in d["advice"] if a["findings"] == ["LOG096"]]) == 1' "$TMP/stated.log" "$TMP/stated2.log"
+printf 'h:1:2 [0] misc/socket.cc:1 NCCL WARN something odd happened\n' >"$TMP/unexpl.log"
+"$BIN" explain "$TMP/stated.log" "$TMP/unexpl.log" >"$TMP/out" 2>&1
+out_has "explain: a stated cause beside another log's unexplained errors" "commdiag cannot explain those"
 # two logs: one shows only a consequence (a crashed peer's queue pair), the other the cause
 printf '%s\n' 'n1:1:2 [0] NCCL WARN NET/OFI Request 0x1 completed with error. RC: 5. Error: Invalid receiver queue pair number (QPN) My EFA addr: x' >"$TMP/conseq.log"
 printf '%s\n' 'srun: error: cannot find mpi plugin for mpi/pmix' >"$TMP/cause.log"

@@ -547,6 +547,32 @@ static void fold_phrases(struct state *st, const struct cd_host *h, const char *
 }
 
 /*
+ * Is the line inside a help box of Open MPI's (opal_show_help: a rule of 74 dashes above and
+ * below) whose first line is "WARNING"? Such a box is a notice: the errno it quotes ("Error
+ * code: 2 (No such file or directory)") is the fallback it took, not a cause (LOG096). Only a
+ * rule of 70 dashes or more opens or closes a box, its header is the line right after, and a
+ * box still open after 60 lines was cut off (a log that ends in one, ranks printing over it).
+ */
+static int notice_box(struct state *st, const char *line)
+{
+	const char *text = line + strspn(line, " \t");
+	size_t dashes = strspn(text, "-");
+
+	if (dashes >= 70 && !text[dashes]) {
+		st->box = !st->box;
+		st->box_lines = st->box_notice = 0;
+		return 0;
+	}
+	if (!st->box)
+		return 0;
+	if (!st->box_lines++)
+		st->box_notice = !strncmp(text, "WARNING", 7);
+	if (st->box_lines > 60)
+		st->box = st->box_notice = 0;
+	return st->box_notice;
+}
+
+/*
  * One segment of a line, its decorations already taken off (stream: the rank they named);
  * error_line: cd_error_line's verdict on it, which the reading loop also needs.
  */
@@ -574,18 +600,8 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		st->first_error_line = st->lineno;
 	}
 	{
-		const char *text = line + strspn(line, " \t");
-		const struct cd_stated *s = cd_stated_cause(line);
+		const struct cd_stated *s = notice_box(st, line) ? NULL : cd_stated_cause(line);
 
-		if (strspn(text, "-") >= 20 && !text[strspn(text, "-")]) {
-			st->box = !st->box; /* a rule of dashes opens a box or closes the open one */
-			st->box_header = st->box_notice = 0;
-		} else if (st->box && !st->box_header && *text) {
-			st->box_header = 1;
-			st->box_notice = !strncmp(text, "WARNING", 7);
-		}
-		if (st->box && st->box_notice)
-			s = NULL;
 		if (s && (!st->stated || (error_line && !st->stated_error))) {
 			st->stated = s;
 			st->stated_error = error_line;
@@ -774,6 +790,10 @@ static void stated_cause(struct state *st)
 		return;
 	cd_finding_evidence(f, "line %ld: %s", st->stated_lineno, st->stated_line);
 	cd_finding_evidence(f, "\"%s\" is how %s says it", s->words, s->source);
+	for (size_t i = 0; i < st->r->n_advice; i++) /* another log of this run stated the same: its advice stands */
+		if (st->r->advice[i].value && !strcmp(st->r->advice[i].value, s->check) && st->r->advice[i].findings.n &&
+		    !strcmp(st->r->advice[i].findings.v[0], "LOG096"))
+			return;
 	a = cd_results_add_advice(st->r);
 	a->value = xstrdup(s->check);
 	cd_strv_push(&a->findings, "LOG096");

@@ -86,10 +86,9 @@ struct state {
 	long stated_lineno;
 	size_t stated_host;
 	int stated_error;
-	/* inside a help box (Open MPI's, between lines of dashes) and whether its first line is a
-	 * "WARNING:", a notice whose quoted errno ("Error code: 2 (No such file or directory)") is
-	 * the fallback it took, not a cause */
-	int box, box_header, box_notice;
+	/* inside a help box of Open MPI's, its lines so far, and whether it is a notice (explain.c,
+	 * notice_box) */
+	int box, box_lines, box_notice;
 	long lineno;
 	struct cd_fold fold;            /* the run a folded message may continue (explain_fold.h) */
 	struct cd_grams grams[3];       /* this line's and its two joins' (catalogue_line, catalogue_wrapped) */

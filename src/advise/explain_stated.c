@@ -15,6 +15,7 @@
  * strerror text their line may end with ("cannot open shared object file: No such file or
  * directory" is a missing library), "Too many open files in system" before "Too many open files".
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "explain_stated.h"
@@ -181,6 +182,22 @@ static const struct cd_stated stated[] = {
 	  "driver on that host" },
 };
 
+/* The tag stands as a word of its own: not inside a name (INFO in "PMIX_INFO_KEY", "ignored" in a
+ * path such as /runs/ignored_runs). */
+static int tag_in(const char *line, const char *tag)
+{
+	size_t n = strlen(tag);
+
+	for (const char *p = strstr(line, tag); p; p = strstr(p + 1, tag)) {
+		int before = p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '/');
+		int after = isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '/';
+
+		if (!before && !after)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * Lines of a level that reports routine events, or that say the failure was passed over: what
  * they say went wrong was handled ("libibverbs: Warning: couldn't load driver …: cannot open
@@ -189,15 +206,15 @@ static const struct cd_stated stated[] = {
  */
 static int routine_level(const char *line)
 {
-	static const char *const levels[] = { "NCCL INFO", " INFO ",  "[INFO]",	  "INFO:",     " DEBUG ", "[DEBUG]",
-					      "DEBUG:",	   "<info>",  "<debug>",  "<trace>",   " TRACE ", "Warning:",
-					      "WARNING",   "warning:", "<warn>",   "ignored", "can ignore" };
+	static const char *const tags[] = { "INFO",    "DEBUG",	  "TRACE",	 "info>",   "debug>",	"trace>",
+					    "Warning", "WARNING", "warning:",	 "warn>",   "UserWarning", "ignored",
+					    "ignoring", "can ignore" };
 	const char *w = strstr(line, " WARN ");
 
 	if (w && !(w - line >= 4 && !strncmp(w - 4, "NCCL", 4)))
 		return 1;
-	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-		if (strstr(line, levels[i]))
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (tag_in(line, tags[i]))
 			return 1;
 	return 0;
 }

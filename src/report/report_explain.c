@@ -109,7 +109,9 @@ void cd_report_explain(struct cd_out *o, const struct cd_results *r)
 	else if (!causes && stated)
 		out_text(o, "\ncommdiag has no entry for this failure, but a line of the log states its cause in the "
 			    "system's words (LOG096 above): start there. The advice below is the general check for what "
-			    "that line says, not a setting.\n");
+			    "that line says, not a setting.%s\n",
+			 errors_seen ? " The errors LOG099 lists, from another log given, name no cause: commdiag cannot "
+				       "explain those." : "");
 	else if (!causes && errors_seen)
 		out_text(o, "\ncommdiag cannot explain this log: no line it knows names a cause. It extracted "
 			    "what LOG000 lists above; the advice below only says what to collect next.\n");
