@@ -5,9 +5,10 @@
  * ctypes), its dynamic loader's messages (strings /lib64/ld-linux-x86-64.so.2), the CUDA 13
  * runtime's error strings (strings libcudart.so.13) and the driver API's CUresult names (CUDA 13's
  * cuda.h) where the code says what is wrong, Python 3.11's ModuleNotFoundError and
- * argparse, GNU getopt and bash; and the MPI error classes that name a refused argument, as
- * MPICH (src/mpi/errhan/errnames.txt, 6a79bf6575) and Open MPI (ompi/errhandler/errcode.c,
- * 8efebee745) print them, with MPICH hydra's "unrecognized argument %s" (lib/utils/args.c).
+ * argparse, GNU getopt and bash, SIGILL's name and the kernel OOM killer's report; and the MPI
+ * error classes that name a refused argument, as MPICH (src/mpi/errhan/errnames.txt,
+ * 6a79bf6575) and Open MPI (ompi/errhandler/errcode.c, 8efebee745) print them, with MPICH
+ * hydra's "unrecognized argument %s" (lib/utils/args.c).
  * Only words that name what is wrong are here: a timeout, a refused or reset connection,
  * "Invalid argument", "Input/output error" and "Bad address" say that something failed, not
  * why, so a log of them alone stays one explain cannot explain.
@@ -146,6 +147,11 @@ static const struct cd_stated stated[] = {
 	{ "MPI_ERR_RANK: invalid rank", OMPI, "MPI rank out of range", MPI_RANK },
 	{ "MPI_ERR_ROOT: invalid root", OMPI, "MPI rank out of range", MPI_RANK },
 	{ "MPI_ERR_TRUNCATE: message truncated", OMPI, "MPI message larger than its receive", TRUNCATED },
+	{ "Out of memory: Killed process", "the Linux kernel's OOM killer (mm/oom_kill.c)", "memory exhausted",
+	  NO_MEMORY },
+	{ "Illegal instruction", "glibc's strsignal (SIGILL)", "CPU lacks an instruction the program uses",
+	  "the program was built for a newer CPU than this host's (AVX-512, for one): use a build for this host's "
+	  "CPU (lscpu flags against the build's -march)" },
 	{ "Permission denied", GLIBC, "permission denied", PERMISSION },
 	{ "Operation not permitted", GLIBC, "operation not permitted", PERMISSION },
 	{ "Read-only file system", GLIBC, "read-only file system", PERMISSION },
@@ -169,6 +175,9 @@ static const struct cd_stated stated[] = {
 	  "another one" },
 	{ "No such device or address", GLIBC, "no such device", NO_DEVICE },
 	{ "No such device", GLIBC, "no such device", NO_DEVICE },
+	{ "Stale file handle", GLIBC, "network file system handle stale",
+	  "the network file system the path is on lost its handle (the server restarted or the file was replaced "
+	  "on another host): remount it on that host, and check the server (mount | grep nfs; dmesg)" },
 	{ "Exec format error", GLIBC, "a program built for another architecture",
 	  "the program the line names was built for another CPU architecture or is not a program: rebuild it or use "
 	  "the build for this host (file PROGRAM; uname -m)" },
