@@ -41,6 +41,15 @@ schema_keep() {
 # err_has NAME TEXT / out_has NAME TEXT: the last run's stderr / stdout holds TEXT
 err_has() { if grep -qF -- "$2" "$TMP/err"; then ok; else bad "$1: stderr lacks '$2': $(head -c 400 "$TMP/err")"; fi; }
 out_has() { if grep -qF -- "$2" "$TMP/out"; then ok; else bad "$1: stdout lacks '$2'"; fi; }
+# json_holds FILE PYTHON-EXPR: whether the expression holds for the document d in FILE (no verdict;
+# for a try that may be repeated)
+json_holds() {
+	python3 - "$1" "$2" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+}
 # json_true NAME FILE PYTHON-EXPR: the expression holds for the document d in FILE
 json_true() {
 	if python3 - "$2" "$3" <<'PY'; then ok; else bad "$1: $3"; fi

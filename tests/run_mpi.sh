@@ -95,7 +95,8 @@ COMMDIAG_TESTING=1 COMMDIAG_FAULT=die_rank=2 timeout 60 $MPIRUN -x COMMDIAG_TEST
 rc=$?
 if [ $rc != 0 ] && [ $rc != 124 ]; then ok; else bad "dead rank: exit $rc: the job must fail, and end by itself"; fi
 grep -q "rank 2: COMMDIAG_FAULT die_rank" "$TMP/err" && ok || bad "dead rank: rank 2 was not killed: $(head -c 300 "$TMP/err")"
-if pgrep -f "$BIN check --json --timeout 30" >/dev/null; then bad "dead rank: a rank outlived the job"; else ok; fi
+# (its own output path in the pattern: another suite running the same command is not this job)
+if pgrep -f "$BIN check --json --timeout 30 -o $TMP/die.json" >/dev/null; then bad "dead rank: a rank outlived the job"; else ok; fi
 if grep -q "Segmentation fault\|Read -1" "$TMP/err"; then bad "dead rank: a surviving rank crashed in MPI: $(grep -m1 "Segmentation fault\|Read -1" "$TMP/err")"; else ok; fi
 if [ -e "$TMP/die.json" ]; then
 	json_true "dead rank: the partial document names rank 2" "$TMP/die.json" \
@@ -150,13 +151,19 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	# (the fake's FAKE_NCCL_DELAY=*:50, set for that rank alone through its own app context;
 	# mpirun's -x reaches the first context only, so the fakes come from mpirun's environment)
 	# while MPI between the same ranks is fine: NCCL004 names rank 2, MPI003 no one
+	# These verdicts rest on timing: four ranks share two CPUs here, with whatever else runs
+	# (two suites at once named a healthy pair too). Noise differs from try to try, a logic error
+	# does not: up to three tries, and the last one's document is the one judged below.
 	P="$BIN check --pairs -b 64K -e 64K --json"
-	LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 2 $P : \
-		-np 1 env FAKE_NCCL_DELAY='*:50' $P : -np 1 $P >"$TMP/npairs.json" 2>"$TMP/err"
-	rc=$?
+	ONLY2='[f["subject"] for f in d["findings"] if f["id"] == "NCCL004"] == ["rank 2"] and not [f for f in d["findings"] if f["id"] == "MPI003"]'
+	for try in 1 2 3; do
+		LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 2 $P : \
+			-np 1 env FAKE_NCCL_DELAY='*:50' $P : -np 1 $P >"$TMP/npairs.json" 2>"$TMP/err"
+		rc=$?
+		[ $rc = 1 ] && json_holds "$TMP/npairs.json" "$ONLY2" && break
+	done
 	if [ $rc = 1 ]; then ok; else bad "nccl pairs: exit $rc, expected 1: $(tail -c 400 "$TMP/err")"; fi
-	json_true "nccl pairs: NCCL004 names rank 2 only, MPI003 no one" "$TMP/npairs.json" \
-		'[f["subject"] for f in d["findings"] if f["id"] == "NCCL004"] == ["rank 2"] and not [f for f in d["findings"] if f["id"] == "MPI003"]'
+	json_true "nccl pairs: NCCL004 names rank 2 only, MPI003 no one" "$TMP/npairs.json" "$ONLY2"
 	json_true "nccl pairs: pass 1 (0,1), (2,3), then rank 2 and 3 each with a good partner, all ok" "$TMP/npairs.json" \
 		'sorted((p["rank"], p["peer"]) for p in d["probes"] if p["name"] == "nccl.pairs") == [(0, 1), (2, 0), (2, 3), (3, 1)] and all(p["status"] == "ok" and p["nranks"] == 2 and p["results"][0]["bytes"] == 65536 and p["results"][0]["errors"] == 0 for p in d["probes"] if p["name"] == "nccl.pairs")'
 	json_true "nccl pairs: the advice names the host" "$TMP/npairs.json" \
@@ -174,9 +181,12 @@ if command -v "$CC" >/dev/null && mkdir -p "$TMP/fw" &&
 	# the first pass can come out at under half the other's rate from the scheduler alone (seen
 	# once in three sanitizer runs): a second pass then checks its ranks with a good partner,
 	# which is the hunt doing its job, not a verdict; the verdict is that nobody is named.
-	LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 4 $P >"$TMP/npairs0.json" 2>"$TMP/err"
-	json_true "nccl pairs, none slow: the first pass is (0,1), (2,3), none named" "$TMP/npairs0.json" \
-		'{(0, 1), (2, 3)} <= {(p["rank"], p["peer"]) for p in d["probes"] if p["name"] == "nccl.pairs" and p["status"] == "ok"} and not [f for f in d["findings"] if f["id"] in ("NCCL004", "MPI003")]'
+	NONE='{(0, 1), (2, 3)} <= {(p["rank"], p["peer"]) for p in d["probes"] if p["name"] == "nccl.pairs" and p["status"] == "ok"} and not [f for f in d["findings"] if f["id"] in ("NCCL004", "MPI003")]'
+	for try in 1 2 3; do
+		LD_LIBRARY_PATH=$TMP/fw FAKE_CUDA=four FAKE_NCCL_TIMEOUT_S=5 $MPIRUN -np 4 $P >"$TMP/npairs0.json" 2>"$TMP/err"
+		json_holds "$TMP/npairs0.json" "$NONE" && break
+	done
+	json_true "nccl pairs, none slow: the first pass is (0,1), (2,3), none named" "$TMP/npairs0.json" "$NONE"
 	# one rank's data is wrong: its own all_reduce records say so, the other rank's do not
 	$NW -x FAKE_NCCL_CORRUPT=1 -np 2 "$BIN" probe nccl.init nccl.all_reduce $SW --json >"$TMP/nwc.json" 2>"$TMP/err"
 	json_true "nccl across ranks: the rank with wrong data is named by its records" "$TMP/nwc.json" \
