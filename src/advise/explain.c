@@ -600,9 +600,13 @@ static void classify(struct state *st, const char *line, const char *stream, int
 		st->first_error_line = st->lineno;
 	}
 	{
-		const struct cd_stated *s = notice_box(st, line) ? NULL : cd_stated_cause(line);
+		/* the box is followed on every line; the words only where this line could still be
+		 * the one kept: none yet, or the first error line after a plain one */
+		int in_notice = notice_box(st, line);
+		const struct cd_stated *s =
+			in_notice || (st->stated && (!error_line || st->stated_error)) ? NULL : cd_stated_cause(line);
 
-		if (s && (!st->stated || (error_line && !st->stated_error))) {
+		if (s) {
 			st->stated = s;
 			st->stated_error = error_line;
 			st->stated_lineno = st->lineno;
@@ -762,14 +766,6 @@ static void consequences_only(struct state *st, struct cd_host *first)
 	}
 }
 
-static int log_has(const struct state *st, const char *id)
-{
-	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
-		if (!strcmp(st->r->findings[i].id, id))
-			return 1;
-	return 0;
-}
-
 /*
  * LOG096: nothing explains the log, but a line states its cause in the words the system prints
  * for one (explain_stated.h). The finding quotes the line; the advice is the general check for
@@ -782,7 +778,7 @@ static void stated_cause(struct state *st)
 	struct cd_finding *f;
 	struct cd_advice *a;
 
-	if (!s || cause_found(st) || log_has(st, "LOG098"))
+	if (!s || cause_found(st) || explain_finding_in_log(st, "LOG098"))
 		return;
 	f = explain_log_finding(st, "LOG096", CD_SEV_WARN, &st->r->hosts[st->stated_host], s->cause,
 				"a line states a cause no catalogue entry reads", NULL);

@@ -146,7 +146,7 @@ static int cause_holds(const struct state *st, size_t i)
 	return c->hits && !c->ruled_out && c->required == (1u << e->n_require) - 1;
 }
 
-static int finding_in_log(const struct state *st, const char *id)
+int explain_finding_in_log(const struct state *st, const char *id)
 {
 	for (size_t i = st->first_finding; i < st->r->n_findings; i++)
 		if (!strcmp(st->r->findings[i].id, id))
@@ -211,7 +211,7 @@ void explain_catalogue_finish(struct state *st)
 			continue;
 		if (!holds[i] || (e->generic && specific) || !strcmp(e->finding, "LOG099"))
 			continue; /* LOG099's entries speak only where nothing explains the log (finish) */
-		if (!finding_in_log(st, e->finding)) {
+		if (!explain_finding_in_log(st, e->finding)) {
 			size_t before = st->r->n_findings;
 			struct cd_host *h = explain_host_named(st, c->host);
 			struct cd_finding *f = explain_log_finding(st, e->finding, e->severity, h, NULL,

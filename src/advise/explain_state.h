@@ -102,6 +102,8 @@ struct cd_host *explain_host_named(struct state *st, const char *full);
 struct cd_finding *explain_log_finding(struct state *st, const char *id, enum cd_severity sev, const struct cd_host *h,
 				       const char *subject, const char *title, const char *line);
 
+/* explain_cause.c: whether this log has made a finding of that id so far */
+int explain_finding_in_log(const struct state *st, const char *id);
 /* explain_cause.c: 1 when an entry that names a cause matched the line (or its fold's joins),
  * 2 when only LOG099's (a result code) did, 0 for none */
 int explain_catalogue_line(struct state *st, const struct cd_host *h, const char *line);

@@ -230,10 +230,9 @@ static int routine_level(const char *line)
 
 const struct cd_stated *cd_stated_cause(const char *line)
 {
-	if (routine_level(line))
-		return NULL;
+	/* the words first: most lines have none, and only those that do need their level read */
 	for (size_t i = 0; i < sizeof(stated) / sizeof(stated[0]); i++)
 		if (strstr(line, stated[i].words))
-			return &stated[i];
+			return routine_level(line) ? NULL : &stated[i];
 	return NULL;
 }
