@@ -56,12 +56,11 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 	# system's words (LOG096): does a line name a cause (logs/CAUSELINE)?
 	cannot=0 stated=0 named=-
 	"$BIN" explain "$LOGS/$file" >"$TMP/text" 2>/dev/null
-	grep -q "cannot explain" "$TMP/text" && cannot=1
-	grep -q "states its cause in the system's words (LOG096 above)" "$TMP/text" && stated=1
-	if [ $((cannot + stated)) -gt 0 ]; then
-		named=$(awk -F'\t' -v f="$file" '$1 == f { print $2 ($3 == "yes" ? "+" : "") }' "$LOGS/CAUSELINE")
-		named=${named:-unlabelled}
-	fi
+	grep -qF -- "$CD_CANNOT_EXPLAIN" "$TMP/text" && cannot=1
+	grep -qF -- "$CD_STATED_CAUSE" "$TMP/text" && stated=1
+	# the row's label, read once: "yes+" (names the confirmed cause), "yes", "no"; empty: none
+	label=$(awk -F'\t' -v f="$file" '$1 == f { print $2 ($3 == "yes" ? "+" : "") }' "$LOGS/CAUSELINE")
+	[ $((cannot + stated)) -gt 0 ] && named=${label:-unlabelled}
 	if [ "$expect" = "-" ]; then
 		# no fix to find in the log: right when explain claims none (it cannot explain the log,
 		# or points at the line that states a cause with the general check for it, no setting)
@@ -80,7 +79,7 @@ while IFS=$'\t' read -r file _src _cause _fix expect; do
 		[ -n "$got" ] && case ",$ids," in *",$got,"*) kind=1 ;; esac
 	fi
 	printf '%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%s\n' "$part" "$cause" "$file" "$right" "$first" "$net" "$kind" "$named" "$stated" "$([ "$expect" = "-" ] && echo 1 || echo 0)" \
-		"$(awk -F'\t' -v f="$file" '$1 == f { print ($3 == "yes") }' "$LOGS/CAUSELINE")" >>"$TMP/rows"
+		"$(case "$label" in '') ;; yes+) echo 1 ;; *) echo 0 ;; esac)" >>"$TMP/rows"
 done <"$LOGS/INDEX"
 
 awk -F'\t' '

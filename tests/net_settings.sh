@@ -1,9 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
-# What bench/explain_accuracy.sh and tests/run_e2e.sh share about issue 17's rule, "no network
-# setting without a network error in the log": one definition of a network setting, and the
-# check of tests/data/logs/NETWORK (which logs are network failures) against INDEX. Sourced,
-# never run; the caller's working directory is the repository root.
+# What bench/explain_accuracy.sh and tests/run_e2e.sh share about issue 17's rules: "no network
+# setting without a network error in the log" (one definition of a network setting, and the
+# check of tests/data/logs/NETWORK, which logs are network failures, against INDEX), and what
+# counts as explain claiming no fix for a log. Sourced, never run; the caller's working
+# directory is the repository root.
+
+# explain's text says it cannot explain the log, or only points at a line that states its cause
+# with the general check for it (LOG096): either way it claims no fix.
+CD_CANNOT_EXPLAIN='cannot explain'
+CD_STATED_CAUSE="states its cause in the system's words (LOG096 above)"
+# claims_no_fix FILE: FILE (explain's text output) claims no fix.
+claims_no_fix() { grep -qF -e "$CD_CANNOT_EXPLAIN" -e "$CD_STATED_CAUSE" "$1"; }
 
 # A setting that picks a network (an interface, HCA, GID, rail, address family) in
 # `commdiag explain --shell` output: the exports and mpirun options the advisor writes for
